@@ -1,0 +1,49 @@
+// The `inmanta` command: flags into option structs, one library call per subcommand, exit codes.
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+#include "driver.h"
+
+#ifndef INMANTA_VERSION
+#define INMANTA_VERSION "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{"inmanta: compile, export and deploy Inmanta models (inmanta-cpp)", "inmanta"};
+  app.require_subcommand(0, 1);
+  app.set_version_flag("-V,--version",
+                       std::string("inmanta-cpp ") + INMANTA_VERSION +
+                           " (language of inmanta-core 19.1.0 with std 5.2.8)");
+  int verbosity = 0;
+  bool trace = false;
+  std::string configFile;
+  app.add_flag("-v,--verbose", verbosity, "More log output: -v for info, -vv for debug");
+  app.add_flag("-X,--extended-errors", trace, "Show internal details of failures");
+  app.add_option("-c,--config", configFile, "Use this configuration file instead of .inmanta")->check(CLI::ExistingFile);
+
+  inmanta::compiler::CompileOptions compileOptions;
+  CLI::App* compile = app.add_subcommand("compile", "Compile the project's model (main.cf with its modules)");
+  compile->add_option("--project", compileOptions.projectDir,
+                      "The project folder (default: the nearest folder upwards with a project.yml)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (compile->parsed()) {
+      compileOptions.verbosity = verbosity;
+      compileOptions.trace = trace;
+      return static_cast<int>(inmanta::compiler::runCompile(compileOptions, std::cout, std::cerr));
+    }
+    std::cout << app.help();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "Error: InternalError: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,364 @@
+// The syntax tree of one `.cf` file (spec 2). Immutable after the builder made it; every node
+// lives in the compile's Arena and carries the location the reference reports for it (spec 6.3).
+//
+// Block statements are kept in source order; the reversed emission order of spec 2.5 is the
+// compiler's business, not the tree's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "ast/arena.h"
+#include "source/source.h"
+
+namespace inmanta::compiler::ast {
+
+// A name as written, possibly qualified (`std::print`), with where it was written.
+struct Name {
+  Symbol id = 0;
+  std::string_view text;  // owned by the SymbolTable
+  SourceLocation loc;     // start of the name
+  uint32_t endCol = 0;    // one past its last column, on loc.line
+  bool empty() const { return text.empty(); }
+};
+
+enum class Kind : uint8_t {
+  // expressions
+  Literal,
+  StringFormat,
+  FString,
+  Regex,
+  VarRef,
+  AttrRef,
+  MapLookup,
+  IsDefined,
+  Binary,
+  Not,
+  Conditional,
+  Call,
+  Constructor,
+  IndexLookup,
+  ShortIndexLookup,
+  ListLit,
+  ListComp,
+  DictLit,
+  // statements
+  ExprStmt,
+  Assign,
+  For,
+  If,
+  // definitions
+  Import,
+  Entity,
+  Implementation,
+  Implement,
+  Relation,
+  Typedef,
+  Index,
+};
+
+const char* kindName(Kind kind);
+
+struct Node {
+  Kind kind;
+  SourceLocation loc;
+  explicit Node(Kind k, SourceLocation l = {}) : kind(k), loc(l) {}
+};
+
+struct Expr : Node {
+  using Node::Node;
+};
+
+struct Stmt : Node {
+  using Node::Node;
+};
+
+using Block = std::vector<Stmt*>;
+
+// ------------------------------------------------------------------ expressions
+
+struct NullValue {
+  bool operator==(const NullValue&) const = default;
+};
+using LiteralValue = std::variant<NullValue, bool, int64_t, double, std::string>;
+
+struct Literal : Expr {
+  LiteralValue value;
+  Literal(SourceLocation l, LiteralValue v) : Expr(Kind::Literal, l), value(std::move(v)) {}
+};
+
+// A plain or multi-line string with `{{ ref }}` interpolation (spec 1.7, 5.4).
+struct StringFormat : Expr {
+  struct Part {
+    std::string match;  // the whole `{{ a.b }}` text, replaced at run time
+    Expr* ref;          // VarRef or AttrRef chain
+  };
+  std::string text;  // decoded value
+  std::vector<Part> parts;
+  StringFormat(SourceLocation l, std::string t) : Expr(Kind::StringFormat, l), text(std::move(t)) {}
+};
+
+// An f-string (spec 1.7, 5.4). `refs` are the fields the reference collects (it stops at the
+// first chunk without a field, a quirk kept on purpose).
+struct FString : Expr {
+  struct Ref {
+    std::string key;  // the field name as written, whitespace included
+    Expr* ref;
+  };
+  std::string format;  // decoded value, parsed with str.format rules at run time
+  std::vector<Ref> refs;
+  FString(SourceLocation l, std::string f) : Expr(Kind::FString, l), format(std::move(f)) {}
+};
+
+// `matching /pattern/`: true when the variable `self` matches (spec 1.8).
+struct Regex : Expr {
+  std::string pattern;
+  SourceLocation patternLoc;  // the `/.../` part
+  Regex(SourceLocation l, std::string p, SourceLocation pl)
+      : Expr(Kind::Regex, l), pattern(std::move(p)), patternLoc(pl) {}
+};
+
+struct VarRef : Expr {
+  Name name;  // may be qualified: `std::linux`
+  VarRef(Name n) : Expr(Kind::VarRef, n.loc), name(n) {}
+};
+
+struct AttrRef : Expr {
+  Expr* object;
+  Name attribute;
+  AttrRef(SourceLocation l, Expr* o, Name a) : Expr(Kind::AttrRef, l), object(o), attribute(a) {}
+};
+
+struct MapLookup : Expr {
+  Expr* map;
+  Expr* key;
+  MapLookup(SourceLocation l, Expr* m, Expr* k) : Expr(Kind::MapLookup, l), map(m), key(k) {}
+};
+
+// `x is defined` (object null) or `a.b is defined`.
+struct IsDefined : Expr {
+  Expr* object;
+  Name attribute;
+  IsDefined(SourceLocation l, Expr* o, Name a) : Expr(Kind::IsDefined, l), object(o), attribute(a) {}
+};
+
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Pow, Eq, Ne, Lt, Gt, Le, Ge, And, Or, In };
+const char* binaryOpText(BinaryOp op);
+
+struct Binary : Expr {
+  BinaryOp op;
+  Expr* lhs;
+  Expr* rhs;
+  Binary(SourceLocation l, BinaryOp o, Expr* a, Expr* b) : Expr(Kind::Binary, l), op(o), lhs(a), rhs(b) {}
+};
+
+struct Not : Expr {
+  Expr* operand;
+  Not(SourceLocation l, Expr* e) : Expr(Kind::Not, l), operand(e) {}
+};
+
+struct Conditional : Expr {
+  Expr* condition;
+  Expr* whenTrue;
+  Expr* whenFalse;
+  Conditional(SourceLocation l, Expr* c, Expr* t, Expr* f)
+      : Expr(Kind::Conditional, l), condition(c), whenTrue(t), whenFalse(f) {}
+};
+
+struct KwArg {
+  Name name;
+  Expr* value;
+};
+
+// Keyword arguments and `**dict` operands shared by calls, constructors and index lookups.
+struct Arguments {
+  std::vector<KwArg> kwargs;
+  std::vector<Expr*> wrapped;  // `**d`
+};
+
+struct Call : Expr {
+  Name function;
+  std::vector<Expr*> args;
+  Arguments named;
+  Call(SourceLocation l, Name f) : Expr(Kind::Call, l), function(f) {}
+};
+
+struct Constructor : Expr {
+  Name type;
+  Arguments named;
+  Constructor(SourceLocation l, Name t) : Expr(Kind::Constructor, l), type(t) {}
+};
+
+struct IndexLookup : Expr {
+  Name type;
+  Arguments named;
+  IndexLookup(SourceLocation l, Name t) : Expr(Kind::IndexLookup, l), type(t) {}
+};
+
+// `x.rel[k=v]`
+struct ShortIndexLookup : Expr {
+  Expr* object;
+  Name relation;
+  Arguments named;
+  ShortIndexLookup(SourceLocation l, Expr* o, Name r) : Expr(Kind::ShortIndexLookup, l), object(o), relation(r) {}
+};
+
+struct ListLit : Expr {
+  std::vector<Expr*> elements;
+  explicit ListLit(SourceLocation l) : Expr(Kind::ListLit, l) {}
+};
+
+// `[value for var in iterable if guard]`; several `for`s are nested comprehensions (spec 2.3).
+struct ListComp : Expr {
+  Expr* value;
+  Name variable;
+  Expr* iterable;
+  Expr* guard;  // may be null
+  ListComp(SourceLocation l, Expr* v, Name var, Expr* it, Expr* g)
+      : Expr(Kind::ListComp, l), value(v), variable(var), iterable(it), guard(g) {}
+};
+
+struct DictLit : Expr {
+  std::vector<std::pair<std::string, Expr*>> entries;
+  explicit DictLit(SourceLocation l) : Expr(Kind::DictLit, l) {}
+};
+
+// ------------------------------------------------------------------ statements
+
+struct ExprStmt : Stmt {
+  Expr* expr;
+  ExprStmt(Expr* e) : Stmt(Kind::ExprStmt, e->loc), expr(e) {}
+};
+
+// `target = value` or `target += value` (listOnly); target is a VarRef or an AttrRef.
+struct Assign : Stmt {
+  Expr* target;
+  Expr* value;
+  bool listOnly;
+  Assign(SourceLocation l, Expr* t, Expr* v, bool lo) : Stmt(Kind::Assign, l), target(t), value(v), listOnly(lo) {}
+};
+
+struct For : Stmt {
+  Name variable;
+  Expr* iterable;
+  Block body;
+  For(SourceLocation l, Name v, Expr* it) : Stmt(Kind::For, l), variable(v), iterable(it) {}
+};
+
+// `elif` is an If nested as the only statement of the else block (spec 2.3).
+struct If : Stmt {
+  Expr* condition;
+  Block thenBlock;
+  Block elseBlock;
+  If(SourceLocation l, Expr* c) : Stmt(Kind::If, l), condition(c) {}
+};
+
+// ------------------------------------------------------------------ definitions
+
+struct Import : Stmt {
+  Name module;  // a::b
+  Name alias;   // the visible name: the module name or the `as` alias
+  Import(SourceLocation l, Name m, Name a) : Stmt(Kind::Import, l), module(m), alias(a) {}
+};
+
+struct TypeRef {
+  Name base;  // `dict` for dict attributes
+  bool multi = false;
+  bool nullable = false;
+  bool isDict = false;
+};
+
+struct Attribute {
+  TypeRef type;
+  Name name;
+  Expr* defaultValue = nullptr;  // null: no default
+  bool removeDefault = false;    // declared without default, or `= undef`
+};
+
+struct Entity : Stmt {
+  Name name;
+  std::vector<Name> parents;
+  std::vector<Attribute> attributes;
+  std::string doc;
+  Entity(SourceLocation l, Name n) : Stmt(Kind::Entity, l), name(n) {}
+};
+
+struct Implementation : Stmt {
+  Name name;
+  Name entity;
+  Block body;
+  std::string doc;
+  Implementation(SourceLocation l, Name n, Name e) : Stmt(Kind::Implementation, l), name(n), entity(e) {}
+};
+
+struct Implement : Stmt {
+  Name entity;
+  std::vector<Name> implementations;
+  bool inheritParents = false;
+  Expr* when = nullptr;  // null: `true`
+  std::string doc;
+  Implement(SourceLocation l, Name e) : Stmt(Kind::Implement, l), entity(e) {}
+};
+
+struct Multiplicity {
+  int64_t lower = 0;
+  std::optional<int64_t> upper;  // none: unbounded
+};
+
+// `Left.leftAttr [leftMult] -- Right.rightAttr [rightMult]`: leftAttr is an attribute of Left
+// holding Right instances; rightAttr (absent for a unidirectional relation) the inverse.
+struct Relation : Stmt {
+  Name left;
+  Name leftAttr;
+  Multiplicity leftMult;
+  Name right;
+  Name rightAttr;
+  Multiplicity rightMult;
+  std::vector<Expr*> annotations;
+  std::string doc;
+  Relation(SourceLocation l) : Stmt(Kind::Relation, l) {}
+};
+
+struct Typedef : Stmt {
+  Name name;
+  Name base;
+  Expr* constraint;
+  std::string doc;
+  Typedef(SourceLocation l, Name n, Name b, Expr* c) : Stmt(Kind::Typedef, l), name(n), base(b), constraint(c) {}
+};
+
+struct Index : Stmt {
+  Name entity;
+  std::vector<Name> attributes;
+  Index(SourceLocation l, Name e) : Stmt(Kind::Index, l), entity(e) {}
+};
+
+// ------------------------------------------------------------------ file
+
+struct File {
+  FileId id = kNoFile;
+  std::string doc;
+  std::vector<Stmt*> statements;  // top level, source order
+};
+
+// Everything the trees of one compile point into.
+struct Context {
+  Arena arena;
+  SymbolTable symbols;
+
+  Name name(std::string_view text, SourceLocation loc, uint32_t endCol = 0) {
+    Symbol id = symbols.intern(text);
+    return Name{id, symbols.text(id), loc, endCol};
+  }
+};
+
+// A compact, deterministic rendering of a tree for tests: `(+ 1 (* 2 3))`.
+std::string dump(const Expr* expr);
+std::string dump(const Stmt* stmt);
+
+}  // namespace inmanta::compiler::ast

@@ -1,0 +1,137 @@
+#include "compile.h"
+
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "parse/parser.h"
+
+namespace fs = std::filesystem;
+
+namespace inmanta::compiler {
+
+CompileSession::CompileSession(ProjectConfig project, WarningSink warnings)
+    : project_(std::move(project)), warnings_(std::move(warnings)) {}
+
+std::string CompileSession::displayPath(const std::string& path) const {
+  fs::path rel = fs::path(path).lexically_relative(project_.dir);
+  std::string r = rel.string();
+  if (!r.empty() && r.rfind("..", 0) != 0) return "./" + r;
+  return path;
+}
+
+FileId CompileSession::readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot read " + displayPath(path)));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string raw = buffer.str();
+  size_t bad = findInvalidUtf8(raw);
+  std::string text = normaliseNewlines(raw);
+  FileId id = sources_.add(path, displayPath(path), text);
+  if (bad != std::string::npos) {
+    std::string prefix = normaliseNewlines(std::string_view(raw).substr(0, bad));
+    uint32_t line = 1;
+    size_t lineStart = 0;
+    for (size_t i = 0; i < prefix.size(); ++i)
+      if (prefix[i] == '\n') {
+        ++line;
+        lineStart = i + 1;
+      }
+    auto col = static_cast<uint32_t>(codePointCount(std::string_view(prefix).substr(lineStart)) + 1);
+    throw CompileError(Diagnostic(ErrorKind::ParserException, "Syntax error: the file is not valid UTF-8 text",
+                                  SourceLocation{id, line, col}));
+  }
+  return id;
+}
+
+std::string CompileSession::findModule(const std::string& name) const {
+  for (const std::string& dir : project_.modulepath) {
+    fs::path candidate = fs::path(dir) / name;
+    if (fs::is_directory(candidate / "model")) return candidate.string();
+  }
+  if (name == "std") return bundledStdDir();
+  return {};
+}
+
+void CompileSession::load() {
+  struct Pending {
+    std::string ns;
+    const ast::Import* importedAt;  // null for main.cf and implicit std
+    FileId importer;
+  };
+  std::set<std::string> seen;
+  std::deque<Pending> queue;
+  queue.push_back({"__config__", nullptr, kNoFile});
+  seen.insert("__config__");
+
+  while (!queue.empty()) {
+    Pending next = queue.front();
+    queue.pop_front();
+    std::string path;
+    std::string module = next.ns.substr(0, next.ns.find("::"));
+    if (next.ns == "__config__") {
+      path = (fs::path(project_.dir) / "main.cf").string();
+      if (!fs::is_regular_file(path))
+        throw CompileError(Diagnostic(ErrorKind::CompilerException, "the project has no main.cf: " + path));
+    } else {
+      std::string root = findModule(module);
+      fs::path file;
+      if (!root.empty()) {
+        fs::path model = fs::path(root) / "model";
+        fs::path sub;
+        size_t pos = module.size();
+        while (pos < next.ns.size()) {
+          size_t start = pos + 2;
+          size_t end = next.ns.find("::", start);
+          sub /= next.ns.substr(start, end == std::string::npos ? std::string::npos : end - start);
+          pos = end == std::string::npos ? next.ns.size() : end;
+        }
+        if (sub.empty()) file = model / "_init.cf";
+        else if (fs::is_directory(model / sub)) file = model / sub / "_init.cf";
+        else file = model / (sub.string() + ".cf");
+      }
+      if (root.empty() || !fs::is_regular_file(file)) {
+        Diagnostic cause(ErrorKind::ModuleNotFoundException,
+                         root.empty() ? "could not find module " + module : "could not find module " + next.ns);
+        if (root.empty()) {
+          std::string searched;
+          for (const std::string& dir : project_.modulepath) searched += (searched.empty() ? "" : ", ") + dir;
+          cause.message += " (searched: " + (searched.empty() ? std::string("no modulepath") : searched) +
+                           "; `inmanta project install` fetches missing modules)";
+        }
+        Diagnostic diag(ErrorKind::ModuleLoadingException, "Failed to load module " + next.ns,
+                        next.importedAt ? next.importedAt->loc : SourceLocation{});
+        diag.causes.push_back(std::move(cause));
+        throw CompileError(std::move(diag));
+      }
+      path = file.string();
+    }
+    FileId id = readFile(path);
+    ast::File* tree = parseFile(ctx_, sources_, id, warnings_);
+    files_.push_back({next.ns, module, id, tree});
+
+    auto enqueue = [&](const std::string& ns, const ast::Import* at) {
+      // importing a::b::c loads a, a::b and a::b::c
+      size_t pos = 0;
+      while (true) {
+        size_t end = ns.find("::", pos);
+        std::string prefix = ns.substr(0, end);
+        if (seen.insert(prefix).second) queue.push_back({prefix, at, id});
+        if (end == std::string::npos) break;
+        pos = end + 2;
+      }
+    };
+    if (module != "std") enqueue("std", nullptr);
+    for (const ast::Stmt* stmt : tree->statements)
+      if (stmt->kind == ast::Kind::Import) {
+        auto* imp = static_cast<const ast::Import*>(stmt);
+        enqueue(std::string(imp->module.text), imp);
+      }
+  }
+}
+
+}  // namespace inmanta::compiler

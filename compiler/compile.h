@@ -1,0 +1,49 @@
+// One compile of a project: loading and parsing main.cf and every imported module file
+// (spec 3.1). The semantic stages (issue 5) run on what this loads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ast/ast.h"
+#include "diag/diagnostic.h"
+#include "project/project.h"
+#include "source/source.h"
+
+namespace inmanta::compiler {
+
+struct LoadedFile {
+  std::string ns;       // `__config__`, `std`, `m::sub`
+  std::string module;   // `__config__`, `std`, `m`
+  FileId file = kNoFile;
+  ast::File* tree = nullptr;
+};
+
+// Owns everything of one compile; no global state, so one process can run many.
+class CompileSession {
+ public:
+  explicit CompileSession(ProjectConfig project, WarningSink warnings = {});
+
+  // Parses main.cf and, transitively, every imported module file. Throws CompileError.
+  void load();
+
+  const std::vector<LoadedFile>& files() const { return files_; }
+  const SourceManager& sources() const { return sources_; }
+  const ProjectConfig& project() const { return project_; }
+  ast::Context& context() { return ctx_; }
+
+ private:
+  // Folder of a module: the first modulepath entry that has it, then the bundled std.
+  std::string findModule(const std::string& name) const;
+  FileId readFile(const std::string& path);
+  std::string displayPath(const std::string& path) const;
+
+  ProjectConfig project_;
+  WarningSink warnings_;
+  SourceManager sources_;
+  ast::Context ctx_;
+  std::vector<LoadedFile> files_;
+};
+
+}  // namespace inmanta::compiler

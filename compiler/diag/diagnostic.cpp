@@ -1,0 +1,115 @@
+#include "diag/diagnostic.h"
+
+#include <string_view>
+
+namespace inmanta::compiler {
+
+namespace {
+struct KindInfo {
+  const char* name;
+  ErrorKind parent;
+  int importance;
+};
+constexpr KindInfo kKinds[] = {
+#define KIND(name, parent, importance) {#name, ErrorKind::parent, importance},
+#include "diag/error_kinds.def"
+#undef KIND
+};
+
+// Display width of a line prefix of `cols` code points, with tabs expanded to 4 columns.
+void appendSourceLine(std::string& out, const SourceManager& sources, const SourceLocation& loc,
+                      const std::string& indent) {
+  if (!loc.valid() || loc.file >= sources.size()) return;
+  std::string_view line = sources.file(loc.file).lineText(loc.line);
+  if (line.empty() && loc.line > sources.file(loc.file).lineStarts.size()) return;
+  std::string shown;
+  std::string caret;
+  uint32_t col = 1;
+  uint32_t target = loc.col;
+  if (target == 0) {  // whole-line location: caret under the first non-blank character
+    target = 1;
+    size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos) target = static_cast<uint32_t>(codePointCount(line.substr(0, first))) + 1;
+  }
+  bool placed = false;
+  for (size_t i = 0; i < line.size();) {
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+    if (!placed && col == target) placed = true;
+    if (c == '\t') {
+      shown += "    ";
+      if (!placed) caret += "    ";
+    } else {
+      shown.append(line.substr(i, len));
+      if (!placed) caret += ' ';
+    }
+    i += len;
+    ++col;
+  }
+  // Clip very long lines to keep the caret visible.
+  constexpr size_t kMax = 160;
+  if (shown.size() > kMax && caret.size() > kMax / 2) {
+    size_t cut = caret.size() - kMax / 2;
+    shown = "..." + shown.substr(cut);
+    caret = "   " + caret.substr(cut);
+  }
+  if (shown.size() > kMax) shown = shown.substr(0, kMax) + "...";
+  out += indent + "    " + shown + "\n";
+  out += indent + "    " + caret + "^\n";
+}
+
+void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& sources,
+                const std::string& indent, bool first) {
+  std::string_view message = diag.message;
+  size_t nl = message.find('\n');
+  std::string_view head = message.substr(0, nl);
+  std::string rest = nl == std::string_view::npos ? std::string() : std::string(message.substr(nl + 1));
+  if (!first) out += indent;
+  out += kindName(diag.kind);
+  out += ": ";
+  out += head;
+  if (diag.location.valid()) out += " (" + sources.format(diag.location, diag.showColumn) + ")";
+  out += "\n";
+  size_t pos = 0;
+  while (pos < rest.size()) {
+    size_t end = rest.find('\n', pos);
+    if (end == std::string::npos) end = rest.size();
+    out += indent + "        " + rest.substr(pos, end - pos) + "\n";
+    pos = end + 1;
+  }
+  if (diag.kind == ErrorKind::MultiException) {
+    for (size_t i = 0; i < diag.causes.size(); ++i) {
+      out += indent + "error " + std::to_string(i) + ": ";
+      renderInto(out, diag.causes[i], sources, indent + "  ", true);
+    }
+    return;
+  }
+  appendSourceLine(out, sources, diag.location, indent);
+  for (const Diagnostic& cause : diag.causes) {
+    out += indent + "caused by: ";
+    renderInto(out, cause, sources, indent + "  ", true);
+  }
+  if (!diag.nativeCause.empty()) out += indent + "caused by: " + diag.nativeCause + "\n";
+}
+}  // namespace
+
+const char* kindName(ErrorKind kind) { return kKinds[static_cast<int>(kind)].name; }
+ErrorKind kindParent(ErrorKind kind) { return kKinds[static_cast<int>(kind)].parent; }
+int kindImportance(ErrorKind kind) { return kKinds[static_cast<int>(kind)].importance; }
+
+bool isA(ErrorKind kind, ErrorKind ancestor) {
+  for (;;) {
+    if (kind == ancestor) return true;
+    ErrorKind parent = kindParent(kind);
+    if (parent == kind) return false;
+    kind = parent;
+  }
+}
+
+std::string renderDiagnostic(const Diagnostic& diag, const SourceManager& sources) {
+  std::string out;
+  renderInto(out, diag, sources, "", true);
+  return out;
+}
+
+}  // namespace inmanta::compiler

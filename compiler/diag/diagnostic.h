@@ -1,0 +1,59 @@
+// Compiler diagnostics: the error kinds of the reference, located messages with causes, and
+// the renderer of spec 9.4 (kind first, source line with a caret, "caused by:" chain).
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "source/source.h"
+
+namespace inmanta::compiler {
+
+enum class ErrorKind {
+#define KIND(name, parent, importance) name,
+#include "diag/error_kinds.def"
+#undef KIND
+};
+
+const char* kindName(ErrorKind kind);
+ErrorKind kindParent(ErrorKind kind);
+int kindImportance(ErrorKind kind);
+// True when `kind` is `ancestor` or derives from it.
+bool isA(ErrorKind kind, ErrorKind ancestor);
+
+struct Diagnostic {
+  ErrorKind kind = ErrorKind::CompilerException;
+  std::string message;       // may span several lines
+  SourceLocation location;   // invalid: no location
+  bool showColumn = true;    // print FILE:LINE:COL rather than FILE:LINE
+  std::vector<Diagnostic> causes;
+  std::string nativeCause;   // "AssertionError: boom" for a plugin's non-compiler failure
+
+  Diagnostic() = default;
+  Diagnostic(ErrorKind k, std::string msg, SourceLocation loc = {}, bool column = true)
+      : kind(k), message(std::move(msg)), location(loc), showColumn(column) {}
+};
+
+// Thrown by every compiler stage; carries one diagnostic (a MultiException holds several as
+// causes).
+class CompileError : public std::exception {
+ public:
+  explicit CompileError(Diagnostic diag) : diag_(std::move(diag)) {}
+  const Diagnostic& diagnostic() const { return diag_; }
+  Diagnostic& diagnostic() { return diag_; }
+  const char* what() const noexcept override { return diag_.message.c_str(); }
+
+ private:
+  Diagnostic diag_;
+};
+
+// Renders a diagnostic as the block that follows "Error: " in the compile summary.
+std::string renderDiagnostic(const Diagnostic& diag, const SourceManager& sources);
+
+// Receives warnings (ParserWarning, ...) as they are found.
+using WarningSink = std::function<void(const Diagnostic&)>;
+
+}  // namespace inmanta::compiler

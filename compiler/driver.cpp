@@ -1,0 +1,47 @@
+#include "driver.h"
+
+#include <filesystem>
+
+#include "compile.h"
+#include "project/project.h"
+
+namespace inmanta::compiler {
+
+std::string banner(const std::string& text) {
+  constexpr size_t kWidth = 79;
+  std::string middle = " " + text + " ";
+  if (middle.size() >= kWidth) return middle;
+  size_t left = (kWidth - middle.size()) / 2;
+  size_t right = kWidth - middle.size() - left;
+  return std::string(left, '=') + middle + std::string(right, '=');
+}
+
+CompileStatus runCompile(const CompileOptions& options, std::ostream& /*out*/, std::ostream& err) {
+  std::unique_ptr<CompileSession> session;
+  try {
+    std::string start = options.projectDir.empty() ? std::filesystem::current_path().string() : options.projectDir;
+    auto dir = findProjectDir(start);
+    if (!dir)
+      throw CompileError(Diagnostic(ErrorKind::ProjectException,
+                                    "no project.yml found in " + start + " or any folder above it"));
+    auto warn = [&err, &session](const Diagnostic& d) {
+      const char* kind = d.kind == ErrorKind::ParserException ? "ParserWarning" : "CompilerRuntimeWarning";
+      err << kind << ": " << d.message;
+      if (session && d.location.valid()) err << " (" << session->sources().format(d.location, d.showColumn) << ")";
+      err << "\n";
+    };
+    session = std::make_unique<CompileSession>(loadProjectConfig(*dir), warn);
+    session->load();
+    err << "inmanta: parsed " << session->files().size()
+        << " files without errors; the model's semantics (types, execution, std plugins) are not implemented yet "
+           "(issue #5), so nothing was compiled\n";
+    return CompileStatus::NotCompiled;
+  } catch (const CompileError& e) {
+    err << "\n" << banner("COMPILATION FAILURE") << "\n";
+    static const SourceManager kNoSources;
+    err << "Error: " << renderDiagnostic(e.diagnostic(), session ? session->sources() : kNoSources);
+    return CompileStatus::Failed;
+  }
+}
+
+}  // namespace inmanta::compiler

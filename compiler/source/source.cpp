@@ -1,0 +1,92 @@
+#include "source/source.h"
+
+namespace inmanta::compiler {
+
+std::string_view SourceFile::lineText(uint32_t line) const {
+  if (line == 0 || line > lineStarts.size()) return {};
+  size_t begin = lineStarts[line - 1];
+  size_t end = text.find('\n', begin);
+  if (end == std::string::npos) end = text.size();
+  return std::string_view(text).substr(begin, end - begin);
+}
+
+FileId SourceManager::add(std::string path, std::string display, std::string text) {
+  auto file = std::make_unique<SourceFile>();
+  file->path = std::move(path);
+  file->display = std::move(display);
+  file->text = std::move(text);
+  file->lineStarts.push_back(0);
+  for (size_t i = 0; i < file->text.size(); ++i)
+    if (file->text[i] == '\n') file->lineStarts.push_back(static_cast<uint32_t>(i + 1));
+  files_.push_back(std::move(file));
+  return static_cast<FileId>(files_.size() - 1);
+}
+
+std::string SourceManager::format(const SourceLocation& loc, bool withColumn) const {
+  if (loc.file == kNoFile || loc.file >= files_.size()) return {};
+  std::string out = files_[loc.file]->display + ":" + std::to_string(loc.line);
+  if (withColumn && loc.col != 0) out += ":" + std::to_string(loc.col);
+  return out;
+}
+
+std::string normaliseNewlines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\r') {
+      out.push_back('\n');
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+size_t findInvalidUtf8(std::string_view text) {
+  size_t i = 0;
+  const size_t n = text.size();
+  while (i < n) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return i;
+    }
+    if (i + len > n) return i;
+    for (size_t k = 1; k < len; ++k) {
+      unsigned char cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // overlong forms, surrogates and values past U+10FFFF are invalid
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+size_t codePointCount(std::string_view text) {
+  size_t count = 0;
+  for (unsigned char c : text)
+    if ((c & 0xC0) != 0x80) ++count;
+  return count;
+}
+
+}  // namespace inmanta::compiler

@@ -1,0 +1,61 @@
+// Source files of one compile and positions inside them.
+// Lines are 1-based; columns are 1-based and count Unicode code points (spec 0).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace inmanta::compiler {
+
+using FileId = uint32_t;
+inline constexpr FileId kNoFile = UINT32_MAX;
+
+struct SourceLocation {
+  FileId file = kNoFile;
+  uint32_t line = 0;
+  uint32_t col = 0;  // 0: only the line is known
+  bool valid() const { return file != kNoFile && line != 0; }
+};
+
+struct SourceRange {
+  SourceLocation begin;
+  uint32_t endLine = 0;
+  uint32_t endCol = 0;
+};
+
+// One loaded file: its text with line endings normalised to '\n' (Python universal newlines).
+struct SourceFile {
+  std::string path;     // as opened
+  std::string display;  // as printed in messages: ./main.cf, ./libs/m/model/_init.cf
+  std::string text;
+  std::vector<uint32_t> lineStarts;  // byte offset of each line
+
+  std::string_view lineText(uint32_t line) const;
+};
+
+// Owns every file of a compile; FileIds index into it.
+class SourceManager {
+ public:
+  FileId add(std::string path, std::string display, std::string text);
+  const SourceFile& file(FileId id) const { return *files_.at(id); }
+  size_t size() const { return files_.size(); }
+  // "./main.cf:3:5" or "./main.cf:3" when the column is unknown.
+  std::string format(const SourceLocation& loc, bool withColumn = true) const;
+
+ private:
+  std::vector<std::unique_ptr<SourceFile>> files_;
+};
+
+// \r\n and lone \r become \n.
+std::string normaliseNewlines(std::string_view text);
+
+// Byte offset of the first invalid UTF-8 sequence, or npos when the text is valid.
+size_t findInvalidUtf8(std::string_view text);
+
+// Number of code points in a UTF-8 string.
+size_t codePointCount(std::string_view text);
+
+}  // namespace inmanta::compiler

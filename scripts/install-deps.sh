@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs every Debian (bookworm) package inmanta-cpp needs to build, test and run.
+# Idempotent: packages already present are left as they are. Run as root.
+set -euo pipefail
+packages=(
+  build-essential g++ cmake ninja-build ccache pkg-config git python3
+  antlr4 default-jre-headless libantlr4-runtime-dev
+  libcli11-dev nlohmann-json3-dev libgit2-dev libsqlite3-dev
+  libspdlog-dev libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libcpp-httplib-dev libssl-dev libpq-dev libyaml-cpp-dev libpcre2-dev libxxhash-dev libicu-dev
+  pybind11-dev libpython3.11-dev python3-jinja2 postgresql
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
