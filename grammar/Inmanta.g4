@@ -10,6 +10,16 @@
 // reference's LALR "shift" preference (spec 2.3: `y = l` NEWLINE `["a"]` is one map lookup).
 grammar Inmanta;
 
+// LOOKUP_BRACK is a `[` that directly follows a variable reference (or a map lookup's `]`). The
+// lexer driver (compiler/parse/parser.cpp) retypes such brackets: the reference's LALR parser
+// always shifts them as a lookup, so `x` NEWLINE `[1, 2]` is a syntax error at `,`, never a
+// variable followed by a list.
+//
+// NOT_IN is a `not` that directly follows a token ending an expression: the reference shifts it
+// as the start of `not in` (its precedence rule "prefer one statement `x = 1 not in []`"), so
+// `x = 1` NEWLINE `not b` is a syntax error at `b`, never a second statement.
+tokens { LOOKUP_BRACK, NOT_IN }
+
 // ------------------------------------------------------------------ file and statements
 
 file
@@ -80,7 +90,7 @@ attributeDef
     ;
 
 typeRef
-    : nsRef (multi=LBRACK RBRACK)? (nullable=QMARK)?
+    : nsRef (multi=(LBRACK | LOOKUP_BRACK) RBRACK)? (nullable=QMARK)?
     ;
 
 constantList
@@ -107,10 +117,15 @@ relationDef
     ;
 
 multiplicity
-    : LBRACK lower=INT RBRACK
-    | LBRACK lower=INT COLON RBRACK
-    | LBRACK lower=INT COLON upper=INT RBRACK
-    | LBRACK COLON upper=INT RBRACK
+    : bracket lower=INT RBRACK
+    | bracket lower=INT COLON RBRACK
+    | bracket lower=INT COLON upper=INT RBRACK
+    | bracket COLON upper=INT RBRACK
+    ;
+
+bracket
+    : LBRACK
+    | LOOKUP_BRACK
     ;
 
 // `typedef Name as Entity(...)` is an error production of the reference.
@@ -128,7 +143,7 @@ indexDef
 // comparisons, and, or, the conditional expression.
 
 expression
-    : expression NOT? IN expression                                   # InExpr
+    : expression NOT_IN? IN expression                                # InExpr
     | NOT expression                                                  # NotExpr
     | expression op=DOUBLE_STAR expression                            # BinaryExpr
     | expression op=(STAR | DIVISION_OP | PERCENT) expression         # BinaryExpr
@@ -150,8 +165,8 @@ primary
     | classRef LBRACK kwargList? RBRACK                               # IndexLookupExpr
     | varRef DOT ID LPAREN argList? RPAREN                            # DottedCallExpr
     | nsRef LPAREN argList? RPAREN                                    # CallExpr
-    | varRef DOT ID LBRACK kwargList? RBRACK                          # ShortIndexLookupExpr
-    | varRef (LBRACK expression RBRACK)+ (IS DEFINED)?                # MapLookupExpr
+    | varRef DOT ID LOOKUP_BRACK kwargList? RBRACK                    # ShortIndexLookupExpr
+    | varRef (LOOKUP_BRACK expression RBRACK)+ (IS DEFINED)?          # MapLookupExpr
     | varRef DOT ID IS DEFINED                                        # IsDefinedAttrExpr
     | ID IS DEFINED                                                   # IsDefinedVarExpr
     | varRef                                                          # VarRefExpr
@@ -205,8 +220,10 @@ varRef
     ;
 
 // `a.B` where a class is expected is the reference's InvalidNamespaceAccess error production.
+// The namespace prefix is spelled out rather than reusing nsRef, so that `:: CID` never follows
+// an nsRef: ANTLR's prediction then fails on the same token as the reference's parser.
 classRef
-    : (nsRef SEP)? CID
+    : (ID SEP)* CID
     | varRef DOT CID
     ;
 

@@ -5,6 +5,9 @@
 #include <antlr4-runtime.h>
 
 #include <charconv>
+#include <functional>
+#include <cstdlib>
+#include <iostream>
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
@@ -34,19 +37,19 @@ bool isKeyword(size_t type) {
     case InmantaLexer::KW_TRUE: case InmantaLexer::KW_FALSE: case InmantaLexer::IMPORT:
     case InmantaLexer::IS: case InmantaLexer::DEFINED: case InmantaLexer::DICT:
     case InmantaLexer::KW_NULL: case InmantaLexer::UNDEF: case InmantaLexer::PARENTS:
-    case InmantaLexer::IF: case InmantaLexer::ELSE: case InmantaLexer::ELIF:
+    case InmantaLexer::IF: case InmantaLexer::ELSE: case InmantaLexer::ELIF: case InmantaParser::NOT_IN:
       return true;
     default:
       return false;
   }
 }
 
-// Keywords that complete a production on their own: the reference's LALR parser has already
-// reduced them when it detects an error on the next token, so they are not "on the stack".
+// Keywords that end an expression: the reference's LALR parser reduces them on almost any next
+// token (their lookahead sets are merged over every context), so when it then detects an error
+// they are no longer on its stack. Other keywords stay on the stack and are blamed.
 bool keywordReducedAlone(size_t type) {
   switch (type) {
     case InmantaLexer::KW_TRUE: case InmantaLexer::KW_FALSE: case InmantaLexer::KW_NULL:
-    case InmantaLexer::PARENTS: case InmantaLexer::UNDEF: case InmantaLexer::END:
     case InmantaLexer::DEFINED:
       return true;
     default:
@@ -78,6 +81,7 @@ class CheckingLexer : public InmantaLexer {
 
   std::unique_ptr<Token> nextToken() override {
     std::unique_ptr<Token> tok = InmantaLexer::nextToken();
+    retypeBracket(*tok);
     switch (tok->getType()) {
       case STRING: case FSTRING: case MLS: {
         std::string text = tok->getText();
@@ -141,6 +145,49 @@ class CheckingLexer : public InmantaLexer {
   }
 
  private:
+  // Marks a `[` that the reference would shift as a lookup (see LOOKUP_BRACK in the grammar):
+  // one right after an identifier that ends a variable reference, or right after the `]` of
+  // such a lookup. Identifiers in `import`/`implement ... using` name lists are not variables.
+  void retypeBracket(Token& t) {
+    size_t type = t.getType();
+    // an identifier right after `import`/`using` (or `::`, `,`, `as` in such a list) names a
+    // module or an implementation, not a variable
+    bool variable = previous_ == ID && !previousWasName_;
+    if (type == LBRACK) {
+      bool lookup = variable || (previous_ == RBRACK && closedLookup_);
+      if (lookup) {
+        if (auto* common = dynamic_cast<antlr4::CommonToken*>(&t)) common->setType(InmantaParser::LOOKUP_BRACK);
+      }
+      brackets_.push_back(lookup);
+    } else if (type == RBRACK) {
+      closedLookup_ = !brackets_.empty() && brackets_.back();
+      if (!brackets_.empty()) brackets_.pop_back();
+    }
+    if (type == NOT && (variable || (previous_ != ID && endsExpression(previous_)))) {
+      if (auto* common = dynamic_cast<antlr4::CommonToken*>(&t)) common->setType(InmantaParser::NOT_IN);
+    }
+    if (type == ID) {
+      previousWasName_ = nameList_ && (previous_ == IMPORT || previous_ == USING || previous_ == SEP ||
+                                       previous_ == COMMA || previous_ == AS);
+      nameList_ = previousWasName_;
+    } else if (type == IMPORT || type == USING) {
+      nameList_ = true;
+    } else if (type != SEP && type != COMMA && type != AS && type != PARENTS) {
+      nameList_ = false;
+    }
+    previous_ = type;
+  }
+
+  static bool endsExpression(size_t type) {
+    switch (type) {
+      case ID: case INT: case FLOAT: case STRING: case RSTRING: case FSTRING: case MLS: case REGEX:
+      case KW_TRUE: case KW_FALSE: case KW_NULL: case RPAREN: case RBRACK: case RBRACE: case DEFINED:
+        return true;
+      default:
+        return false;
+    }
+  }
+
   void reject(Token& rejectedToken, Diagnostic diag) {
     auto* common = dynamic_cast<antlr4::CommonToken*>(&rejectedToken);
     if (common == nullptr) throw CompileError(std::move(diag));
@@ -152,22 +199,52 @@ class CheckingLexer : public InmantaLexer {
   const WarningSink& warn_;
   size_t count_ = 0;
   std::unordered_map<size_t, Diagnostic> rejected_;
+  size_t previous_ = 0;
+  bool nameList_ = false;
+  bool previousWasName_ = false;
+  bool closedLookup_ = false;
+  std::vector<bool> brackets_;  // per open `[`: was it a lookup
+};
+
+// Records how far any prediction got before every alternative failed. ANTLR may then still pick
+// an alternative that completed its rule and report the error earlier, at a token the reference's
+// LALR parser accepts; the furthest failure is the reference's error token.
+class TrackingSimulator : public antlr4::atn::ParserATNSimulator {
+ public:
+  using ParserATNSimulator::ParserATNSimulator;
+  antlr4::NoViableAltException noViableAlt(antlr4::TokenStream* input, antlr4::ParserRuleContext* outer,
+                                           antlr4::atn::ATNConfigSet* configs, size_t startIndex, bool deleteConfigs) override {
+    size_t index = input->index();
+    if (!failed || index > furthest) furthest = index;
+    failed = true;
+    return ParserATNSimulator::noViableAlt(input, outer, configs, startIndex, deleteConfigs);
+  }
+  bool failed = false;
+  size_t furthest = 0;
 };
 
 // Turns the first ANTLR syntax report into the reference's ParserException (spec 2.1, 6.2).
 class ErrorListener : public antlr4::BaseErrorListener {
  public:
-  ErrorListener(FileId file, const CheckingLexer& lexer, uint32_t eofLine)
-      : file_(file), lexer_(lexer), eofLine_(eofLine) {}
+  ErrorListener(FileId file, const CheckingLexer& lexer, const TrackingSimulator& simulator, uint32_t eofLine,
+                std::function<void(const Token*)> beforeReport)
+      : file_(file), lexer_(lexer), simulator_(simulator), eofLine_(eofLine), beforeReport_(std::move(beforeReport)) {}
 
   void syntaxError(antlr4::Recognizer* recognizer, Token* token, size_t line, size_t col,
                    const std::string& antlrMessage, std::exception_ptr) override {
+    if (std::getenv("INMANTA_DEBUG_PARSER")) std::cerr << "antlr: " << antlrMessage << " at " << (token ? token->getText() : "") << "\n";
     if (token == nullptr) {  // a lexer report; ERRCHAR makes this unreachable in practice
       syntaxError(SourceLocation{file_, static_cast<uint32_t>(line), static_cast<uint32_t>(col + 1)},
                   "Illegal character: " + antlrMessage);
     }
+    auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
+    if (parser != nullptr && simulator_.failed && simulator_.furthest > token->getTokenIndex())
+      token = parser->getTokenStream()->get(simulator_.furthest);
+    // Checks of constructs the reference had already reduced come first.
+    if (beforeReport_) beforeReport_(token);
+    // The reference's lexer sits one past the end of the data when it reports the end of file.
     if (token->getType() == Token::EOF)
-      syntaxError("Unexpected end of file", SourceLocation{file_, eofLine_, 1});
+      syntaxError("Unexpected end of file", SourceLocation{file_, eofLine_, 2});
     if (token->getType() == InmantaLexer::ERRCHAR) {
       if (const Diagnostic* d = lexer_.rejected(token->getTokenIndex())) throw CompileError(*d);
       std::string text = token->getText();
@@ -175,7 +252,6 @@ class ErrorListener : public antlr4::BaseErrorListener {
     }
     if (isKeyword(token->getType()))
       syntaxError("invalid identifier, " + token->getText() + " is a reserved keyword", tokenLoc(file_, token));
-    auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
     if (parser != nullptr && token->getTokenIndex() > 0) {
       Token* previous = parser->getTokenStream()->get(token->getTokenIndex() - 1);
       if (isKeyword(previous->getType()) && !keywordReducedAlone(previous->getType()))
@@ -197,7 +273,9 @@ class ErrorListener : public antlr4::BaseErrorListener {
   [[noreturn]] void syntaxError(std::string message, SourceLocation loc) { compiler::syntaxError(std::move(message), loc); }
   FileId file_;
   const CheckingLexer& lexer_;
+  const TrackingSimulator& simulator_;
   uint32_t eofLine_;
+  std::function<void(const Token*)> beforeReport_;
 };
 
 // Deep nesting would exhaust the stack of the recursive-descent parser: refuse it up front.
@@ -207,7 +285,8 @@ void checkNesting(antlr4::CommonTokenStream& tokens, FileId file) {
   int nots = 0;
   for (Token* t : tokens.getTokens()) {
     switch (t->getType()) {
-      case InmantaLexer::LPAREN: case InmantaLexer::LBRACK: case InmantaLexer::LBRACE: ++brackets; break;
+      case InmantaLexer::LPAREN: case InmantaLexer::LBRACK: case InmantaParser::LOOKUP_BRACK:
+      case InmantaLexer::LBRACE: ++brackets; break;
       case InmantaLexer::RPAREN: case InmantaLexer::RBRACK: case InmantaLexer::RBRACE: --brackets; break;
       case InmantaLexer::IF: case InmantaLexer::FOR: if (brackets <= 0) ++blocks; break;
       case InmantaLexer::END: --blocks; break;
@@ -216,6 +295,51 @@ void checkNesting(antlr4::CommonTokenStream& tokens, FileId file) {
     nots = t->getType() == InmantaLexer::NOT || t->getType() == InmantaLexer::QMARK ? nots + 1 : 0;
     if (brackets > kMaxNesting || blocks > kMaxNesting || nots > kMaxNesting)
       syntaxError("nesting too deep (more than " + std::to_string(kMaxNesting) + " levels)", tokenLoc(file, t));
+  }
+}
+
+// Remembers the rule contexts in the order the parser completed them, so that on a syntax error
+// the parse-time checks of the constructs the reference had already reduced run first.
+class ExitRecorder : public antlr4::tree::ParseTreeListener {
+ public:
+  void visitTerminal(antlr4::tree::TerminalNode*) override {}
+  void visitErrorNode(antlr4::tree::ErrorNode*) override {}
+  void enterEveryRule(antlr4::ParserRuleContext*) override {}
+  void exitEveryRule(antlr4::ParserRuleContext* ctx) override { exited.push_back(ctx); }
+  std::vector<antlr4::ParserRuleContext*> exited;
+};
+
+// Tokens that can start a statement: after a complete definition the reference reduces it on
+// these (and at the end of the file); on anything else the error comes first.
+bool startsStatement(size_t type) {
+  switch (type) {
+    case Token::EOF: case InmantaLexer::ID: case InmantaLexer::CID: case InmantaLexer::INT:
+    case InmantaLexer::FLOAT: case InmantaLexer::STRING: case InmantaLexer::RSTRING: case InmantaLexer::FSTRING:
+    case InmantaLexer::MLS: case InmantaLexer::REGEX: case InmantaLexer::KW_TRUE: case InmantaLexer::KW_FALSE:
+    case InmantaLexer::KW_NULL: case InmantaLexer::NOT: case InmantaLexer::IF: case InmantaLexer::FOR:
+    case InmantaLexer::ENTITY: case InmantaLexer::IMPLEMENT: case InmantaLexer::IMPLEMENTATION:
+    case InmantaLexer::TYPEDEF: case InmantaLexer::INDEX: case InmantaLexer::IMPORT: case InmantaLexer::LPAREN:
+    case InmantaLexer::LBRACK: case InmantaLexer::LBRACE: case InmantaLexer::END: case InmantaLexer::DICT:
+    case InmantaLexer::ELSE: case InmantaLexer::ELIF:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Tokens that can follow an expression somewhere in the language: the reference reduces a
+// completed expression on these before it notices an error.
+bool followsExpression(size_t type) {
+  if (startsStatement(type)) return true;
+  switch (type) {
+    case InmantaLexer::RPAREN: case InmantaLexer::RBRACK: case InmantaLexer::RBRACE: case InmantaLexer::COMMA:
+    case InmantaLexer::COLON: case InmantaLexer::PLUS_OP: case InmantaLexer::MINUS_OP: case InmantaLexer::STAR:
+    case InmantaLexer::DIVISION_OP: case InmantaLexer::PERCENT: case InmantaLexer::DOUBLE_STAR:
+    case InmantaLexer::CMP_OP: case InmantaLexer::AND: case InmantaLexer::OR: case InmantaLexer::IN:
+    case InmantaParser::NOT_IN: case InmantaLexer::QMARK: case InmantaParser::LOOKUP_BRACK:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -231,6 +355,51 @@ class Builder {
     if (tree->doc) result->doc = mlsValue(tree->doc);
     for (auto* top : tree->topStatement()) result->statements.push_back(topStatement(top));
     return result;
+  }
+
+  // Runs the parse-time checks of every completed construct the reference would have reduced
+  // before reaching `offending` (spec 2.1: error productions raise while reducing).
+  void replay(const std::vector<antlr4::ParserRuleContext*>& exited, const Token* offending) {
+    size_t limit = offending->getTokenIndex();
+    // a character no token matches is reported while lexing it, before any reduction it would
+    // have triggered
+    bool lexError = offending->getType() == InmantaLexer::ERRCHAR;
+    bool followsDefinition = !lexError && startsStatement(offending->getType());
+    bool followsExpr = !lexError && followsExpression(offending->getType());
+    for (antlr4::ParserRuleContext* c : exited) {
+      const Token* stop = c->getStop();
+      if (stop == nullptr || c->getStart() == nullptr || stop->getTokenIndex() >= limit ||
+          c->getStart()->getTokenIndex() > stop->getTokenIndex())
+        continue;
+      bool adjacent = stop->getTokenIndex() + 1 == limit;
+      if (auto* e = dynamic_cast<InmantaParser::EntityDefContext*>(c)) {
+        if (!adjacent || followsDefinition) entity(e);
+      } else if (auto* a = dynamic_cast<InmantaParser::AttributeDefContext*>(c)) {
+        if (!adjacent || followsDefinition) attribute(a);
+      } else if (auto* p = dynamic_cast<InmantaParser::ParentRefContext*>(c)) {
+        if (auto* v = p->varRef())
+          fail(ErrorKind::ParserException, "Syntax error: Invalid identifier: Entity names must start with a capital",
+               at(v->getStart()));
+      } else if (auto* r = dynamic_cast<InmantaParser::ClassRefContext*>(c)) {
+        className(r);
+      } else if (auto* i = dynamic_cast<InmantaParser::ImplementationDefContext*>(c)) {
+        if (!adjacent || followsDefinition) implementation(i);
+      } else if (auto* im = dynamic_cast<InmantaParser::ImplementDefContext*>(c)) {
+        if (!adjacent || followsDefinition) implement(im);
+      } else if (auto* rel = dynamic_cast<InmantaParser::RelationDefContext*>(c)) {
+        if (!adjacent || followsDefinition) relation(rel);
+      } else if (auto* t = dynamic_cast<InmantaParser::TypedefDefContext*>(c)) {
+        if (!adjacent || followsDefinition) typedefDef(t);
+      } else if (auto* imp = dynamic_cast<InmantaParser::ImportDefContext*>(c)) {
+        if (!adjacent || followsDefinition) importDef(imp);
+      } else if (auto* as = dynamic_cast<InmantaParser::AssignmentContext*>(c)) {
+        if (!adjacent || followsExpr) assignment(as);
+      } else if (auto* pr = dynamic_cast<InmantaParser::PrimaryContext*>(c)) {
+        if (!adjacent || followsExpr) primary(pr);
+      } else if (auto* k = dynamic_cast<InmantaParser::ConstantContext*>(c)) {
+        if (!adjacent || followsExpr) constant(k);
+      }
+    }
   }
 
  private:
@@ -501,8 +670,8 @@ class Builder {
     if (auto* i = dynamic_cast<InmantaParser::InExprContext*>(c)) {
       ast::Expr* lhs = expression(i->expression(0));
       ast::Expr* rhs = expression(i->expression(1));
-      if (i->NOT() != nullptr) {
-        SourceLocation loc = at(i->NOT()->getSymbol());
+      if (i->NOT_IN() != nullptr) {
+        SourceLocation loc = at(i->NOT_IN()->getSymbol());
         return ctx_.arena.make<ast::Not>(loc, ctx_.arena.make<ast::Binary>(loc, ast::BinaryOp::In, lhs, rhs));
       }
       return ctx_.arena.make<ast::Binary>(at(i->IN()->getSymbol()), ast::BinaryOp::In, lhs, rhs);
@@ -578,7 +747,7 @@ class Builder {
     if (auto* m = dynamic_cast<InmantaParser::MapLookupExprContext*>(c)) {
       ast::Expr* result = varRef(m->varRef());
       auto keys = m->expression();
-      auto brackets = m->LBRACK();
+      auto brackets = m->LOOKUP_BRACK();
       ast::Expr* innerMap = result;
       ast::Expr* lastKey = nullptr;
       for (size_t i = 0; i < keys.size(); ++i) {
@@ -604,7 +773,7 @@ class Builder {
     }
     if (auto* s = dynamic_cast<InmantaParser::ShortIndexLookupExprContext*>(c)) {
       ast::Expr* object = varRef(s->varRef());
-      auto* lookup = ctx_.arena.make<ast::ShortIndexLookup>(at(s->LBRACK()->getSymbol()), object, name(s->ID()->getSymbol()));
+      auto* lookup = ctx_.arena.make<ast::ShortIndexLookup>(at(s->LOOKUP_BRACK()->getSymbol()), object, name(s->ID()->getSymbol()));
       if (auto* args = s->kwargList()) lookup->named = kwargs(args);
       return lookup;
     }
@@ -908,12 +1077,25 @@ ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fil
   checkNesting(tokens, fileId);
 
   InmantaParser parser(&tokens);
+  // Our own simulator (with its own DFA cache, shared by every parse of this thread).
+  static thread_local std::vector<antlr4::dfa::DFA> dfas = [&parser] {
+    std::vector<antlr4::dfa::DFA> result;
+    const antlr4::atn::ATN& atn = parser.getATN();
+    for (size_t i = 0; i < atn.getNumberOfDecisions(); ++i) result.emplace_back(atn.getDecisionState(i), i);
+    return result;
+  }();
+  static thread_local antlr4::atn::PredictionContextCache contextCache;
+  auto* simulator = new TrackingSimulator(&parser, parser.getATN(), dfas, contextCache);
+  parser.setInterpreter(simulator);  // deletes the generated one
   parser.removeErrorListeners();
-  ErrorListener listener(fileId, lexer, eofLine);
-  parser.addErrorListener(&listener);
-  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
-  InmantaParser::FileContext* tree = parser.file();
   Builder builder(ctx, fileId, warn);
+  ExitRecorder recorder;
+  parser.addParseListener(&recorder);
+  ErrorListener listener(fileId, lexer, *simulator, eofLine,
+                         [&](const Token* offending) { builder.replay(recorder.exited, offending); });
+  parser.addErrorListener(&listener);
+  InmantaParser::FileContext* tree = parser.file();
+  parser.removeParseListeners();
   return builder.build(tree);
 }
 
