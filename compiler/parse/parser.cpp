@@ -4,6 +4,7 @@
 
 #include <antlr4-runtime.h>
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <cstdlib>
@@ -61,6 +62,40 @@ SourceLocation tokenLoc(FileId file, const Token* t) {
   return SourceLocation{file, static_cast<uint32_t>(t->getLine()),
                         static_cast<uint32_t>(t->getCharPositionInLine() + 1)};
 }
+
+// The reference computes a column from the start of the line of the last newline its lexer
+// skipped; a multi-line MLS does not move that mark (spec 1.11), so a token after one, on the
+// line where it ends, gets a larger column. Columns of tokens elsewhere are the usual ones.
+class ColumnMap {
+ public:
+  void scan(const std::vector<Token*>& tokens) {
+    for (const Token* t : tokens) {
+      if (t->getType() != InmantaLexer::MLS) continue;
+      std::string text = t->getText();
+      size_t newlines = std::count(text.begin(), text.end(), '\n');
+      if (newlines == 0) continue;
+      size_t lineStart = t->getStartIndex() - t->getCharPositionInLine();
+      if (!marks_.empty() && marks_.back().endLine == t->getLine()) lineStart = marks_.back().lineStart;
+      marks_.push_back({t->getLine() + newlines, t->getStopIndex(), lineStart});
+    }
+  }
+  uint32_t column(const Token* t) const {
+    for (auto it = marks_.rbegin(); it != marks_.rend(); ++it) {
+      if (it->endLine == t->getLine() && it->stop < t->getStartIndex())
+        return static_cast<uint32_t>(t->getStartIndex() - it->lineStart + 1);
+      if (it->stop < t->getStartIndex() && it->endLine < t->getLine()) break;
+    }
+    return static_cast<uint32_t>(t->getCharPositionInLine() + 1);
+  }
+
+ private:
+  struct Mark {
+    size_t endLine;
+    size_t stop;
+    size_t lineStart;
+  };
+  std::vector<Mark> marks_;
+};
 
 [[noreturn]] void fail(ErrorKind kind, std::string message, SourceLocation loc, bool column = true) {
   throw CompileError(Diagnostic(kind, std::move(message), loc, column));
@@ -226,9 +261,10 @@ class TrackingSimulator : public antlr4::atn::ParserATNSimulator {
 // Turns the first ANTLR syntax report into the reference's ParserException (spec 2.1, 6.2).
 class ErrorListener : public antlr4::BaseErrorListener {
  public:
-  ErrorListener(FileId file, const CheckingLexer& lexer, const TrackingSimulator& simulator, uint32_t eofLine,
-                std::function<void(const Token*)> beforeReport)
-      : file_(file), lexer_(lexer), simulator_(simulator), eofLine_(eofLine), beforeReport_(std::move(beforeReport)) {}
+  ErrorListener(FileId file, const CheckingLexer& lexer, const TrackingSimulator& simulator, const ColumnMap& columns,
+                uint32_t eofLine, std::function<void(const Token*)> beforeReport)
+      : file_(file), lexer_(lexer), simulator_(simulator), columns_(columns), eofLine_(eofLine),
+        beforeReport_(std::move(beforeReport)) {}
 
   void syntaxError(antlr4::Recognizer* recognizer, Token* token, size_t line, size_t col,
                    const std::string& antlrMessage, std::exception_ptr) override {
@@ -246,34 +282,42 @@ class ErrorListener : public antlr4::BaseErrorListener {
     if (token->getType() == Token::EOF)
       syntaxError("Unexpected end of file", SourceLocation{file_, eofLine_, 2});
     if (token->getType() == InmantaLexer::ERRCHAR) {
-      if (const Diagnostic* d = lexer_.rejected(token->getTokenIndex())) throw CompileError(*d);
+      if (const Diagnostic* d = lexer_.rejected(token->getTokenIndex())) {
+        Diagnostic located = *d;
+        if (located.location.line == token->getLine() && located.location.col == token->getCharPositionInLine() + 1)
+          located.location.col = columns_.column(token);
+        throw CompileError(std::move(located));
+      }
       std::string text = token->getText();
-      syntaxError("Illegal character '" + text + "'", tokenLoc(file_, token));
+      syntaxError("Illegal character '" + text + "'", at(token));
     }
     if (isKeyword(token->getType()))
-      syntaxError("invalid identifier, " + token->getText() + " is a reserved keyword", tokenLoc(file_, token));
+      syntaxError("invalid identifier, " + token->getText() + " is a reserved keyword", at(token));
     if (parser != nullptr && token->getTokenIndex() > 0) {
       Token* previous = parser->getTokenStream()->get(token->getTokenIndex() - 1);
       if (isKeyword(previous->getType()) && !keywordReducedAlone(previous->getType()))
         syntaxError("invalid identifier, " + previous->getText() + " is a reserved keyword",
-                    tokenLoc(file_, previous));
+                    at(previous));
     }
     // The reference reports the lexer's position, just after the offending token.
     std::string text = token->getText();
     uint32_t endLine = static_cast<uint32_t>(token->getLine());
     if (token->getType() == InmantaLexer::MLS)
       for (char c : text) endLine += c == '\n';
-    size_t lineStart = token->getStartIndex() - token->getCharPositionInLine();
-    auto endCol = static_cast<uint32_t>(token->getStopIndex() + 1 - lineStart + 1);
+    auto endCol = static_cast<uint32_t>(columns_.column(token) + (token->getStopIndex() + 1 - token->getStartIndex()));
     fail(ErrorKind::ParserException, "Syntax error at token " + text, SourceLocation{file_, endLine, endCol});
   }
 
  private:
+  SourceLocation at(const Token* t) const {
+    return SourceLocation{file_, static_cast<uint32_t>(t->getLine()), columns_.column(t)};
+  }
   [[noreturn]] void syntaxError(SourceLocation loc, std::string message) { compiler::syntaxError(std::move(message), loc); }
   [[noreturn]] void syntaxError(std::string message, SourceLocation loc) { compiler::syntaxError(std::move(message), loc); }
   FileId file_;
   const CheckingLexer& lexer_;
   const TrackingSimulator& simulator_;
+  const ColumnMap& columns_;
   uint32_t eofLine_;
   std::function<void(const Token*)> beforeReport_;
 };
@@ -347,7 +391,8 @@ bool followsExpression(size_t type) {
 
 class Builder {
  public:
-  Builder(ast::Context& ctx, FileId file, const WarningSink& warn) : ctx_(ctx), file_(file), warn_(warn) {}
+  Builder(ast::Context& ctx, FileId file, const WarningSink& warn, const ColumnMap& columns)
+      : ctx_(ctx), file_(file), warn_(warn), columns_(columns) {}
 
   ast::File* build(InmantaParser::FileContext* tree) {
     auto* result = ctx_.arena.make<ast::File>();
@@ -403,7 +448,9 @@ class Builder {
   }
 
  private:
-  SourceLocation at(const Token* t) const { return tokenLoc(file_, t); }
+  SourceLocation at(const Token* t) const {
+    return SourceLocation{file_, static_cast<uint32_t>(t->getLine()), columns_.column(t)};
+  }
 
   ast::Name name(const Token* t) {
     std::string text = t->getText();
@@ -975,6 +1022,7 @@ class Builder {
   ast::Context& ctx_;
   FileId file_;
   const WarningSink& warn_;
+  const ColumnMap& columns_;
 };
 
 }  // namespace
@@ -1075,6 +1123,8 @@ ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fil
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
   checkNesting(tokens, fileId);
+  ColumnMap columns;
+  columns.scan(tokens.getTokens());
 
   InmantaParser parser(&tokens);
   // Our own simulator (with its own DFA cache, shared by every parse of this thread).
@@ -1088,10 +1138,10 @@ ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fil
   auto* simulator = new TrackingSimulator(&parser, parser.getATN(), dfas, contextCache);
   parser.setInterpreter(simulator);  // deletes the generated one
   parser.removeErrorListeners();
-  Builder builder(ctx, fileId, warn);
+  Builder builder(ctx, fileId, warn, columns);
   ExitRecorder recorder;
   parser.addParseListener(&recorder);
-  ErrorListener listener(fileId, lexer, *simulator, eofLine,
+  ErrorListener listener(fileId, lexer, *simulator, columns, eofLine,
                          [&](const Token* offending) { builder.replay(recorder.exited, offending); });
   parser.addErrorListener(&listener);
   InmantaParser::FileContext* tree = parser.file();

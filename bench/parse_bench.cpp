@@ -1,0 +1,67 @@
+// Parser throughput benchmark: parses one `.cf` file (INMANTA_BENCH_MODEL) per iteration.
+//
+//   python3 bench/gen_model.py --lines 50000 --out /tmp/model
+//   INMANTA_BENCH_MODEL=/tmp/model/main.cf build-bench/bench/inmanta_parse_bench
+//
+// bench/run_parse.sh does both. Google Benchmark reports bytes/s (MB/s) and lines/s.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "ast/ast.h"
+#include "diag/diagnostic.h"
+#include "parse/parser.h"
+#include "source/source.h"
+
+namespace {
+
+namespace ic = inmanta::compiler;
+
+void BM_ParseFile(benchmark::State& state) {
+  const char* path = std::getenv("INMANTA_BENCH_MODEL");
+  if (path == nullptr || *path == '\0') {
+    state.SkipWithError(
+        "INMANTA_BENCH_MODEL is not set: point it at a .cf file, e.g. one written by "
+        "`python3 bench/gen_model.py --lines 50000 --out DIR` (or use bench/run_parse.sh)");
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    state.SkipWithError((std::string("cannot open INMANTA_BENCH_MODEL file ") + path).c_str());
+    return;
+  }
+  std::ostringstream raw;
+  raw << in.rdbuf();
+
+  ic::SourceManager sources;
+  const ic::FileId id = sources.add(path, "./main.cf", ic::normaliseNewlines(raw.str()));
+  const std::string& text = sources.file(id).text;
+  const auto lines = static_cast<double>(std::count(text.begin(), text.end(), '\n'));
+
+  size_t statements = 0;
+  for (auto _ : state) {
+    ic::ast::Context ctx;
+    try {
+      ic::ast::File* file = ic::parseFile(ctx, sources, id, {});
+      benchmark::DoNotOptimize(file);
+      statements = file->statements.size();
+    } catch (const ic::CompileError& err) {
+      state.SkipWithError(ic::renderDiagnostic(err.diagnostic(), sources).c_str());
+      break;
+    }
+  }
+
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  state.counters["lines"] = benchmark::Counter(lines);
+  state.counters["lines/s"] =
+      benchmark::Counter(lines * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["top_stmts"] = benchmark::Counter(static_cast<double>(statements));
+}
+
+BENCHMARK(BM_ParseFile)->Unit(benchmark::kMillisecond);
+
+}  // namespace
