@@ -20,8 +20,21 @@ constexpr KindInfo kKinds[] = {
 void appendSourceLine(std::string& out, const SourceManager& sources, const SourceLocation& loc,
                       const std::string& indent) {
   if (!loc.valid() || loc.file >= sources.size()) return;
-  std::string_view line = sources.file(loc.file).lineText(loc.line);
-  if (line.empty() && loc.line > sources.file(loc.file).lineStarts.size()) return;
+  std::string_view raw = sources.file(loc.file).lineText(loc.line);
+  if (raw.empty() && loc.line > sources.file(loc.file).lineStarts.size()) return;
+  // never echo bytes that are not UTF-8 text
+  std::string clean;
+  for (size_t i = 0; i < raw.size();) {
+    size_t bad = findInvalidUtf8(raw.substr(i));
+    if (bad == std::string_view::npos) {
+      clean.append(raw.substr(i));
+      break;
+    }
+    clean.append(raw.substr(i, bad));
+    clean += "\xEF\xBF\xBD";
+    i += bad + 1;
+  }
+  std::string_view line = clean;
   std::string shown;
   std::string caret;
   uint32_t col = 1;
@@ -84,7 +97,7 @@ void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& s
     }
     return;
   }
-  appendSourceLine(out, sources, diag.location, indent);
+  appendSourceLine(out, sources, diag.caret.valid() ? diag.caret : diag.location, indent);
   for (const Diagnostic& cause : diag.causes) {
     out += indent + "caused by: ";
     renderInto(out, cause, sources, indent + "  ", true);

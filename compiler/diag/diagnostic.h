@@ -29,6 +29,8 @@ struct Diagnostic {
   std::string message;       // may span several lines
   SourceLocation location;   // invalid: no location
   bool showColumn = true;    // print FILE:LINE:COL rather than FILE:LINE
+  SourceLocation caret;      // where to draw the caret when not at `location` (a syntax error
+                             // is reported after its token, but the token is what to point at)
   std::vector<Diagnostic> causes;
   std::string nativeCause;   // "AssertionError: boom" for a plugin's non-compiler failure
 

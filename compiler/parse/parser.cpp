@@ -116,7 +116,7 @@ class CheckingLexer : public InmantaLexer {
 
   std::unique_ptr<Token> nextToken() override {
     std::unique_ptr<Token> tok = InmantaLexer::nextToken();
-    retypeBracket(*tok);
+    retypeTokens(*tok);
     switch (tok->getType()) {
       case STRING: case FSTRING: case MLS: {
         std::string text = tok->getText();
@@ -183,31 +183,31 @@ class CheckingLexer : public InmantaLexer {
   // Marks a `[` that the reference would shift as a lookup (see LOOKUP_BRACK in the grammar):
   // one right after an identifier that ends a variable reference, or right after the `]` of
   // such a lookup. Identifiers in `import`/`implement ... using` name lists are not variables.
-  void retypeBracket(Token& t) {
-    size_t type = t.getType();
+  void retypeTokens(Token& t) {
+    size_t kind = t.getType();
     // an identifier right after `import`/`using` (or `::`, `,`, `as` in such a list) names a
     // module or an implementation, not a variable
     bool variable = previous_ == ID && !previousWasName_;
-    if (type == LBRACK) {
+    if (kind == LBRACK) {
       bool lookup = variable || (previous_ == RBRACK && closedLookup_);
       if (lookup) {
         if (auto* common = dynamic_cast<antlr4::CommonToken*>(&t)) common->setType(InmantaParser::LOOKUP_BRACK);
       }
       brackets_.push_back(lookup);
-    } else if (type == RBRACK) {
+    } else if (kind == RBRACK) {
       closedLookup_ = !brackets_.empty() && brackets_.back();
       if (!brackets_.empty()) brackets_.pop_back();
     }
-    if (type == NOT && (variable || (previous_ != ID && endsExpression(previous_)))) {
+    if (kind == NOT && (variable || (previous_ != ID && endsExpression(previous_)))) {
       if (auto* common = dynamic_cast<antlr4::CommonToken*>(&t)) common->setType(InmantaParser::NOT_IN);
     }
-    if (type == ID) {
+    if (kind == ID) {
       previousWasName_ = nameList_ && (previous_ == IMPORT || previous_ == USING || previous_ == SEP ||
                                        previous_ == COMMA || previous_ == AS);
       nameList_ = previousWasName_;
-    } else if (type == IMPORT || type == USING) {
+    } else if (kind == IMPORT || kind == USING) {
       nameList_ = true;
-    } else if (type != SEP && type != COMMA && type != AS && type != PARENTS) {
+    } else if (kind != SEP && kind != COMMA && kind != AS && kind != PARENTS) {
       nameList_ = false;
     }
     previous_ = type;
@@ -305,7 +305,9 @@ class ErrorListener : public antlr4::BaseErrorListener {
     if (token->getType() == InmantaLexer::MLS)
       for (char c : text) endLine += c == '\n';
     auto endCol = static_cast<uint32_t>(columns_.column(token) + (token->getStopIndex() + 1 - token->getStartIndex()));
-    fail(ErrorKind::ParserException, "Syntax error at token " + text, SourceLocation{file_, endLine, endCol});
+    Diagnostic diag(ErrorKind::ParserException, "Syntax error at token " + text, SourceLocation{file_, endLine, endCol});
+    diag.caret = at(token);
+    throw CompileError(std::move(diag));
   }
 
  private:

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the `inmanta` binary's command line (run by ctest with the binary's path)."""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+INMANTA = os.path.abspath(sys.argv[1])
+failures = []
+
+
+def run(args, cwd=None, timeout=60):
+    start = time.monotonic()
+    proc = subprocess.run([INMANTA] + args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+    return proc, time.monotonic() - start
+
+
+def run_bytes(args, cwd=None):
+    return subprocess.run([INMANTA] + args, cwd=cwd, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def check(name, condition, detail=""):
+    if not condition:
+        failures.append(f"{name}: {detail}")
+        print(f"FAIL {name}: {detail}")
+    else:
+        print(f"PASS {name}")
+
+
+def project(files):
+    d = tempfile.mkdtemp(prefix="inmanta-e2e-")
+    for path, text in files.items():
+        full = os.path.join(d, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as fd:
+            fd.write(text)
+    return d
+
+
+PROJECT_YML = "name: e2e\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
+
+proc, _ = run(["--version"])
+check("version", proc.returncode == 0 and proc.stdout.startswith("inmanta-cpp "), proc.stdout + proc.stderr)
+proc, _ = run(["--help"])
+check("help", proc.returncode == 0 and "compile" in proc.stdout, proc.stdout)
+proc, _ = run(["compile", "--help"])
+check("compile help", proc.returncode == 0 and "--project" in proc.stdout, proc.stdout)
+proc, _ = run(["no-such-command"])
+check("unknown subcommand fails", proc.returncode != 0, proc.stdout + proc.stderr)
+
+# A syntax error: exit 1, kind, location, the source line and a caret, nothing on stdout.
+d = project({"project.yml": PROJECT_YML, "main.cf": "x = 1\ny = (2 +\nz = 3\n"})
+proc, _ = run(["compile"], cwd=d)
+check("syntax error exit", proc.returncode == 1, proc.stderr)
+check("syntax error kind and place", "Error: ParserException: Syntax error at token = (./main.cf:3:4)" in proc.stderr,
+      proc.stderr)
+check("syntax error source line", "    z = 3\n      ^" in proc.stderr, proc.stderr)
+check("syntax error banner", "COMPILATION FAILURE" in proc.stderr, proc.stderr)
+check("syntax error stdout empty", proc.stdout == "", proc.stdout)
+
+# --project from elsewhere, and discovery from a subfolder.
+proc, _ = run(["compile", "--project", d])
+check("--project", proc.returncode == 1 and "./main.cf:3" in proc.stderr, proc.stderr)
+os.makedirs(os.path.join(d, "sub", "deeper"))
+proc, _ = run(["compile"], cwd=os.path.join(d, "sub", "deeper"))
+check("project found upwards", proc.returncode == 1 and "./main.cf:3" in proc.stderr, proc.stderr)
+
+# A module file with an error is reported with its path.
+d = project({"project.yml": PROJECT_YML, "main.cf": "import mymod\n",
+             "libs/mymod/module.yml": "name: mymod\nversion: 1.0.0\n",
+             "libs/mymod/model/_init.cf": "entity lower:\nend\n"})
+proc, _ = run(["compile"], cwd=d)
+check("module syntax error", proc.returncode == 1 and "./libs/mymod/model/_init.cf:1:8" in proc.stderr, proc.stderr)
+
+# A missing module names the import and the folders searched.
+d = project({"project.yml": PROJECT_YML, "main.cf": "\nimport nosuchmodule\n"})
+proc, _ = run(["compile"], cwd=d)
+check("missing module", proc.returncode == 1 and "ModuleLoadingException" in proc.stderr
+      and "./main.cf:2" in proc.stderr and "nosuchmodule" in proc.stderr, proc.stderr)
+
+# No project: a clear error.
+d = tempfile.mkdtemp()
+proc, _ = run(["compile"], cwd=d)
+check("no project", proc.returncode == 1 and "project.yml" in proc.stderr, proc.stderr)
+
+# A file that is not UTF-8 text.
+d = project({"project.yml": PROJECT_YML, "main.cf": ""})
+with open(os.path.join(d, "main.cf"), "wb") as fd:
+    fd.write(b"x = 1\ny = '\xff'\n")
+proc = run_bytes(["compile"], cwd=d)
+err = proc.stderr.decode("utf-8", errors="strict")  # the diagnostic itself must be UTF-8
+check("invalid utf-8", proc.returncode == 1 and "./main.cf:2:6" in err, err)
+
+# Until the semantics exist, a model that parses is not compiled: a distinct status, no output.
+d = project({"project.yml": PROJECT_YML, "main.cf": "x = 1\nstd::print(x)\n"})
+proc, _ = run(["compile"], cwd=d)
+check("parsed but not compiled", proc.returncode == 3 and "not implemented yet" in proc.stderr
+      and proc.stdout == "", f"{proc.returncode} {proc.stderr}")
+
+
+sys.exit(1 if failures else 0)
