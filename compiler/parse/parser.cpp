@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
-#include <cstdlib>
-#include <iostream>
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
@@ -268,7 +266,6 @@ class ErrorListener : public antlr4::BaseErrorListener {
 
   void syntaxError(antlr4::Recognizer* recognizer, Token* token, size_t line, size_t col,
                    const std::string& antlrMessage, std::exception_ptr) override {
-    if (std::getenv("INMANTA_DEBUG_PARSER")) std::cerr << "antlr: " << antlrMessage << " at " << (token ? token->getText() : "") << "\n";
     if (token == nullptr) {  // a lexer report; ERRCHAR makes this unreachable in practice
       syntaxError(SourceLocation{file_, static_cast<uint32_t>(line), static_cast<uint32_t>(col + 1)},
                   "Illegal character: " + antlrMessage);

@@ -48,7 +48,7 @@ check("help", proc.returncode == 0 and "compile" in proc.stdout, proc.stdout)
 proc, _ = run(["compile", "--help"])
 check("compile help", proc.returncode == 0 and "--project" in proc.stdout, proc.stdout)
 proc, _ = run(["no-such-command"])
-check("unknown subcommand fails", proc.returncode != 0, proc.stdout + proc.stderr)
+check("unknown subcommand fails with 2", proc.returncode == 2, f"{proc.returncode} {proc.stdout}{proc.stderr}")
 
 # A syntax error: exit 1, kind, location, the source line and a caret, nothing on stdout.
 d = project({"project.yml": PROJECT_YML, "main.cf": "x = 1\ny = (2 +\nz = 3\n"})
