@@ -80,8 +80,22 @@ TEST(ParserFuzz, MutationsParseOrFailWithALocatedSyntaxError) {
     FileId id = sources.add("fuzz.cf", "./fuzz.cf", normaliseNewlines(text));
     auto start = std::chrono::steady_clock::now();
     try {
-      parseFile(ctx, sources, id, {});
+      ast::File* file = parseFile(ctx, sources, id, {});
       ++parsed;
+      // The SLL fast path must build the same tree as full LL prediction (checked on a sample).
+      if (parsed % 8 == 0) {
+        setenv("INMANTA_PARSE_LL_ONLY", "1", 1);
+        ast::Context llCtx;
+        ast::File* ll = parseFile(llCtx, sources, id, {});
+        unsetenv("INMANTA_PARSE_LL_ONLY");
+        std::string fast, full;
+        for (const ast::Stmt* st : file->statements) fast += ast::dump(st) + "\n";
+        for (const ast::Stmt* st : ll->statements) full += ast::dump(st) + "\n";
+        if (fast != full) {
+          ++failures;
+          ADD_FAILURE() << "SLL and LL trees differ\n--- input ---\n" << text;
+        }
+      }
     } catch (const CompileError& e) {
       const Diagnostic& d = e.diagnostic();
       // The reference reports a module name with a hyphen without a location; all else is located.

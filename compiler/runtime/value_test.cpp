@@ -1,0 +1,165 @@
+// Values: rendering (spec 5.5), equality (5.3), operators (5.1, 5.2, 9.2) and casts (5.7).
+#include "runtime/value.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace inmanta::compiler::runtime {
+namespace {
+
+TEST(FormatFloat, PythonRepr) {
+  EXPECT_EQ(formatFloat(1.0), "1.0");
+  EXPECT_EQ(formatFloat(10.5), "10.5");
+  EXPECT_EQ(formatFloat(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(formatFloat(0.0001), "0.0001");
+  EXPECT_EQ(formatFloat(0.00001), "1e-05");
+  EXPECT_EQ(formatFloat(123456789012345.0), "123456789012345.0");
+  EXPECT_EQ(formatFloat(1234567890123456.0), "1234567890123456.0");
+  EXPECT_EQ(formatFloat(12345678901234567.0), "1.2345678901234568e+16");
+  EXPECT_EQ(formatFloat(1.5e20), "1.5e+20");
+  EXPECT_EQ(formatFloat(-0.0), "-0.0");
+  EXPECT_EQ(formatFloat(-0.25), "-0.25");
+  EXPECT_EQ(formatFloat(INFINITY), "inf");
+  EXPECT_EQ(formatFloat(-INFINITY), "-inf");
+  EXPECT_EQ(formatFloat(std::nan("")), "nan");
+  EXPECT_EQ(formatFloat(1e100), "1e+100");
+}
+
+TEST(Render, StrAndRepr) {
+  EXPECT_EQ(str(Value(true)), "True");
+  EXPECT_EQ(str(Value()), "null");
+  EXPECT_EQ(str(Value(int64_t{-3})), "-3");
+  ValueList l{Value("a"), Value(1), Value(), Value(true)};
+  EXPECT_EQ(str(Value(l)), "['a', 1, null, True]");
+  ValueDict d;
+  d.items.emplace_back("k", Value("v"));
+  d.items.emplace_back("n", Value(ValueList{}));
+  EXPECT_EQ(repr(Value(d)), "{'k': 'v', 'n': []}");
+}
+
+TEST(Render, PythonStringRepr) {
+  EXPECT_EQ(pyReprString("a'b"), "\"a'b\"");
+  EXPECT_EQ(pyReprString("c\"d"), "'c\"d'");
+  EXPECT_EQ(pyReprString("x'y\"z"), "'x\\'y\"z'");
+  EXPECT_EQ(pyReprString("\\"), "'\\\\'");
+  EXPECT_EQ(pyReprString("a\nb"), "'a\\nb'");
+  EXPECT_EQ(pyReprString("\x01"), "'\\x01'");
+  EXPECT_EQ(pyReprString("\xC3\xA9"), "'\xC3\xA9'");
+  EXPECT_EQ(pyReprString("\xC2\xA0"), "'\\xa0'");
+}
+
+TEST(Render, PrintForm) {
+  EXPECT_EQ(printForm(Value()), "None");
+  EXPECT_EQ(printForm(Value("text")), "text");
+  EXPECT_EQ(printForm(Value(1.0)), "1.0");
+  EXPECT_EQ(printForm(Value(ValueList{Value("a"), Value(1), Value()})), "@['a', 1, null]");
+  EXPECT_EQ(printForm(Value(ValueList{})), "@[]");
+}
+
+TEST(Equality, PythonSemantics) {
+  EXPECT_TRUE(pyEquals(Value(1), Value(1.0)));
+  EXPECT_TRUE(pyEquals(Value(true), Value(1)));
+  EXPECT_TRUE(pyEquals(Value(false), Value(0.0)));
+  EXPECT_FALSE(pyEquals(Value(std::nan("")), Value(std::nan(""))));
+  EXPECT_FALSE(pyEquals(Value("1"), Value(1)));
+  EXPECT_FALSE(pyEquals(Value(ValueList{}), Value()));
+  EXPECT_TRUE(pyEquals(Value(ValueList{Value(1), Value(1.0)}), Value(ValueList{Value(true), Value(1)})));
+  EXPECT_FALSE(pyEquals(Value(ValueList{Value(1), Value(2)}), Value(ValueList{Value(2), Value(1)})));
+  ValueDict a, b;
+  a.items = {{"x", Value(1)}, {"y", Value(2)}};
+  b.items = {{"y", Value(2)}, {"x", Value(1.0)}};
+  EXPECT_TRUE(pyEquals(Value(a), Value(b)));
+  EXPECT_FALSE(pyEquals(Value(int64_t{9007199254740993}), Value(9007199254740992.0)));
+}
+
+Value ok(const OpResult& r) {
+  EXPECT_FALSE(r.error) << (r.error ? r.error->message : "");
+  return r.value;
+}
+
+TEST(Arithmetic, NumbersLikePython) {
+  EXPECT_EQ(ok(arithmetic(ArithOp::Div, Value(4), Value(2))).asFloat(), 2.0);
+  EXPECT_EQ(ok(arithmetic(ArithOp::Mod, Value(-1), Value(2))).asInt(), 1);
+  EXPECT_EQ(ok(arithmetic(ArithOp::Mod, Value(3), Value(-2))).asInt(), -1);
+  EXPECT_EQ(ok(arithmetic(ArithOp::Mod, Value(-7.5), Value(2))).asFloat(), 0.5);
+  EXPECT_EQ(ok(arithmetic(ArithOp::Mod, Value(7), Value(2.5))).asFloat(), 2.0);
+  EXPECT_EQ(ok(arithmetic(ArithOp::Pow, Value(2), Value(-1))).asFloat(), 0.5);
+  EXPECT_EQ(ok(arithmetic(ArithOp::Pow, Value(2), Value(10))).asInt(), 1024);
+  EXPECT_EQ(ok(arithmetic(ArithOp::Add, Value(true), Value(true))).asInt(), 2);
+  EXPECT_EQ(ok(arithmetic(ArithOp::Mul, Value(true), Value(2.5))).asFloat(), 2.5);
+  EXPECT_EQ(ok(arithmetic(ArithOp::Add, Value("a"), Value("b"))).asString(), "ab");
+  EXPECT_EQ(ok(arithmetic(ArithOp::Mod, Value(INT64_MIN), Value(-1))).asInt(), 0);
+}
+
+TEST(Arithmetic, TypeErrors) {
+  OpResult r = arithmetic(ArithOp::Add, Value(1), Value("a"));
+  ASSERT_TRUE(r.error);
+  EXPECT_TRUE(r.error->typing);
+  EXPECT_EQ(r.error->message, "Unsupported operand type(s) for plus: 'int' (1) and 'str' ('a')");
+  r = arithmetic(ArithOp::Add, Value("a"), Value(1));
+  EXPECT_EQ(r.error->message, "Can only concatenate str (not 'int' (1)) to str");
+  r = arithmetic(ArithOp::Mul, Value("a"), Value(2));
+  EXPECT_EQ(r.error->message, "Unsupported operand type(s) for multiplication: 'str' ('a') and 'int' (2)");
+}
+
+TEST(Arithmetic, Decision92Errors) {
+  OpResult r = arithmetic(ArithOp::Pow, Value(2), Value(70));
+  ASSERT_TRUE(r.error);
+  EXPECT_FALSE(r.error->typing);
+  EXPECT_EQ(r.error->message, "integer overflow: 2 ** 70");
+  EXPECT_EQ(arithmetic(ArithOp::Add, Value(INT64_MAX), Value(1)).error->message, "integer overflow: 9223372036854775807 + 1");
+  EXPECT_EQ(arithmetic(ArithOp::Div, Value(1), Value(0)).error->message, "division by zero: 1 / 0");
+  EXPECT_TRUE(arithmetic(ArithOp::Mod, Value(1.5), Value(0)).error);
+  EXPECT_TRUE(arithmetic(ArithOp::Pow, Value(0), Value(-1)).error);
+  EXPECT_EQ(arithmetic(ArithOp::Pow, Value(-8), Value(0.5)).error->message, "result of (-8) ** 0.5 is not a real number");
+  EXPECT_TRUE(arithmetic(ArithOp::Pow, Value(2.0), Value(10000)).error);
+  EXPECT_TRUE(std::isinf(ok(arithmetic(ArithOp::Mul, Value(1e300), Value(1e300))).asFloat()));
+}
+
+TEST(Compare, NumbersOnly) {
+  EXPECT_TRUE(ok(compare(CompareOp::Lt, Value(1), Value(2))).asBool());
+  EXPECT_TRUE(ok(compare(CompareOp::Gt, Value(true), Value(false))).asBool());
+  EXPECT_TRUE(ok(compare(CompareOp::Le, Value(2), Value(2.0))).asBool());
+  OpResult r = compare(CompareOp::Lt, Value("a"), Value("b"));
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->message, "Can only compare numbers.");
+}
+
+TEST(Contains, ListsDictsUnknowns) {
+  ValueList l{Value(1), Value::unknown()};
+  EXPECT_TRUE(ok(contains(Value(1.0), Value(l))).asBool());
+  EXPECT_TRUE(ok(contains(Value(2), Value(l))).isUnknown());
+  EXPECT_TRUE(ok(contains(Value::unknown(), Value(l))).isUnknown());
+  ValueDict d;
+  d.items = {{"a", Value(1)}};
+  EXPECT_TRUE(ok(contains(Value("a"), Value(d))).asBool());
+  EXPECT_FALSE(ok(contains(Value(1), Value(d))).asBool());
+  OpResult r = contains(Value("a"), Value("abc"));
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->message, "Operand two of 'in' can only be a list or dict (abc)");
+}
+
+TEST(Cast, Table) {
+  EXPECT_EQ(ok(cast(CastType::Int, Value(-3.9))).asInt(), -3);
+  EXPECT_EQ(ok(cast(CastType::Int, Value(" 1_000\n"))).asInt(), 1000);
+  EXPECT_TRUE(cast(CastType::Int, Value("0.0")).error);
+  EXPECT_EQ(cast(CastType::Int, Value("0.0")).error->message, "Failed to cast '0.0' to int");
+  EXPECT_TRUE(cast(CastType::Int, Value("1e3")).error);
+  EXPECT_TRUE(cast(CastType::Int, Value(INFINITY)).error);
+  EXPECT_TRUE(cast(CastType::Int, Value()).error);
+  EXPECT_EQ(ok(cast(CastType::Float, Value("1e3"))).asFloat(), 1000.0);
+  EXPECT_TRUE(std::isinf(ok(cast(CastType::Float, Value("-inf"))).asFloat()));
+  EXPECT_EQ(ok(cast(CastType::Number, Value("2"))).asFloat(), 2.0);
+  EXPECT_EQ(ok(cast(CastType::Number, Value(2))).asInt(), 2);
+  EXPECT_EQ(ok(cast(CastType::String, Value(true))).asString(), "true");
+  EXPECT_EQ(ok(cast(CastType::String, Value(42.0))).asString(), "42.0");
+  EXPECT_EQ(ok(cast(CastType::String, Value())).asString(), "null");
+  EXPECT_EQ(ok(cast(CastType::String, Value(ValueList{Value(1), Value("a")}))).asString(), "[1, 'a']");
+  EXPECT_TRUE(ok(cast(CastType::Bool, Value("false"))).asBool());
+  EXPECT_FALSE(ok(cast(CastType::Bool, Value())).asBool());
+  EXPECT_TRUE(ok(cast(CastType::Int, Value::unknown())).isUnknown());
+}
+
+}  // namespace
+}  // namespace inmanta::compiler::runtime
