@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "driver.h"
+#include "std_plugins.h"
 
 #ifndef INMANTA_VERSION
 #define INMANTA_VERSION "0.0.0"
@@ -39,6 +40,9 @@ int main(int argc, char** argv) {
     if (compile->parsed()) {
       compileOptions.verbosity = verbosity;
       compileOptions.trace = trace;
+      inmanta::compiler::PluginRegistry plugins;
+      inmanta::stdmodule::registerStdPlugins(plugins);
+      compileOptions.plugins = &plugins;
       return static_cast<int>(inmanta::compiler::runCompile(compileOptions, std::cout, std::cerr));
     }
     std::cout << app.help();

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "compile.h"
+#include "model/define.h"
 #include "project/project.h"
 
 namespace inmanta::compiler {
@@ -25,15 +26,21 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& /*out*/, s
       throw CompileError(Diagnostic(ErrorKind::ProjectException,
                                     "no project.yml found in " + start + " or any folder above it"));
     auto warn = [&err, &session](const Diagnostic& d) {
-      const char* kind = d.kind == ErrorKind::ParserException ? "ParserWarning" : "CompilerRuntimeWarning";
+      std::string kind = !d.warningName.empty()                   ? d.warningName
+                         : d.kind == ErrorKind::ParserException ? "ParserWarning"
+                                                                : "CompilerRuntimeWarning";
       err << kind << ": " << d.message;
       if (session && d.location.valid()) err << " (" << session->sources().format(d.location, d.showColumn) << ")";
       err << "\n";
     };
     session = std::make_unique<CompileSession>(loadProjectConfig(*dir), warn);
     session->load();
-    err << "inmanta: parsed " << session->files().size()
-        << " files without errors; the model's semantics (types, execution, std plugins) are not implemented yet "
+    static const PluginRegistry kNoPlugins;
+    model::Model model;
+    model::defineModel(model, session->files(), options.plugins ? *options.plugins : kNoPlugins, session->sources(),
+                       warn);
+    err << "inmanta: parsed and defined " << session->files().size()
+        << " files without errors; executing the model (statements, std plugins) is not implemented yet "
            "(issue #5), so nothing was compiled\n";
     return CompileStatus::NotCompiled;
   } catch (const CompileError& e) {

@@ -4,12 +4,15 @@
 #include <ostream>
 #include <string>
 
+#include "plugin.h"
+
 namespace inmanta::compiler {
 
 struct CompileOptions {
   std::string projectDir;  // empty: search upwards from the current folder
   int verbosity = 0;       // -v, -vv
   bool trace = false;      // -X: also print internal details of failures
+  const PluginRegistry* plugins = nullptr;  // the plugins of the modules built into the binary
 };
 
 enum class CompileStatus {

@@ -33,6 +33,7 @@ struct Diagnostic {
                              // is reported after its token, but the token is what to point at)
   std::vector<Diagnostic> causes;
   std::string nativeCause;   // "AssertionError: boom" for a plugin's non-compiler failure
+  std::string warningName;   // for warnings: TypeDeprecationWarning, VariableShadowWarning, ...
 
   Diagnostic() = default;
   Diagnostic(ErrorKind k, std::string msg, SourceLocation loc = {}, bool column = true)

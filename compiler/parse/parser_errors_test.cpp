@@ -71,6 +71,8 @@ const ErrorCase kCases[] = {
     {"int_overflow", "x = 99999999999999999999\n", "ParserException", 1, 5, "Syntax error: integer literal out of range: 9999999999999999"},
 };
 
+void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
+
 class ParserErrorTest : public ::testing::TestWithParam<ErrorCase> {};
 
 TEST_P(ParserErrorTest, ReportsKindAndPosition) {

@@ -1,0 +1,140 @@
+// The plugin API: how a module (std, in C++) declares plugins the model can call, and what a
+// plugin may do while it runs (spec 4.13, Appendix A.8).
+//
+// The compiler binds the call's arguments to the declared parameters, validates each against its
+// declared type (a PluginTypeException otherwise), skips the call when an argument is unknown
+// (unless the plugin accepts unknowns), calls `run`, and validates the result against the
+// declared return type. A plugin reports failures by throwing one of the exceptions below.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "runtime/value.h"
+
+namespace inmanta::compiler {
+
+struct PluginParam {
+  std::string name;
+  // The declared type as the reference writes it: `string`, `int`, `float`, `bool`, `number`,
+  // `any`, `list`, `dict`, `string[]`, `std::Entity`, `std::OS`, `std::ipv_any_network`, ...
+  std::string type;
+  // A default value; `defaultIsNone` marks a `T = None` parameter: its default is null but an
+  // explicit null is still rejected unless T is nullable (spec 4.13).
+  std::optional<runtime::Value> defaultValue;
+  bool defaultIsNone = false;
+  bool keywordOnly = false;
+  bool hasDefault() const { return defaultValue.has_value() || defaultIsNone; }
+};
+
+class PluginContext;
+
+struct PluginSpec {
+  std::string ns = "std";  // the module namespace the plugin is registered in
+  std::string name;        // `print`; called as `std::print`
+  std::vector<PluginParam> params;
+  bool varKeywords = false;     // takes **kwargs (std::template)
+  std::string returnType;       // empty: no annotation, the result is not checked; "null": returns nothing
+  bool acceptsUnknown = false;  // called even when an argument is unknown (is_unknown, getattr)
+  bool contextAware = false;    // takes the hidden context: refused in typedef constraints
+  bool deprecated = false;      // logs a PluginDeprecationWarning on every call
+  // args: one per declared parameter, in declaration order (defaults filled in); kwargs: the
+  // extra keyword arguments of a **kwargs plugin.
+  std::function<runtime::Value(PluginContext& ctx, const std::vector<runtime::Value>& args,
+                               const std::vector<std::pair<std::string, runtime::Value>>& kwargs)>
+      run;
+
+  std::string fullName() const { return ns + "::" + name; }
+};
+
+// What a running plugin may ask of the compiler. Plugins do I/O only through this.
+class PluginContext {
+ public:
+  virtual ~PluginContext() = default;
+
+  // Where std::print writes (standard output of the compile).
+  virtual std::ostream& out() = 0;
+  // Logs a warning (e.g. PluginDeprecationWarning) on standard error.
+  virtual void warn(const std::string& kind, const std::string& message) = 0;
+
+  // The value of attribute `name` of an instance. Throws PluginSuspend when the attribute is not
+  // ready yet (the call is retried when it is), PluginFailure("AttributeError", ...) when the
+  // entity has no such attribute, CompileError for an OptionalValueException.
+  virtual runtime::Value attribute(const runtime::Value& instance, std::string_view name) = 0;
+  // True when the instance's entity is `entityName` (fully qualified) or a subtype of it;
+  // throws PluginFailure("AttributeError", ...) when no entity has that name.
+  virtual bool isInstanceOf(const runtime::Value& instance, std::string_view entityName) = 0;
+  // The fully qualified entity name of an instance (`__config__::A`).
+  virtual std::string entityName(const runtime::Value& instance) = 0;
+  // The creation ordinal of an instance in this compile (for std::objid).
+  virtual size_t instanceOrdinal(const runtime::Value& instance) = 0;
+
+  // The folder of a loaded module by name (`std`, `mymod`), or empty when there is none.
+  virtual std::string moduleDir(std::string_view module) = 0;
+  // The module of the file the call is written in.
+  virtual std::string callingModule() = 0;
+  // The project folder (the compiler's working directory for data/std/passwordfile.txt).
+  virtual std::string projectDir() = 0;
+
+  // Settings from .inmanta / the environment (compiler config), e.g. ("config", "environment").
+  virtual std::optional<std::string> setting(std::string_view section, std::string_view key) = 0;
+};
+
+// Any failure inside a plugin other than a compiler error: reported as an ExternalException
+// "Exception in plugin P" caused by `pythonType: message` (e.g. AssertionError, IndexError).
+class PluginFailure : public std::exception {
+ public:
+  PluginFailure(std::string pythonType, std::string message)
+      : pythonType_(std::move(pythonType)), message_(std::move(message)) {}
+  const std::string& pythonType() const { return pythonType_; }
+  const std::string& message() const { return message_; }
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string pythonType_;
+  std::string message_;
+};
+
+// The plugin's own dedicated error: an ExplicitPluginException "PluginException in plugin P".
+class ExplicitPluginFailure : public std::exception {
+ public:
+  explicit ExplicitPluginFailure(std::string message) : message_(std::move(message)) {}
+  const std::string& message() const { return message_; }
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
+// Thrown through a plugin by PluginContext::attribute when a value is not ready yet; the
+// compiler re-runs the call later. Plugins must let it pass.
+class PluginSuspend : public std::exception {
+ public:
+  explicit PluginSuspend(void* variable) : variable_(variable) {}
+  void* variable() const { return variable_; }
+  const char* what() const noexcept override { return "suspended on an unready value"; }
+
+ private:
+  void* variable_;
+};
+
+// Every plugin of every module compiled into this binary, by full name.
+class PluginRegistry {
+ public:
+  void add(PluginSpec spec);
+  const PluginSpec* find(std::string_view fullName) const;
+  // The plugins registered in a module namespace, in name order.
+  std::vector<const PluginSpec*> inNamespace(std::string_view ns) const;
+
+ private:
+  std::map<std::string, std::unique_ptr<PluginSpec>, std::less<>> plugins_;
+};
+
+}  // namespace inmanta::compiler

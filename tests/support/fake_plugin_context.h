@@ -1,0 +1,83 @@
+// A PluginContext for unit tests of plugins: captures output and warnings, serves attributes
+// and settings from maps the test fills in.
+#pragma once
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "plugin.h"
+
+namespace inmanta::compiler::testing {
+
+// A stand-in entity instance with a name and attributes.
+class FakeInstance : public runtime::InstanceBase {
+ public:
+  FakeInstance(std::string entity, std::map<std::string, runtime::Value> attributes, size_t ordinal = 1)
+      : entity_(std::move(entity)), attributes_(std::move(attributes)), ordinal_(ordinal) {}
+  std::string display() const override { return entity_ + " (instantiated at ./main.cf:1)"; }
+  const std::string& entity() const { return entity_; }
+  std::map<std::string, runtime::Value>& attributes() { return attributes_; }
+  // entities this one is (itself and its parents), fully qualified
+  std::vector<std::string> isA;
+  size_t ordinal() const { return ordinal_; }
+  // attributes that exist but are not ready yet: reading them suspends
+  std::vector<std::string> unready;
+
+ private:
+  std::string entity_;
+  std::map<std::string, runtime::Value> attributes_;
+  size_t ordinal_;
+};
+
+class FakePluginContext : public PluginContext {
+ public:
+  std::ostringstream output;
+  std::vector<std::pair<std::string, std::string>> warnings;
+  std::map<std::string, std::string> moduleDirs;
+  std::map<std::pair<std::string, std::string>, std::string> settings;
+  std::string module = "__config__";
+  std::string project = ".";
+
+  std::ostream& out() override { return output; }
+  void warn(const std::string& kind, const std::string& message) override { warnings.emplace_back(kind, message); }
+
+  runtime::Value attribute(const runtime::Value& instance, std::string_view name) override {
+    auto* fake = dynamic_cast<FakeInstance*>(instance.asInstance());
+    for (const std::string& u : fake->unready)
+      if (u == name) throw PluginSuspend(nullptr);
+    auto it = fake->attributes().find(std::string(name));
+    if (it == fake->attributes().end())
+      throw PluginFailure("AttributeError", "'" + fake->entity() + "' object has no attribute '" + std::string(name) + "'");
+    return it->second;
+  }
+  bool isInstanceOf(const runtime::Value& instance, std::string_view entityName) override {
+    auto* fake = dynamic_cast<FakeInstance*>(instance.asInstance());
+    if (entityName.find("::") == std::string_view::npos)
+      throw PluginFailure("AttributeError", "no entity named " + std::string(entityName));
+    if (fake->entity() == entityName) return true;
+    for (const std::string& p : fake->isA)
+      if (p == entityName) return true;
+    return false;
+  }
+  std::string entityName(const runtime::Value& instance) override {
+    return dynamic_cast<FakeInstance*>(instance.asInstance())->entity();
+  }
+  size_t instanceOrdinal(const runtime::Value& instance) override {
+    return dynamic_cast<FakeInstance*>(instance.asInstance())->ordinal();
+  }
+  std::string moduleDir(std::string_view m) override {
+    auto it = moduleDirs.find(std::string(m));
+    return it == moduleDirs.end() ? std::string() : it->second;
+  }
+  std::string callingModule() override { return module; }
+  std::string projectDir() override { return project; }
+  std::optional<std::string> setting(std::string_view section, std::string_view key) override {
+    auto it = settings.find({std::string(section), std::string(key)});
+    if (it == settings.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+}  // namespace inmanta::compiler::testing
