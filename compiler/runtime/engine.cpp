@@ -1,0 +1,399 @@
+#include "runtime/engine.h"
+
+#include <algorithm>
+
+namespace inmanta::compiler::runtime {
+
+namespace {
+[[noreturn]] void fail(ErrorKind kind, std::string message, SourceLocation location = {}) {
+  throw CompileError(Diagnostic(kind, std::move(message), location, false));
+}
+}  // namespace
+
+bool ResultCollector::receiveFlatten(const Value& value, SourceLocation location) {
+  if (value.isList()) {
+    for (const Value& v : value.asList())
+      if (receive(v, location)) return true;
+    return false;
+  }
+  return receive(value, location);
+}
+
+// ------------------------------------------------------------------ Variable
+
+Variable::Variable(Kind kind, Scheduler* scheduler) : kind_(kind), scheduler_(scheduler) {
+  tracksPromises_ = delayed();
+}
+
+Value Variable::get() const {
+  if (!hasValue_) throw UnsetSignal{const_cast<Variable*>(this)};
+  return value_;
+}
+
+void Variable::waitFor(Waiter* waiter) {
+  if (hasValue_) waiter->ready();
+  else waiters_.push_back(waiter);
+}
+
+bool Variable::listen(ResultCollector*, SourceLocation) { return false; }
+
+void Variable::notifyWaiters() {
+  std::vector<Waiter*> waiting;
+  waiting.swap(waiters_);
+  for (Waiter* w : waiting) w->ready();
+}
+
+void Variable::validate(const Value& value) {
+  if (value.isUnknown() || !validator) return;
+  if (auto error = validator(value)) throw CompileError(std::move(*error));
+}
+
+void Variable::doubleSet(const Value& value, SourceLocation location) const {
+  const auto& where = scheduler_->messages().location;
+  std::string oldAt = where ? where(setAt_) : std::string();
+  std::string newAt = where ? where(location) : std::string();
+  fail(ErrorKind::DoubleSetException, "value set twice:\n\told value: " + str(value_) + "\n\t\tset at " + oldAt +
+                                          "\n\tnew value: " + str(value) + "\n\t\tset at " + newAt,
+       location);
+}
+
+void Variable::set(const Value& value, SourceLocation location, bool recur) {
+  if (hasValue_) {
+    bool same = value.isUnknown() || value_.isUnknown() ? value.isUnknown() && value_.isUnknown() : pyEquals(value_, value);
+    if (!same) doubleSet(value, location);
+    return;
+  }
+  validate(value);
+  value_ = value;
+  setAt_ = location;
+  hasValue_ = true;
+  if (kind_ == Kind::Single && recur && setInverse && value.isInstance()) setInverse(value, location);
+  notifyWaiters();
+}
+
+void Variable::freeze() {
+  if (hasValue_) return;
+  queued_ = true;
+  hasValue_ = true;
+  notifyWaiters();
+  tracksPromises_ = false;
+  promises_.clear();
+  donePromises_ = 0;
+}
+
+Promise* Variable::setPromise() {
+  if (!tracksPromises_) {
+    // a promise on a variable that does not track them: fulfilled by setting the value
+    promises_.push_back(std::make_unique<Promise>(Promise{this, true}));
+    ++donePromises_;
+    return promises_.back().get();
+  }
+  promises_.push_back(std::make_unique<Promise>(Promise{this, false}));
+  return promises_.back().get();
+}
+
+Promise* Variable::progressionPromise() {
+  if (!tracksPromises_) return nullptr;
+  promises_.push_back(std::make_unique<Promise>(Promise{this, false}));
+  return promises_.back().get();
+}
+
+void Variable::fulfill(Promise* promise) {
+  if (promise == nullptr || promise->done) return;
+  promise->done = true;
+  if (!tracksPromises_) return;
+  ++donePromises_;
+  if (canGet()) queue();
+  if (kind_ == Kind::Collector) static_cast<CollectorVariable*>(this)->fulfilled();
+}
+
+void Variable::queue() {
+  if (queued_) return;
+  queued_ = true;
+  scheduler_->addPossible(this);
+}
+
+// ------------------------------------------------------------------ OptionVariable
+
+OptionVariable::OptionVariable(Scheduler* scheduler) : Variable(Kind::Option, scheduler) {}
+
+Value OptionVariable::get() const {
+  Value v = Variable::get();
+  if (v.isNull())
+    fail(ErrorKind::OptionalValueException,
+         "Optional variable accessed that has no value (attribute `" + entityName + "." + attributeName + "` of `" +
+             (owner ? owner->display() : std::string()) + "`)");
+  return v;
+}
+
+void OptionVariable::set(const Value& value, SourceLocation location, bool recur) {
+  if (hasValue_) {
+    if (value_.isNull()) {
+      if (value.isNull()) return;
+      fail(ErrorKind::ModifiedAfterFreezeException, "List modified after freeze", location);
+    }
+    if (value.isInstance() && value_.isInstance() && value.asInstance() == value_.asInstance()) return;
+    if (value.isUnknown() && value_.isUnknown()) return;
+    doubleSet(value, location);
+  }
+  if (!value.isNull()) validate(value);
+  if (value.isInstance() && recur && setInverse) setInverse(value, location);
+  value_ = value;
+  setAt_ = location;
+  freeze();
+}
+
+// ------------------------------------------------------------------ ListVariable
+
+ListVariable::ListVariable(Scheduler* scheduler) : Variable(Kind::List, scheduler) { value_ = Value(ValueList{}); }
+
+bool ListVariable::canGet() const {
+  return static_cast<int64_t>(items_.size()) >= low && waitingProviders() == 0;
+}
+
+int ListVariable::progressPotential() const { return static_cast<int>(waiters_.size()) - gradualWaiters_; }
+
+bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
+  for (const Value& v : std::vector<Value>(items_)) collector->receive(v, location);
+  if (!hasValue_) {
+    if (std::find(listeners_.begin(), listeners_.end(), collector) != listeners_.end()) {
+      ++gradualWaiters_;
+      return true;
+    }
+    listeners_.push_back(collector);
+    if (collector->pureGradual()) ++gradualWaiters_;
+  }
+  return true;
+}
+
+void ListVariable::freeze() {
+  value_ = Value(ValueList(items_));
+  Variable::freeze();
+  listeners_.clear();
+}
+
+namespace {
+bool sameInstance(const Value& a, const Value& b) {
+  if (a.isInstance() && b.isInstance()) return a.asInstance() == b.asInstance();
+  return false;
+}
+}  // namespace
+
+// Returns true when the value was new and appended.
+bool ListVariable::addOne(const Value& value, SourceLocation location, bool recur) {
+  auto present = [&] {
+    for (const Value& v : items_)
+      if (sameInstance(v, value)) return true;
+    return false;
+  };
+  if (hasValue_) {
+    if (present()) return false;
+    if (high && static_cast<int64_t>(items_.size()) == *high)
+      fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + attributeName + "' of instance '" +
+                                            (owner ? owner->display() : std::string()) + "'",
+           location);
+    fail(ErrorKind::ModifiedAfterFreezeException, "List modified after freeze", location);
+  }
+  validate(value);
+  if (present()) {
+    if (canGet()) queue();
+    return false;
+  }
+  items_.push_back(value);
+  value_ = Value(ValueList(items_));
+  for (size_t i = 0; i < listeners_.size();) {
+    ResultCollector* l = listeners_[i];
+    if (l->receive(value, location)) {
+      if (!l->pureGradual()) ++gradualWaiters_;
+      listeners_.erase(listeners_.begin() + static_cast<long>(i));
+    } else {
+      ++i;
+    }
+  }
+  if (recur && setInverse && value.isInstance()) setInverse(value, location);
+  if (high) {
+    if (static_cast<int64_t>(items_.size()) > *high)
+      fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(*high), location);
+    if (static_cast<int64_t>(items_.size()) == *high) freeze();
+  }
+  if (canGet()) queue();
+  return true;
+}
+
+void ListVariable::set(const Value& value, SourceLocation location, bool recur) {
+  if (value.isNull()) {
+    if (!items_.empty()) {
+      std::string values;
+      for (const Value& v : items_) values += (values.empty() ? "" : ", ") + str(v);
+      fail(ErrorKind::RuntimeException, "Trying to set relation attribute `" + attributeName + "` of instance `" +
+                                            (owner ? owner->display() : std::string()) +
+                                            "` to null but it has values `" + values + "` assigned already",
+           location);
+    }
+    freeze();
+    return;
+  }
+  if (value.isList()) {
+    if (value.asList().empty()) {
+      if (!hasValue_ && canGet()) queue();
+      return;
+    }
+    for (const Value& v : value.asList()) set(v, location, recur);
+    return;
+  }
+  addOne(value, location, recur);
+}
+
+// ------------------------------------------------------------------ CollectorVariable
+
+CollectorVariable::CollectorVariable(Scheduler* scheduler) : Variable(Kind::Collector, scheduler) {}
+
+void CollectorVariable::set(const Value& value, SourceLocation, bool) {
+  if (value.isList())
+    for (const Value& v : value.asList()) items_.push_back(v);
+  else
+    items_.push_back(value);
+}
+
+void CollectorVariable::fulfilled() {
+  if (!hasValue_ && waitingProviders() == 0) {
+    value_ = Value(ValueList(items_));
+    freeze();
+  }
+}
+
+// ------------------------------------------------------------------ units
+
+Waiter::Waiter(Scheduler& scheduler) : scheduler_(scheduler) { scheduler_.registerWaiter(this); }
+
+void Waiter::waitFor(Variable* variable) {
+  inputs_.push_back(variable);
+  ++waitCount_;
+  variable->waitFor(this);
+}
+
+void Waiter::ready() {
+  --waitCount_;
+  if (waitCount_ == 0) scheduler_.addRunning(this);
+}
+
+FunctionUnit::FunctionUnit(Scheduler& scheduler, std::vector<Variable*> inputs, std::function<void()> body,
+                           std::string description, SourceLocation location, bool executionUnit)
+    : Waiter(scheduler),
+      body_(std::move(body)),
+      description_(std::move(description)),
+      location_(location),
+      executionUnit_(executionUnit) {
+  for (Variable* v : inputs) waitFor(v);
+}
+
+// ------------------------------------------------------------------ Scheduler
+
+Scheduler::Scheduler(MessageContext messages) : messages_(std::move(messages)) {}
+Scheduler::~Scheduler() = default;
+
+Variable* Scheduler::makeWrapped(const Value& value) {
+  Variable* v = makePlain();
+  v->set(value, {});
+  return v;
+}
+
+void Scheduler::registerWaiter(Waiter* waiter) {
+  allWaiters_.push_back(waiter);
+  waiter->self_ = std::prev(allWaiters_.end());
+}
+
+void Scheduler::finished(Waiter* waiter) { allWaiters_.erase(waiter->self_); }
+
+void Scheduler::addPossible(Variable* variable) {
+  if (variable->isRelation()) candidates_.push_back(variable);
+  else otherCandidates_.push_back(variable);
+}
+
+namespace {
+Variable* popFront(std::deque<Variable*>& relations, std::deque<Variable*>& others) {
+  std::deque<Variable*>& q = relations.empty() ? others : relations;
+  Variable* v = q.front();
+  q.pop_front();
+  return v;
+}
+}  // namespace
+
+bool Scheduler::breakWaitCycle() {
+  // step 4 of spec 4.7: a variable some unit waits on, with outstanding promises and potential
+  for (Waiter* w : allWaiters_)
+    for (Variable* v : w->inputs())
+      if (v->delayed() && !v->isReady() && v->waitingProviders() > 0 && v->progressPotential() > 0) {
+        v->freeze();
+        return true;
+      }
+  return false;
+}
+
+std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
+  iterations_ = 0;
+  while (iterations_ < maxIterations) {
+    if (runQueue_.empty() && candidates_.empty() && otherCandidates_.empty() && zeroWaiters_.empty()) break;
+    ++iterations_;
+    // 1. run everything runnable
+    while (!runQueue_.empty()) {
+      Waiter* next = runQueue_.front();
+      runQueue_.pop_front();
+      try {
+        next->execute();
+        finished(next);
+      } catch (const UnsetSignal& unset) {
+        next->waitFor(unset.variable);  // runs again once that value is there
+      }
+    }
+    // 2. freeze the first possibly complete variable somebody waits for
+    bool progress = false;
+    while ((!candidates_.empty() || !otherCandidates_.empty()) && !progress) {
+      Variable* v = popFront(candidates_, otherCandidates_);
+      if (v->isReady()) continue;
+      if (v->progressPotential() <= 0) {
+        zeroWaiters_.push_back(v);
+      } else if (v->waitingProviders() > 0) {
+        v->unqueue();
+      } else {
+        v->freeze();
+        progress = true;
+      }
+    }
+    // 3. reconsider the ones nobody waited for
+    if (!progress) {
+      std::deque<Variable*> remaining;
+      for (Variable* v : zeroWaiters_) {
+        if (v->isReady()) continue;
+        if (v->progressPotential() > 0) addPossible(v);
+        else remaining.push_back(v);
+      }
+      zeroWaiters_ = std::move(remaining);
+      while ((!candidates_.empty() || !otherCandidates_.empty()) && !progress) {
+        Variable* v = popFront(candidates_, otherCandidates_);
+        if (v->waitingProviders() > 0) {
+          v->unqueue();
+        } else {
+          v->freeze();
+          progress = true;
+        }
+      }
+    }
+    // 4. break a wait cycle
+    if (!progress) progress = breakWaitCycle();
+    // 5. freeze what nobody waits for, from the back
+    if (!progress) {
+      while (!zeroWaiters_.empty()) {
+        Variable* v = zeroWaiters_.back();
+        zeroWaiters_.pop_back();
+        v->freeze();
+      }
+    }
+  }
+  if (iterations_ >= maxIterations)
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, "Could not complete model, max_iterations " +
+                                                                    std::to_string(maxIterations) + " reached."));
+  return std::vector<Waiter*>(allWaiters_.begin(), allWaiters_.end());
+}
+
+}  // namespace inmanta::compiler::runtime

@@ -1,0 +1,266 @@
+// The execution engine's core (spec 4.3-4.7): variables (slots) with their waiters, promises and
+// gradual listeners, the units that wait on them, and the scheduler with its freeze algorithm.
+// The structure follows the reference's runtime on purpose: models near the limits of the
+// freeze heuristics succeed or fail depending on the exact algorithm (spec 4.7), so the same
+// queues, FIFO orders and one freeze per round are kept.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "runtime/value.h"
+
+namespace inmanta::compiler::runtime {
+
+class Scheduler;
+class Waiter;
+class Variable;
+
+// Receives the values of a relation or list one by one for gradual execution (spec 4.5).
+class ResultCollector {
+ public:
+  virtual ~ResultCollector() = default;
+  // True when all progress comes from new values: freezing the variable adds nothing.
+  virtual bool pureGradual() const { return true; }
+  // Returns true when this collector wants no more values.
+  virtual bool receive(const Value& value, SourceLocation location) = 0;
+  // A list is received element by element.
+  bool receiveFlatten(const Value& value, SourceLocation location);
+};
+
+// Thrown when a value is read from a variable that is not ready (a plugin reading an attribute
+// that is not assigned yet, spec 4.13): the unit waits for it and runs again.
+struct UnsetSignal {
+  Variable* variable;
+};
+
+// A promise to set a value on a freezable variable, or to make progress towards one (4.6).
+struct Promise {
+  Variable* owner = nullptr;
+  bool done = false;
+};
+
+// Formats locations and values for messages raised by variables.
+struct MessageContext {
+  std::function<std::string(const SourceLocation&)> location;
+};
+
+// A slot (spec 4.3). Plain variables and plain attributes are `Plain`; relation ends are
+// `Single` ([1]), `Option` ([0:1]) or `List` (other multiplicities); `Collector` gathers the
+// elements of a list literal; `Wrapped` holds a value known at creation.
+class Variable {
+ public:
+  enum class Kind { Plain, Single, Option, List, Collector, Wrapped };
+  Variable(Kind kind, Scheduler* scheduler);
+  virtual ~Variable() = default;
+  Variable(const Variable&) = delete;
+  Variable& operator=(const Variable&) = delete;
+  Kind kind() const { return kind_; }
+
+  bool isReady() const { return hasValue_; }
+  // The value; UnsetSignal when not ready; an OptionalValueException for an empty optional.
+  virtual Value get() const;
+  // What is there now, ready or not (a relation's values so far).
+  const Value& current() const { return value_; }
+  const SourceLocation& setAt() const { return setAt_; }
+  void waitFor(Waiter* waiter);
+  // Registers a gradual listener; false when this kind does not report values one by one.
+  virtual bool listen(ResultCollector* collector, SourceLocation location);
+  virtual void set(const Value& value, SourceLocation location, bool recur = true);
+  virtual void freeze();
+
+  // Freezable variables (optional and list relations, collectors; spec 4.6).
+  bool delayed() const { return kind_ == Kind::Option || kind_ == Kind::List || kind_ == Kind::Collector; }
+  Promise* setPromise();
+  // Null when this variable no longer tracks promises (frozen) or never does.
+  Promise* progressionPromise();
+  void fulfill(Promise* promise);
+  size_t waitingProviders() const { return promises_.size() - donePromises_; }
+  virtual bool canGet() const { return hasValue_; }
+  virtual int progressPotential() const { return static_cast<int>(waiters_.size()); }
+  // Relation variables are frozen before collectors (the candidate queue's order, 4.7).
+  bool isRelation() const { return kind_ == Kind::Single || kind_ == Kind::Option || kind_ == Kind::List; }
+  bool queued() const { return queued_; }
+  void unqueue() { queued_ = false; }
+  // A freezable variable that may already be complete is offered to the scheduler at once.
+  void created() {
+    if (delayed() && canGet()) queue();
+  }
+
+  // Validation of the first value (spec 3.5); returns the error, if any.
+  std::function<std::optional<Diagnostic>(const Value&)> validator;
+  // For relation and attribute variables: the owner and attribute, for messages and inverses.
+  InstanceBase* owner = nullptr;
+  std::string attributeName;
+  // Sets the inverse end on the other instance (relations with an inverse).
+  std::function<void(const Value& other, SourceLocation location)> setInverse;
+  // Lower and upper bound of a list relation.
+  int64_t low = 0;
+  std::optional<int64_t> high;
+
+ protected:
+  void notifyWaiters();
+  void queue();
+  void validate(const Value& value);
+  [[noreturn]] void doubleSet(const Value& value, SourceLocation location) const;
+
+  Kind kind_;
+  Scheduler* scheduler_;
+  Value value_;
+  bool hasValue_ = false;
+  SourceLocation setAt_;
+  std::vector<Waiter*> waiters_;
+  bool tracksPromises_ = false;
+  std::vector<std::unique_ptr<Promise>> promises_;
+  size_t donePromises_ = 0;
+  bool queued_ = false;
+};
+
+// An optional relation end [0:1].
+class OptionVariable : public Variable {
+ public:
+  explicit OptionVariable(Scheduler* scheduler);
+  Value get() const override;
+  void set(const Value& value, SourceLocation location, bool recur = true) override;
+  bool canGet() const override { return waitingProviders() == 0; }
+  std::string entityName;  // for the OptionalValueException message: `E.b`
+};
+
+// A list relation end: unordered in meaning, kept in arrival order, de-duplicated by identity.
+class ListVariable : public Variable {
+ public:
+  explicit ListVariable(Scheduler* scheduler);
+  bool listen(ResultCollector* collector, SourceLocation location) override;
+  void set(const Value& value, SourceLocation location, bool recur = true) override;
+  void freeze() override;
+  bool canGet() const override;
+  int progressPotential() const override;
+  const std::vector<Value>& values() const { return items_; }
+
+ private:
+  bool addOne(const Value& value, SourceLocation location, bool recur);
+  std::vector<Value> items_;
+  std::vector<ResultCollector*> listeners_;
+  int gradualWaiters_ = 0;
+};
+
+// The elements of a list literal being built; exact promise tracking, never frozen by guesses.
+class CollectorVariable : public Variable {
+ public:
+  explicit CollectorVariable(Scheduler* scheduler);
+  void set(const Value& value, SourceLocation location, bool recur = true) override;
+  int progressPotential() const override { return 0; }
+  void fulfilled();  // called after a promise is fulfilled: freezes when none is outstanding
+  const std::vector<Value>& values() const { return items_; }
+
+ private:
+  std::vector<Value> items_;
+};
+
+// An executable unit: waits until every variable it needs is ready, then runs (spec 4.1).
+class Waiter {
+ public:
+  explicit Waiter(Scheduler& scheduler);
+  virtual ~Waiter() = default;
+  void waitFor(Variable* variable);
+  // Called when a variable it waits on became ready (and once by the creator when it has
+  // registered everything).
+  void ready();
+  virtual void execute() = 0;
+  // What the unit waits on, in order (the scheduler's wait-cycle breaker walks these).
+  const std::vector<Variable*>& inputs() const { return inputs_; }
+  // A description for "not all statements executed" and the location to report it at.
+  virtual std::string describe() const { return "unit"; }
+  virtual SourceLocation location() const { return {}; }
+  virtual bool isExecutionUnit() const { return false; }
+
+ protected:
+  Scheduler& scheduler_;
+  std::vector<Variable*> inputs_;
+
+ private:
+  friend class Scheduler;
+  int waitCount_ = 1;
+  std::list<Waiter*>::iterator self_;
+};
+
+// A unit whose work is a function: the common case.
+class FunctionUnit : public Waiter {
+ public:
+  FunctionUnit(Scheduler& scheduler, std::vector<Variable*> inputs, std::function<void()> body,
+               std::string description = {}, SourceLocation location = {}, bool executionUnit = false);
+  void execute() override { body_(); }
+  std::string describe() const override { return description_; }
+  SourceLocation location() const override { return location_; }
+  bool isExecutionUnit() const override { return executionUnit_; }
+
+ private:
+  std::function<void()> body_;
+  std::string description_;
+  SourceLocation location_;
+  bool executionUnit_;
+};
+
+// Runs units and freezes variables until nothing can progress (spec 4.7).
+class Scheduler {
+ public:
+  explicit Scheduler(MessageContext messages = {});
+  ~Scheduler();
+
+  // Variables and units are owned by the scheduler and live as long as it.
+  template <class V, class... Args>
+  V* makeVariable(Args&&... args) {
+    auto v = std::make_unique<V>(this, std::forward<Args>(args)...);
+    V* raw = v.get();
+    variables_.push_back(std::move(v));
+    raw->created();
+    return raw;
+  }
+  Variable* makePlain() { return makeVariable<PlainHolder>(); }
+  Variable* makeWrapped(const Value& value);
+  template <class U, class... Args>
+  U* makeUnit(Args&&... args) {
+    auto u = std::make_unique<U>(*this, std::forward<Args>(args)...);
+    U* raw = u.get();
+    units_.push_back(std::move(u));
+    raw->ready();  // the creator's own count
+    return raw;
+  }
+
+  // Runs to the end. Returns the units still waiting (empty when everything ran).
+  std::vector<Waiter*> run(size_t maxIterations);
+
+  void addRunning(Waiter* waiter) { runQueue_.push_back(waiter); }
+  void addPossible(Variable* variable);
+  void registerWaiter(Waiter* waiter);
+  void finished(Waiter* waiter);
+  const MessageContext& messages() const { return messages_; }
+  size_t iterations() const { return iterations_; }
+
+ private:
+  struct PlainHolder : Variable {
+    explicit PlainHolder(Scheduler* s) : Variable(Kind::Plain, s) {}
+  };
+  bool freezeOne(std::deque<Variable*>& relations, std::deque<Variable*>& others, bool checkPotential);
+  bool breakWaitCycle();
+
+  MessageContext messages_;
+  std::deque<Waiter*> runQueue_;
+  std::deque<Variable*> candidates_;       // relation variables, FIFO
+  std::deque<Variable*> otherCandidates_;  // collectors and other non-relation variables, FIFO
+  std::deque<Variable*> zeroWaiters_;
+  std::list<Waiter*> allWaiters_;           // unfinished units in creation order
+  std::vector<std::unique_ptr<Variable>> variables_;
+  std::vector<std::unique_ptr<Waiter>> units_;
+  size_t iterations_ = 0;
+};
+
+}  // namespace inmanta::compiler::runtime

@@ -1,0 +1,179 @@
+// The engine core: variables, promises, gradual listeners and the freeze algorithm (spec 4.3-4.7).
+#include "runtime/engine.h"
+
+#include <gtest/gtest.h>
+
+namespace inmanta::compiler::runtime {
+namespace {
+
+struct Recorder : ResultCollector {
+  std::vector<Value> got;
+  bool receive(const Value& v, SourceLocation) override {
+    got.push_back(v);
+    return false;
+  }
+};
+
+struct FakeInstance : InstanceBase {
+  std::string display() const override { return "__config__::A (instantiated at ./main.cf:1)"; }
+};
+
+TEST(Engine, PlainVariableRunsWaitersWhenSet) {
+  Scheduler s;
+  Variable* x = s.makePlain();
+  std::vector<int> order;
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{x}, [&] { order.push_back(2); });
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, [&] {
+    order.push_back(1);
+    x->set(Value(1), {});
+  });
+  EXPECT_TRUE(s.run(1000).empty());
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+}
+
+TEST(Engine, EqualSecondValueIsAcceptedDifferentIsDoubleSet) {
+  Scheduler s;
+  Variable* x = s.makePlain();
+  x->set(Value(1), {});
+  x->set(Value(1.0), {});
+  x->set(Value(true), {});
+  try {
+    x->set(Value(2), {});
+    FAIL();
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.diagnostic().kind, ErrorKind::DoubleSetException);
+  }
+}
+
+TEST(Engine, ListRelationIsFrozenAtTheEndForGradualConsumersOnly) {
+  Scheduler s;
+  FakeInstance a, b, c;
+  auto* list = s.makeVariable<ListVariable>();
+  Recorder r;
+  list->listen(&r, {});
+  list->set(Value(static_cast<InstanceBase*>(&b)), {});
+  list->set(Value(static_cast<InstanceBase*>(&c)), {});
+  list->set(Value(static_cast<InstanceBase*>(&b)), {});  // de-duplicated
+  EXPECT_FALSE(list->isReady());
+  EXPECT_TRUE(s.run(1000).empty());
+  EXPECT_TRUE(list->isReady());  // step 5 froze it
+  EXPECT_EQ(r.got.size(), 2u);
+  try {
+    list->set(Value(static_cast<InstanceBase*>(&a)), {});
+    FAIL();
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.diagnostic().kind, ErrorKind::ModifiedAfterFreezeException);
+  }
+}
+
+TEST(Engine, OutstandingPromiseDelaysTheFreeze) {
+  Scheduler s;
+  FakeInstance b;
+  auto* list = s.makeVariable<ListVariable>();
+  Promise* p = list->setPromise();
+  bool read = false;
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{list}, [&] {
+    read = true;
+    EXPECT_EQ(list->get().asList().size(), 1u);
+  });
+  Variable* trigger = s.makePlain();
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{trigger}, [&] {
+    list->set(Value(static_cast<InstanceBase*>(&b)), {});
+    list->fulfill(p);
+  });
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, [&] { trigger->set(Value(1), {}); });
+  EXPECT_TRUE(s.run(1000).empty());
+  EXPECT_TRUE(read);
+}
+
+TEST(Engine, WaitCycleIsBrokenByFreezingAPromisedRelation) {
+  // x = count(list) while an `if` holds a progression promise on list: step 4 freezes it
+  Scheduler s;
+  auto* list = s.makeVariable<ListVariable>();
+  Promise* eager = list->progressionPromise();
+  ASSERT_NE(eager, nullptr);
+  bool counted = false;
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{list}, [&] { counted = true; });
+  EXPECT_TRUE(s.run(1000).empty());
+  EXPECT_TRUE(counted);
+  EXPECT_TRUE(list->isReady());
+}
+
+TEST(Engine, OptionalFrozenEmptyRaisesOnRead) {
+  Scheduler s;
+  FakeInstance a;
+  auto* opt = s.makeVariable<OptionVariable>();
+  opt->owner = &a;
+  opt->entityName = "__config__::A";
+  opt->attributeName = "b";
+  bool failed = false;
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{opt}, [&] {
+    try {
+      opt->get();
+    } catch (const CompileError& e) {
+      failed = e.diagnostic().kind == ErrorKind::OptionalValueException;
+    }
+  });
+  EXPECT_TRUE(s.run(1000).empty());
+  EXPECT_TRUE(failed);
+}
+
+TEST(Engine, UnitsWaitingForeverAreReported) {
+  Scheduler s;
+  Variable* x = s.makePlain();
+  Variable* y = s.makePlain();
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{y}, [&] { x->set(y->get(), {}); }, "x = y");
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{x}, [&] { y->set(x->get(), {}); }, "y = x");
+  auto left = s.run(1000);
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0]->describe(), "x = y");
+}
+
+TEST(Engine, UnsetReadRequeuesTheUnit) {
+  Scheduler s;
+  Variable* x = s.makePlain();
+  int runs = 0;
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, [&] {
+    ++runs;
+    (void)x->get();  // suspends until x is set
+  });
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, [&] { x->set(Value(3), {}); });
+  EXPECT_TRUE(s.run(1000).empty());
+  EXPECT_EQ(runs, 2);
+}
+
+TEST(Engine, CollectorFreezesWhenAllProducersAreDone) {
+  Scheduler s;
+  auto* col = s.makeVariable<CollectorVariable>();
+  Promise* p1 = col->setPromise();
+  Promise* p2 = col->setPromise();
+  col->set(Value(1), {});
+  col->fulfill(p1);
+  EXPECT_FALSE(col->isReady());
+  col->set(Value(ValueList{Value(2), Value(3)}), {});
+  col->fulfill(p2);
+  EXPECT_TRUE(col->isReady());
+  EXPECT_EQ(str(col->get()), "[1, 2, 3]");
+}
+
+TEST(Engine, IterationLimit) {
+  Scheduler s;
+  Variable* x = s.makePlain();
+  std::function<void()> again;
+  // a unit that keeps creating units: the limit stops it
+  int created = 0;
+  again = [&] {
+    if (++created < 1000) {
+      auto* v = s.makePlain();
+      s.makeUnit<FunctionUnit>(std::vector<Variable*>{v}, again);
+      auto* list = s.makeVariable<ListVariable>();
+      s.makeUnit<FunctionUnit>(std::vector<Variable*>{list}, [v] { v->set(Value(1), {}); });
+    }
+  };
+  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, again);
+  (void)x;
+  EXPECT_THROW(s.run(50), CompileError);
+}
+
+}  // namespace
+}  // namespace inmanta::compiler::runtime
