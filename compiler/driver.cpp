@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "compile.h"
+#include "exec/evaluator.h"
 #include "model/define.h"
 #include "project/project.h"
 
@@ -17,7 +18,7 @@ std::string banner(const std::string& text) {
   return std::string(left, '=') + middle + std::string(right, '=');
 }
 
-CompileStatus runCompile(const CompileOptions& options, std::ostream& /*out*/, std::ostream& err) {
+CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::ostream& err) {
   std::unique_ptr<CompileSession> session;
   try {
     std::string start = options.projectDir.empty() ? std::filesystem::current_path().string() : options.projectDir;
@@ -39,10 +40,23 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& /*out*/, s
     model::Model model;
     model::defineModel(model, session->files(), options.plugins ? *options.plugins : kNoPlugins, session->sources(),
                        warn);
-    err << "inmanta: parsed and defined " << session->files().size()
-        << " files without errors; executing the model (statements, std plugins) is not implemented yet "
-           "(issue #5), so nothing was compiled\n";
-    return CompileStatus::NotCompiled;
+    exec::ExecOptions execOptions;
+    execOptions.out = &out;
+    execOptions.warn = warn;
+    execOptions.projectDir = session->project().dir;
+    exec::Evaluator evaluator(model, options.plugins ? *options.plugins : kNoPlugins, session->sources(), execOptions);
+    try {
+      evaluator.run();
+    } catch (const exec::NotYetSupported& missing) {
+      out.flush();
+      err << "inmanta: the model uses " << missing.what;
+      if (missing.location.valid()) err << " (" << session->sources().format(missing.location, true) << ")";
+      err << ", which this version does not execute yet (issue #5), so the compile is not complete\n";
+      return CompileStatus::NotCompiled;
+    }
+    out.flush();
+    err << "\n" << banner("SUCCESS") << "\n";
+    return CompileStatus::Success;
   } catch (const CompileError& e) {
     err << "\n" << banner("COMPILATION FAILURE") << "\n";
     static const SourceManager kNoSources;

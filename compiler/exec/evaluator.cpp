@@ -1,0 +1,1345 @@
+#include "exec/evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <variant>
+
+#include "exec/format.h"
+#include "exec/typecheck.h"
+#include "model/define.h"
+#include "parse/pyregex.h"
+
+namespace inmanta::compiler::exec {
+
+using runtime::ValueDict;
+using runtime::ValueList;
+
+namespace {
+
+[[noreturn]] void fail(ErrorKind kind, std::string message, SourceLocation loc, bool column = false) {
+  throw CompileError(Diagnostic(kind, std::move(message), loc, column));
+}
+
+bool isCastName(std::string_view n) {
+  return n == "string" || n == "int" || n == "float" || n == "bool" || n == "number";
+}
+
+// Names assigned directly in a block are declared there (spec 3.13).
+void assignedNames(const ast::Block& block, std::vector<std::string_view>& out) {
+  for (const ast::Stmt* s : block) {
+    if (s->kind != ast::Kind::Assign) continue;
+    auto* a = static_cast<const ast::Assign*>(s);
+    if (a->target->kind == ast::Kind::VarRef) out.push_back(static_cast<const ast::VarRef*>(a->target)->name.text);
+  }
+}
+
+std::string joinQuoted(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += names.size() == 2 ? " and " : (i + 1 == names.size() ? ", and " : ", ");
+    out += "'" + names[i] + "'";
+  }
+  return out;
+}
+
+}  // namespace
+
+// A [1] relation end: a plain slot whose value also sets the inverse end.
+struct SingleHolder : runtime::Variable {
+  explicit SingleHolder(runtime::Scheduler* s) : Variable(Kind::Single, s) {}
+};
+
+Variable* Scope::find(std::string_view name) const {
+  for (const Scope* s = this; s != nullptr; s = s->parent) {
+    auto it = s->slots.find(name);
+    if (it != s->slots.end()) return it->second;
+  }
+  return nullptr;
+}
+
+// ------------------------------------------------------------------ the plugin context
+
+class Evaluator::Context : public PluginContext {
+ public:
+  explicit Context(Evaluator& e) : e_(e) {}
+  std::ostream& out() override { return *e_.options_.out; }
+  void warn(const std::string& kind, const std::string& message) override {
+    if (!e_.options_.warn) return;
+    Diagnostic d(ErrorKind::CompilerException, message, callLocation);
+    d.warningName = kind;
+    e_.options_.warn(d);
+  }
+  Value attribute(const Value&, std::string_view) override {
+    throw NotYetSupported{"reading entity attributes from a plugin", callLocation};
+  }
+  bool isInstanceOf(const Value&, std::string_view) override {
+    throw NotYetSupported{"entity type checks in plugins", callLocation};
+  }
+  std::string entityName(const Value&) override { throw NotYetSupported{"entities in plugins", callLocation}; }
+  size_t instanceOrdinal(const Value&) override { throw NotYetSupported{"entities in plugins", callLocation}; }
+  std::string moduleDir(std::string_view module) override {
+    for (const auto& ns : e_.model_.namespaces()) {
+      if (ns->name != module) continue;
+      std::filesystem::path file(e_.sources_.file(ns->fileId).path);
+      return file.parent_path().parent_path().string();  // <module>/model/_init.cf
+    }
+    return {};
+  }
+  std::string callingModule() override { return callingNs != nullptr ? callingNs->module : "__config__"; }
+  std::string projectDir() override { return e_.options_.projectDir; }
+  std::optional<std::string> setting(std::string_view, std::string_view) override { return std::nullopt; }
+
+  SourceLocation callLocation;
+  const model::Namespace* callingNs = nullptr;
+
+ private:
+  Evaluator& e_;
+};
+
+// ------------------------------------------------------------------ setup and run
+
+Evaluator::Evaluator(model::Model& model, const PluginRegistry& plugins, const SourceManager& sources,
+                     ExecOptions options)
+    : model_(model),
+      plugins_(plugins),
+      sources_(sources),
+      options_(std::move(options)),
+      scheduler_(runtime::MessageContext{[this](const SourceLocation& l) { return where(l); }}),
+      context_(std::make_unique<Context>(*this)) {}
+
+Evaluator::~Evaluator() = default;
+
+std::string Evaluator::where(const SourceLocation& loc) const { return sources_.format(loc, false); }
+
+void Evaluator::unsupported(const std::string& what, const ast::Node* at) {
+  throw NotYetSupported{what, at != nullptr ? at->loc : SourceLocation{}};
+}
+
+void Evaluator::declare(const ast::Block& block, Scope* scope) {
+  std::vector<std::string_view> names;
+  assignedNames(block, names);
+  for (std::string_view n : names)
+    if (scope->slots.find(n) == scope->slots.end()) scope->slots.emplace(std::string(n), scheduler_.makePlain());
+}
+
+void Evaluator::run() {
+  // every file's top-level scope first: qualified references may point into any of them
+  for (const auto& ns : model_.namespaces()) {
+    scopes_.push_back(std::make_unique<Scope>(nullptr, ns.get()));
+    Scope* top = scopes_.back().get();
+    topScopes_[ns.get()] = top;
+    declare(ns->file->statements, top);
+  }
+  for (const auto& ns : model_.namespaces()) emitBlock(ns->file->statements, topScopes_[ns.get()], true);
+  std::vector<runtime::Waiter*> left = scheduler_.run(options_.maxIterations);
+  if (!left.empty()) {
+    runtime::Waiter* first = left.front();
+    for (runtime::Waiter* w : left)
+      if (w->isExecutionUnit()) {
+        first = w;
+        break;
+      }
+    std::string names;
+    for (runtime::Waiter* w : left) names += (names.empty() ? "" : ", ") + w->describe();
+    fail(ErrorKind::RuntimeException, "not all statements executed: [" + names + "]", first->location());
+  }
+  finalChecks();
+}
+
+void Evaluator::emitBlock(const ast::Block& block, Scope* scope, bool topLevel) {
+  // spec 2.5: block statements are emitted in reverse, the top level in order
+  if (topLevel) {
+    for (const ast::Stmt* s : block) emitStatement(s, scope);
+  } else {
+    for (auto it = block.rbegin(); it != block.rend(); ++it) emitStatement(*it, scope);
+  }
+}
+
+Variable* Evaluator::unitAfter(std::vector<Variable*> inputs, const ast::Node* at, std::function<Value()> compute) {
+  Variable* result = scheduler_.makePlain();
+  scheduler_.makeUnit<runtime::FunctionUnit>(
+      std::move(inputs), [result, compute = std::move(compute), at] { result->set(compute(), at->loc); },
+      ast::kindName(at->kind), at->loc, true);
+  return result;
+}
+
+// ------------------------------------------------------------------ statements
+
+void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
+  switch (stmt->kind) {
+    case ast::Kind::Import: case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement:
+    case ast::Kind::Relation: case ast::Kind::Typedef: case ast::Kind::Index:
+      return;  // definitions were handled by the definition phase
+    case ast::Kind::ExprStmt:
+      emit(static_cast<const ast::ExprStmt*>(stmt)->expr, scope);
+      return;
+    case ast::Kind::Assign: {
+      auto* a = static_cast<const ast::Assign*>(stmt);
+      if (a->target->kind != ast::Kind::VarRef) return emitAttributeAssign(a, scope);
+      auto* ref = static_cast<const ast::VarRef*>(a->target);
+      auto it = scope->slots.find(ref->name.text);
+      Variable* target = it != scope->slots.end() ? it->second : scope->find(ref->name.text);
+      Variable* value = emit(a->value, scope);
+      scheduler_.makeUnit<runtime::FunctionUnit>(
+          std::vector<Variable*>{value}, [target, value, a] { target->set(value->get(), a->loc); },
+          std::string(ref->name.text) + " = ...", a->loc, true);
+      return;
+    }
+    case ast::Kind::If: {
+      auto* i = static_cast<const ast::If*>(stmt);
+      Variable* cond = emit(i->condition, scope);
+      scheduler_.makeUnit<runtime::FunctionUnit>(
+          std::vector<Variable*>{cond},
+          [this, cond, i, scope] {
+            Value c = cond->get();
+            if (c.isUnknown()) return;
+            if (!c.isBool())
+              fail(ErrorKind::RuntimeException,
+                   "Invalid value `" + runtime::repr(c) + "`: the condition for an if statement can only be a boolean expression",
+                   i->loc);
+            const ast::Block& branch = c.asBool() ? i->thenBlock : i->elseBlock;
+            scopes_.push_back(std::make_unique<Scope>(scope, scope->ns));
+            Scope* inner = scopes_.back().get();
+            declare(branch, inner);
+            emitBlock(branch, inner, false);
+          },
+          "if", i->loc, false);
+      return;
+    }
+    case ast::Kind::For: {
+      auto* f = static_cast<const ast::For*>(stmt);
+      Variable* iterable = emit(f->iterable, scope);
+      scheduler_.makeUnit<runtime::FunctionUnit>(
+          std::vector<Variable*>{iterable},
+          [this, iterable, f, scope] {
+            Value v = iterable->get();
+            if (v.isUnknown()) return;
+            if (!v.isList())
+              fail(ErrorKind::TypingException,
+                   "A for loop can only be applied to lists and relations. Hint: " + runtime::repr(v) + " is not a list.",
+                   f->loc);
+            for (const Value& element : v.asList()) {
+              if (element.isUnknown()) continue;
+              scopes_.push_back(std::make_unique<Scope>(scope, scope->ns));
+              Scope* inner = scopes_.back().get();
+              Variable* loopVar = scheduler_.makePlain();
+              loopVar->set(element, f->loc);
+              inner->slots.emplace(std::string(f->variable.text), loopVar);
+              declare(f->body, inner);
+              emitBlock(f->body, inner, false);
+            }
+          },
+          "for", f->loc, false);
+      return;
+    }
+    default:
+      emit(static_cast<const ast::Expr*>(static_cast<const ast::Node*>(stmt)), scope);
+      return;
+  }
+}
+
+// ------------------------------------------------------------------ expressions
+
+Variable* Evaluator::lookup(const ast::Name& name, Scope* scope) {
+  std::string_view text = name.text;
+  size_t sep = text.rfind("::");
+  if (sep != std::string_view::npos) {
+    std::string_view prefix = text.substr(0, sep);
+    auto vis = scope->ns->visible.find(prefix);
+    if (vis == scope->ns->visible.end())
+      fail(ErrorKind::NotFoundException,
+           "Namespace " + std::string(prefix) + " not found. Try importing it with `import " + std::string(prefix) + "`",
+           name.loc, true);
+    Scope* top = topScopes_.at(vis->second);
+    auto it = top->slots.find(text.substr(sep + 2));
+    if (it == top->slots.end())
+      fail(ErrorKind::NotFoundException, "variable " + std::string(text.substr(sep + 2)) + " not found", name.loc, true);
+    return it->second;
+  }
+  if (Variable* v = scope->find(text)) return v;
+  fail(ErrorKind::NotFoundException, "variable " + std::string(text) + " not found", name.loc, true);
+}
+
+Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
+  switch (expr->kind) {
+    case ast::Kind::Literal: {
+      auto* lit = static_cast<const ast::Literal*>(expr);
+      Value v = std::visit(
+          [](const auto& x) -> Value {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, ast::NullValue>) return Value();
+            else return Value(x);
+          },
+          lit->value);
+      return scheduler_.makeWrapped(v);
+    }
+    case ast::Kind::VarRef:
+      return lookup(static_cast<const ast::VarRef*>(expr)->name, scope);
+    case ast::Kind::Regex:
+      return lookup(ast::Name{0, "self", expr->loc, 0}, scope);
+    case ast::Kind::Binary: {
+      auto* b = static_cast<const ast::Binary*>(expr);
+      if (b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or) {
+        Variable* lhs = emit(b->lhs, scope);
+        Variable* result = scheduler_.makePlain();
+        bool isAnd = b->op == ast::BinaryOp::And;
+        scheduler_.makeUnit<runtime::FunctionUnit>(
+            std::vector<Variable*>{lhs},
+            [this, lhs, result, b, scope, isAnd] {
+              Value l = lhs->get();
+              if (l.isUnknown()) return result->set(Value::unknown(), b->loc);
+              if (!l.isBool())
+                fail(ErrorKind::RuntimeException,
+                     "Invalid left hand value `" + runtime::repr(l) + "`: `" + (isAnd ? "and" : "or") +
+                         "` expects a boolean",
+                     b->loc);
+              if (l.asBool() != isAnd) return result->set(l, b->loc);
+              Variable* rhs = emit(b->rhs, scope);
+              scheduler_.makeUnit<runtime::FunctionUnit>(
+                  std::vector<Variable*>{rhs},
+                  [rhs, result, b] {
+                    Value r = rhs->get();
+                    if (!r.isUnknown() && !r.isBool())
+                      fail(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(r) + "', expected bool", b->loc);
+                    result->set(r, b->loc);
+                  },
+                  "and/or", b->loc, true);
+            },
+            "and/or", b->loc, true);
+        return result;
+      }
+      Variable* lhs = emit(b->lhs, scope);
+      Variable* rhs = emit(b->rhs, scope);
+      return unitAfter({lhs, rhs}, b, [lhs, rhs, b]() -> Value {
+        Value l = lhs->get();
+        Value r = rhs->get();
+        runtime::OpResult res;
+        switch (b->op) {
+          case ast::BinaryOp::In: res = runtime::contains(l, r); break;
+          case ast::BinaryOp::Eq: case ast::BinaryOp::Ne:
+            if (l.isUnknown() || r.isUnknown()) return Value::unknown();
+            return Value(runtime::pyEquals(l, r) == (b->op == ast::BinaryOp::Eq));
+          default: {
+            if (l.isUnknown() || r.isUnknown()) return Value::unknown();
+            switch (b->op) {
+              case ast::BinaryOp::Add: res = arithmetic(runtime::ArithOp::Add, l, r); break;
+              case ast::BinaryOp::Sub: res = arithmetic(runtime::ArithOp::Sub, l, r); break;
+              case ast::BinaryOp::Mul: res = arithmetic(runtime::ArithOp::Mul, l, r); break;
+              case ast::BinaryOp::Div: res = arithmetic(runtime::ArithOp::Div, l, r); break;
+              case ast::BinaryOp::Mod: res = arithmetic(runtime::ArithOp::Mod, l, r); break;
+              case ast::BinaryOp::Pow: res = arithmetic(runtime::ArithOp::Pow, l, r); break;
+              case ast::BinaryOp::Lt: res = compare(runtime::CompareOp::Lt, l, r); break;
+              case ast::BinaryOp::Gt: res = compare(runtime::CompareOp::Gt, l, r); break;
+              case ast::BinaryOp::Le: res = compare(runtime::CompareOp::Le, l, r); break;
+              case ast::BinaryOp::Ge: res = compare(runtime::CompareOp::Ge, l, r); break;
+              default: break;
+            }
+          }
+        }
+        if (res.error)
+          fail(res.error->typing ? ErrorKind::TypingException : ErrorKind::RuntimeException, res.error->message, b->loc);
+        return res.value;
+      });
+    }
+    case ast::Kind::Not: {
+      auto* n = static_cast<const ast::Not*>(expr);
+      Variable* operand = emit(n->operand, scope);
+      return unitAfter({operand}, n, [operand, n]() -> Value {
+        Value v = operand->get();
+        if (v.isUnknown()) return v;
+        if (!v.isBool())
+          fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::repr(v) + "`: `not` expects a boolean", n->loc);
+        return Value(!v.asBool());
+      });
+    }
+    case ast::Kind::Conditional: {
+      auto* c = static_cast<const ast::Conditional*>(expr);
+      Variable* cond = emit(c->condition, scope);
+      Variable* result = scheduler_.makePlain();
+      scheduler_.makeUnit<runtime::FunctionUnit>(
+          std::vector<Variable*>{cond},
+          [this, cond, result, c, scope] {
+            Value v = cond->get();
+            if (v.isUnknown()) return result->set(Value::unknown(), c->loc);
+            if (!v.isBool())
+              fail(ErrorKind::RuntimeException,
+                   "Invalid value `" + runtime::repr(v) + "`: the condition for a conditional expression must be a boolean expression",
+                   c->loc);
+            Variable* branch = emit(v.asBool() ? c->whenTrue : c->whenFalse, scope);
+            scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{branch},
+                                                       [branch, result, c] { result->set(branch->get(), c->loc); },
+                                                       "conditional", c->loc, true);
+          },
+          "conditional", c->loc, true);
+      return result;
+    }
+    case ast::Kind::ListLit: {
+      auto* l = static_cast<const ast::ListLit*>(expr);
+      std::vector<Variable*> elements;
+      for (const ast::Expr* e : l->elements) elements.push_back(emit(e, scope));
+      return unitAfter(elements, l, [elements]() -> Value {
+        ValueList out;
+        for (Variable* v : elements) {
+          Value x = v->get();
+          if (x.isList()) out.insert(out.end(), x.asList().begin(), x.asList().end());
+          else out.push_back(x);
+        }
+        return Value(std::move(out));
+      });
+    }
+    case ast::Kind::DictLit: {
+      auto* d = static_cast<const ast::DictLit*>(expr);
+      std::vector<Variable*> values;
+      for (const auto& [k, v] : d->entries) values.push_back(emit(v, scope));
+      return unitAfter(values, d, [values, d]() -> Value {
+        ValueDict out;
+        for (size_t i = 0; i < values.size(); ++i) out.items.emplace_back(d->entries[i].first, values[i]->get());
+        return Value(std::move(out));
+      });
+    }
+    case ast::Kind::MapLookup: {
+      auto* m = static_cast<const ast::MapLookup*>(expr);
+      Variable* map = emit(m->map, scope);
+      Variable* key = emit(m->key, scope);
+      return unitAfter({map, key}, m, [map, key, m]() -> Value {
+        Value d = map->get();
+        Value k = key->get();
+        if (d.isUnknown() || k.isUnknown()) return Value::unknown();
+        if (!d.isDict())
+          fail(ErrorKind::TypingException, "dict lookup is only possible on dicts, " + runtime::str(d) + " is not an object",
+               m->loc);
+        if (!k.isString())
+          fail(ErrorKind::TypingException, "dict keys must be string, " + runtime::str(k) + " is not a string", m->loc);
+        const Value* found = d.asDict().find(k.asString());
+        if (found == nullptr) {
+          std::string options;
+          for (const auto& [name, v] : d.asDict().items) options += (options.empty() ? "" : ",") + name;
+          fail(ErrorKind::KeyException, "key " + k.asString() + " not found in dict, options are [" + options + "]", m->loc);
+        }
+        return *found;
+      });
+    }
+    case ast::Kind::IsDefined: {
+      auto* d = static_cast<const ast::IsDefined*>(expr);
+      if (d->object != nullptr) unsupported("`is defined` on an attribute", d);
+      Variable* v = lookup(d->attribute, scope);
+      return unitAfter({v}, d, [v]() -> Value {
+        Value x = v->get();
+        if (x.isUnknown()) return Value::unknown();
+        if (x.isNull()) return Value(false);
+        if (x.isList()) {
+          if (x.asList().empty()) return Value(false);
+          bool allUnknown = std::all_of(x.asList().begin(), x.asList().end(), [](const Value& e) { return e.isUnknown(); });
+          if (allUnknown) return Value::unknown();
+        }
+        return Value(true);
+      });
+    }
+    case ast::Kind::StringFormat: {
+      auto* f = static_cast<const ast::StringFormat*>(expr);
+      std::vector<Variable*> refs;
+      for (const auto& p : f->parts) refs.push_back(emit(p.ref, scope));
+      return unitAfter(refs, f, [this, refs, f]() -> Value {
+        std::vector<Value> values;
+        for (Variable* v : refs) values.push_back(v->get());
+        return formatString(f, values);
+      });
+    }
+    case ast::Kind::FString: {
+      auto* f = static_cast<const ast::FString*>(expr);
+      std::vector<Variable*> refs;
+      for (const auto& r : f->refs) refs.push_back(emit(r.ref, scope));
+      return unitAfter(refs, f, [this, refs, f]() -> Value {
+        std::vector<Value> values;
+        for (Variable* v : refs) values.push_back(v->get());
+        return formatFString(f, values);
+      });
+    }
+    case ast::Kind::ListComp: {
+      auto* c = static_cast<const ast::ListComp*>(expr);
+      Variable* iterable = emit(c->iterable, scope);
+      Variable* result = scheduler_.makePlain();
+      scheduler_.makeUnit<runtime::FunctionUnit>(
+          std::vector<Variable*>{iterable},
+          [this, iterable, result, c, scope] {
+            Value it = iterable->get();
+            if (it.isUnknown()) return result->set(Value(ValueList{Value::unknown()}), c->loc);
+            if (!it.isList())
+              fail(ErrorKind::TypingException,
+                   "A list comprehension can only be applied to lists and relations, got " + runtime::pythonTypeName(it),
+                   c->loc);
+            // per element: the guard, then the value when the guard holds
+            std::vector<Variable*> parts;
+            for (const Value& element : it.asList()) {
+              scopes_.push_back(std::make_unique<Scope>(scope, scope->ns));
+              Scope* inner = scopes_.back().get();
+              Variable* loopVar = scheduler_.makePlain();
+              loopVar->set(element, c->loc);
+              inner->slots.emplace(std::string(c->variable.text), loopVar);
+              Variable* part = scheduler_.makePlain();
+              parts.push_back(part);
+              auto emitValue = [this, c, inner, part, element] {
+                if (element.isUnknown()) return part->set(Value::unknown(), c->loc);
+                Variable* v = emit(c->value, inner);
+                scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{v},
+                                                           [v, part, c] { part->set(v->get(), c->loc); },
+                                                           "list comprehension", c->loc, true);
+              };
+              if (c->guard == nullptr) {
+                emitValue();
+                continue;
+              }
+              Variable* guard = emit(c->guard, inner);
+              scheduler_.makeUnit<runtime::FunctionUnit>(
+                  std::vector<Variable*>{guard},
+                  [guard, part, c, element, emitValue] {
+                    Value g = guard->get();
+                    if (g.isUnknown()) return part->set(Value::unknown(), c->loc);
+                    if (!g.isBool())
+                      fail(ErrorKind::RuntimeException,
+                           "Invalid value `" + runtime::repr(g) +
+                               "`: the condition for a conditional expression must be a boolean expression",
+                           c->loc);
+                    if (!g.asBool()) return part->set(Value(ValueList{}), c->loc);
+                    emitValue();
+                  },
+                  "list comprehension", c->loc, true);
+            }
+            scheduler_.makeUnit<runtime::FunctionUnit>(
+                parts,
+                [parts, result, c] {
+                  ValueList out;
+                  for (Variable* p : parts) {
+                    Value v = p->get();
+                    if (v.isList()) out.insert(out.end(), v.asList().begin(), v.asList().end());
+                    else out.push_back(v);
+                  }
+                  result->set(Value(std::move(out)), c->loc);
+                },
+                "list comprehension", c->loc, true);
+          },
+          "list comprehension", c->loc, true);
+      return result;
+    }
+    case ast::Kind::Call: {
+      auto* call = static_cast<const ast::Call*>(expr);
+      std::string_view name = call->function.text;
+      if (isCastName(name)) {
+        if (!call->named.kwargs.empty() || !call->named.wrapped.empty())
+          fail(ErrorKind::RuntimeException, "Only positional arguments allowed in type cast", call->loc, true);
+        if (call->args.size() != 1) {
+          std::string args;
+          for (size_t i = 0; i < call->args.size(); ++i) args += (i ? "," : "") + std::to_string(i + 1);
+          fail(ErrorKind::RuntimeException, "Illegal arguments " + args + ": type cast expects exactly 1 argument",
+               call->loc, true);
+        }
+        Variable* arg = emit(call->args[0], scope);
+        runtime::CastType to = name == "string" ? runtime::CastType::String
+                               : name == "int"  ? runtime::CastType::Int
+                               : name == "float" ? runtime::CastType::Float
+                               : name == "bool" ? runtime::CastType::Bool
+                                                : runtime::CastType::Number;
+        return unitAfter({arg}, call, [arg, to, call]() -> Value {
+          runtime::OpResult r = runtime::cast(to, arg->get());
+          if (r.error) fail(ErrorKind::RuntimeException, r.error->message, call->loc, true);
+          return r.value;
+        });
+      }
+      const model::Type* primitive = nullptr;
+      const model::Definition* def = model::resolveName(model_, scope->ns, call->function, &primitive);
+      if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
+        fail(ErrorKind::RuntimeException,
+             "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc, true);
+      const PluginSpec* plugin = def->plugin();
+      std::vector<Variable*> positional;
+      std::vector<std::pair<std::string, Variable*>> named;
+      std::vector<Variable*> wrapped;
+      for (const ast::Expr* a : call->args) positional.push_back(emit(a, scope));
+      for (const ast::KwArg& kw : call->named.kwargs) named.emplace_back(std::string(kw.name.text), emit(kw.value, scope));
+      for (const ast::Expr* w : call->named.wrapped) wrapped.push_back(emit(w, scope));
+      std::vector<Variable*> all = positional;
+      for (auto& [n, v] : named) all.push_back(v);
+      all.insert(all.end(), wrapped.begin(), wrapped.end());
+      model::Namespace* ns = scope->ns;
+      return unitAfter(all, call, [this, plugin, call, positional, named, wrapped, ns]() -> Value {
+        std::vector<Value> args;
+        for (Variable* v : positional) args.push_back(v->get());
+        std::vector<std::pair<std::string, Value>> kwargs;
+        for (const auto& [n, v] : named) kwargs.emplace_back(n, v->get());
+        for (Variable* w : wrapped) {
+          Value d = w->get();
+          if (d.isUnknown()) return Value::unknown();
+          if (!d.isDict())
+            fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", call->loc, true);
+          for (const auto& [k, v] : d.asDict().items) {
+            for (const auto& existing : kwargs)
+              if (existing.first == k)
+                fail(ErrorKind::RuntimeException, "Keyword argument " + k + " repeated in function call", call->loc, true);
+            kwargs.emplace_back(k, v);
+          }
+        }
+        context_->callingNs = ns;
+        context_->callLocation = call->loc;
+        return callPlugin(*plugin, call, args, kwargs);
+      });
+    }
+    case ast::Kind::AttrRef: return emitAttrRef(static_cast<const ast::AttrRef*>(expr), scope);
+    case ast::Kind::Constructor: return emitConstructor(static_cast<const ast::Constructor*>(expr), scope);
+    case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: unsupported("index lookups", expr);
+    default: unsupported(std::string("the expression ") + ast::kindName(expr->kind), expr);
+  }
+}
+
+// ------------------------------------------------------------------ plugins
+
+Value Evaluator::callPlugin(const PluginSpec& plugin, const ast::Call* call, const std::vector<Value>& positional,
+                            const std::vector<std::pair<std::string, Value>>& named) {
+  const std::string full = plugin.fullName();
+  const SourceLocation at = call->loc;
+  size_t positionalParams = 0;
+  for (const PluginParam& p : plugin.params)
+    if (!p.keywordOnly) ++positionalParams;
+  if (positional.size() > positionalParams)
+    fail(ErrorKind::RuntimeException,
+         full + "() takes " + std::to_string(positionalParams) + " positional arguments but " +
+             std::to_string(positional.size()) + " were given",
+         at, true);
+  std::vector<std::optional<Value>> bound(plugin.params.size());
+  for (size_t i = 0; i < positional.size(); ++i) bound[i] = positional[i];
+  std::vector<std::pair<std::string, Value>> extra;
+  std::vector<std::string> unexpected;
+  for (const auto& [name, value] : named) {
+    auto it = std::find_if(plugin.params.begin(), plugin.params.end(), [&](const PluginParam& p) { return p.name == name; });
+    if (it == plugin.params.end()) {
+      if (plugin.varKeywords) extra.emplace_back(name, value);
+      else unexpected.push_back(name);
+      continue;
+    }
+    size_t index = static_cast<size_t>(it - plugin.params.begin());
+    if (bound[index] && index < positional.size())
+      fail(ErrorKind::RuntimeException, full + "() got multiple values for argument '" + name + "'", at, true);
+    bound[index] = value;
+  }
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < plugin.params.size(); ++i) {
+    if (bound[i]) continue;
+    const PluginParam& p = plugin.params[i];
+    if (p.defaultValue) bound[i] = *p.defaultValue;
+    else if (p.defaultIsNone) bound[i] = Value();
+    else missing.push_back(p.name);
+  }
+  if (!missing.empty())
+    fail(ErrorKind::RuntimeException,
+         full + "() missing " + std::to_string(missing.size()) + " required positional argument" +
+             (missing.size() > 1 ? "s" : "") + ": " + joinQuoted(missing),
+         at, true);
+  if (!unexpected.empty())
+    fail(ErrorKind::RuntimeException, full + "() got an unexpected keyword argument: '" + unexpected.front() + "'", at, true);
+  std::vector<Value> args;
+  bool anyUnknown = false;
+  for (size_t i = 0; i < plugin.params.size(); ++i) {
+    const Value& v = *bound[i];
+    if (v.isUnknown()) {
+      anyUnknown = true;
+      args.push_back(v);
+      continue;
+    }
+    bool explicitArg = i < positional.size() ||
+                       std::any_of(named.begin(), named.end(), [&](const auto& n) { return n.first == plugin.params[i].name; });
+    bool skipCheck = !explicitArg && plugin.params[i].defaultIsNone;
+    if (!skipCheck) {
+      if (auto err = validatePluginType(model_, model_.findNamespace(plugin.ns), plugin.params[i].type, v,
+                                          [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); })) {
+        Diagnostic d(ErrorKind::PluginTypeException,
+                     "Value " + runtime::repr(v) + " for argument " + plugin.params[i].name + " of plugin " + full +
+                         " has incompatible type. Expected type: " + plugin.params[i].type,
+                     at, true);
+        d.causes.push_back(*err);
+        throw CompileError(std::move(d));
+      }
+    }
+    args.push_back(v);
+  }
+  if (anyUnknown && !plugin.acceptsUnknown) return Value::unknown();
+  if (plugin.deprecated) context_->warn("PluginDeprecationWarning", "Plugin '" + full + "' is deprecated");
+  Value result;
+  try {
+    result = plugin.run(*context_, args, extra);
+  } catch (const PluginFailure& f) {
+    Diagnostic d(ErrorKind::ExternalException, "Exception in plugin " + full, at, true);
+    d.nativeCause = f.pythonType() + ": " + f.message();
+    throw CompileError(std::move(d));
+  } catch (const ExplicitPluginFailure& f) {
+    throw CompileError(Diagnostic(ErrorKind::ExplicitPluginException, "PluginException in plugin " + full + ": " + f.message(),
+                                  at, true));
+  } catch (const CompileError& e) {
+    Diagnostic d(ErrorKind::WrappingRuntimeException, "Exception in plugin " + full, at, true);
+    d.causes.push_back(e.diagnostic());
+    throw CompileError(std::move(d));
+  }
+  if (!plugin.returnType.empty() && plugin.returnType != "null" && plugin.returnType != "any" && !result.isUnknown()) {
+    if (auto err = validatePluginType(model_, model_.findNamespace(plugin.ns), plugin.returnType, result,
+                                        [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); })) {
+      Diagnostic d(ErrorKind::PluginTypeException,
+                   "Return value " + runtime::repr(result) + " of plugin " + full +
+                       " has incompatible type. Expected type: " + plugin.returnType,
+                   at, true);
+      d.causes.push_back(*err);
+      throw CompileError(std::move(d));
+    }
+  }
+  return result;
+}
+
+// ------------------------------------------------------------------ strings
+
+Value Evaluator::formatString(const ast::StringFormat* fmt, const std::vector<Value>& values) {
+  std::string out = fmt->text;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].isUnknown()) return Value::unknown();
+    std::string rendered = renderInterpolated(values[i]);
+    const std::string& match = fmt->parts[i].match;
+    for (size_t pos = out.find(match); pos != std::string::npos; pos = out.find(match, pos + rendered.size()))
+      out.replace(pos, match.size(), rendered);
+  }
+  return Value(out);
+}
+
+Value Evaluator::formatFString(const ast::FString* fmt, const std::vector<Value>& values) {
+  std::vector<std::pair<std::string, Value>> fields;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].isUnknown()) return Value::unknown();
+    fields.emplace_back(fmt->refs[i].key, values[i]);
+  }
+  std::string error;
+  std::optional<std::string> result = formatPython(fmt->format, fields, error);
+  if (!result) fail(ErrorKind::RuntimeException, error, fmt->loc, true);
+  return Value(*result);
+}
+
+
+// ------------------------------------------------------------------ typedef constraints (3.6)
+
+namespace {
+std::string pretty(const ast::Expr* e) {
+  switch (e->kind) {
+    case ast::Kind::Literal: {
+      auto* lit = static_cast<const ast::Literal*>(e);
+      return std::visit(
+          [](const auto& x) -> std::string {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, ast::NullValue>) return "null";
+            else return runtime::repr(Value(x));
+          },
+          lit->value);
+    }
+    case ast::Kind::VarRef: return std::string(static_cast<const ast::VarRef*>(e)->name.text);
+    case ast::Kind::Regex: return "/" + static_cast<const ast::Regex*>(e)->pattern + "/";
+    case ast::Kind::Binary: {
+      auto* b = static_cast<const ast::Binary*>(e);
+      return "(" + pretty(b->lhs) + " " + ast::binaryOpText(b->op) + " " + pretty(b->rhs) + ")";
+    }
+    case ast::Kind::Not: return "not " + pretty(static_cast<const ast::Not*>(e)->operand);
+    case ast::Kind::Call: {
+      auto* c = static_cast<const ast::Call*>(e);
+      std::string out = std::string(c->function.text) + "(";
+      bool first = true;
+      for (const ast::Expr* a : c->args) {
+        if (!first) out += ",";
+        first = false;
+        out += pretty(a);
+      }
+      for (const ast::KwArg& kw : c->named.kwargs) {
+        if (!first) out += ",";
+        first = false;
+        out += std::string(kw.name.text) + "=" + pretty(kw.value);
+      }
+      return out + ")";
+    }
+    case ast::Kind::ListLit: {
+      std::string out = "[";
+      bool first = true;
+      for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) {
+        if (!first) out += ", ";
+        first = false;
+        out += pretty(x);
+      }
+      return out + "]";
+    }
+    case ast::Kind::DictLit: {
+      std::string out = "{";
+      bool first = true;
+      for (const auto& [k, v] : static_cast<const ast::DictLit*>(e)->entries) {
+        if (!first) out += ", ";
+        first = false;
+        out += runtime::pyReprString(k) + ": " + pretty(v);
+      }
+      return out + "}";
+    }
+    case ast::Kind::Conditional: {
+      auto* c = static_cast<const ast::Conditional*>(e);
+      return pretty(c->condition) + " ? " + pretty(c->whenTrue) + " : " + pretty(c->whenFalse);
+    }
+    default: return ast::dump(e);
+  }
+}
+}  // namespace
+
+std::optional<Diagnostic> Evaluator::checkConstraint(const model::Typedef& t, const Value& v) {
+  Value result;
+  try {
+    result = evalDirect(t.definition->constraint, v, t);
+  } catch (const CompileError& e) {
+    return e.diagnostic();
+  }
+  if (result.isUnknown() || runtime::pyTruthy(result)) return std::nullopt;
+  return Diagnostic(ErrorKind::RuntimeException,
+                    "Invalid value " + runtime::repr(v) + ", does not match constraint `" + pretty(t.definition->constraint) + "`",
+                    t.location, false);
+}
+
+Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t) {
+  auto bad = [&](const ast::Expr* x) -> Value {
+    fail(ErrorKind::DirectExecuteException, "The statement " + pretty(x) + " can not be executed in this context", x->loc);
+  };
+  switch (e->kind) {
+    case ast::Kind::Literal: {
+      auto* lit = static_cast<const ast::Literal*>(e);
+      return std::visit(
+          [](const auto& x) -> Value {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, ast::NullValue>) return Value();
+            else return Value(x);
+          },
+          lit->value);
+    }
+    case ast::Kind::VarRef: {
+      std::string_view n = static_cast<const ast::VarRef*>(e)->name.text;
+      if (n == "self" || n == t.definition->name.text) return self;
+      fail(ErrorKind::NotFoundException,
+           "Unable to resolve `" + std::string(n) + "`: a type constraint can not reference variables.", e->loc, true);
+    }
+    case ast::Kind::Regex: {
+      auto* r = static_cast<const ast::Regex*>(e);
+      if (!self.isString())
+        fail(ErrorKind::TypingException,
+             "Regex can only be match with strings. " + runtime::str(self) + " is of type <class '" +
+                 runtime::pythonTypeName(self) + "'>",
+             r->loc, true);
+      auto it = regexes_.find(r->pattern);
+      if (it == regexes_.end()) {
+        std::string error;
+        it = regexes_.emplace(r->pattern, PyRegex::compile(r->pattern, error)).first;
+      }
+      return Value(it->second && it->second->matchPrefix(self.asString()));
+    }
+    case ast::Kind::Binary: {
+      auto* b = static_cast<const ast::Binary*>(e);
+      Value l = evalDirect(b->lhs, self, t);
+      if (b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or) {
+        bool isAnd = b->op == ast::BinaryOp::And;
+        if (l.isUnknown()) return l;
+        if (!l.isBool())
+          fail(ErrorKind::RuntimeException,
+               "Invalid left hand value `" + runtime::repr(l) + "`: `" + (isAnd ? "and" : "or") + "` expects a boolean",
+               b->loc);
+        if (l.asBool() != isAnd) return l;
+        Value r = evalDirect(b->rhs, self, t);
+        if (!r.isUnknown() && !r.isBool())
+          fail(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(r) + "', expected bool", b->loc);
+        return r;
+      }
+      Value r = evalDirect(b->rhs, self, t);
+      runtime::OpResult res;
+      switch (b->op) {
+        case ast::BinaryOp::In: res = runtime::contains(l, r); break;
+        case ast::BinaryOp::Eq: case ast::BinaryOp::Ne:
+          if (l.isUnknown() || r.isUnknown()) return Value::unknown();
+          return Value(runtime::pyEquals(l, r) == (b->op == ast::BinaryOp::Eq));
+        default:
+          if (l.isUnknown() || r.isUnknown()) return Value::unknown();
+          switch (b->op) {
+            case ast::BinaryOp::Add: res = arithmetic(runtime::ArithOp::Add, l, r); break;
+            case ast::BinaryOp::Sub: res = arithmetic(runtime::ArithOp::Sub, l, r); break;
+            case ast::BinaryOp::Mul: res = arithmetic(runtime::ArithOp::Mul, l, r); break;
+            case ast::BinaryOp::Div: res = arithmetic(runtime::ArithOp::Div, l, r); break;
+            case ast::BinaryOp::Mod: res = arithmetic(runtime::ArithOp::Mod, l, r); break;
+            case ast::BinaryOp::Pow: res = arithmetic(runtime::ArithOp::Pow, l, r); break;
+            case ast::BinaryOp::Lt: res = compare(runtime::CompareOp::Lt, l, r); break;
+            case ast::BinaryOp::Gt: res = compare(runtime::CompareOp::Gt, l, r); break;
+            case ast::BinaryOp::Le: res = compare(runtime::CompareOp::Le, l, r); break;
+            case ast::BinaryOp::Ge: res = compare(runtime::CompareOp::Ge, l, r); break;
+            default: break;
+          }
+      }
+      if (res.error)
+        fail(res.error->typing ? ErrorKind::TypingException : ErrorKind::RuntimeException, res.error->message, b->loc);
+      return res.value;
+    }
+    case ast::Kind::Not: {
+      Value v = evalDirect(static_cast<const ast::Not*>(e)->operand, self, t);
+      if (v.isUnknown()) return v;
+      if (!v.isBool())
+        fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::repr(v) + "`: `not` expects a boolean", e->loc);
+      return Value(!v.asBool());
+    }
+    case ast::Kind::Conditional: {
+      auto* c = static_cast<const ast::Conditional*>(e);
+      Value cond = evalDirect(c->condition, self, t);
+      if (cond.isUnknown()) return cond;
+      if (!cond.isBool())
+        fail(ErrorKind::RuntimeException,
+             "Invalid value `" + runtime::repr(cond) + "`: the condition for a conditional expression must be a boolean expression",
+             c->loc);
+      return evalDirect(cond.asBool() ? c->whenTrue : c->whenFalse, self, t);
+    }
+    case ast::Kind::ListLit: {
+      ValueList out;
+      for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) {
+        Value v = evalDirect(x, self, t);
+        if (v.isList()) out.insert(out.end(), v.asList().begin(), v.asList().end());
+        else out.push_back(v);
+      }
+      return Value(std::move(out));
+    }
+    case ast::Kind::DictLit: {
+      ValueDict out;
+      for (const auto& [k, x] : static_cast<const ast::DictLit*>(e)->entries) out.items.emplace_back(k, evalDirect(x, self, t));
+      return Value(std::move(out));
+    }
+    case ast::Kind::Call: {
+      auto* call = static_cast<const ast::Call*>(e);
+      std::string_view name = call->function.text;
+      std::vector<Value> args;
+      for (const ast::Expr* a : call->args) args.push_back(evalDirect(a, self, t));
+      if (isCastName(name) && args.size() == 1 && call->named.kwargs.empty()) {
+        runtime::CastType to = name == "string" ? runtime::CastType::String
+                               : name == "int"  ? runtime::CastType::Int
+                               : name == "float" ? runtime::CastType::Float
+                               : name == "bool" ? runtime::CastType::Bool
+                                                : runtime::CastType::Number;
+        runtime::OpResult r = runtime::cast(to, args[0]);
+        if (r.error) fail(ErrorKind::RuntimeException, r.error->message, call->loc, true);
+        return r.value;
+      }
+      const model::Type* primitive = nullptr;
+      const model::Definition* def = model::resolveName(model_, t.ns, call->function, &primitive);
+      if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
+        fail(ErrorKind::RuntimeException,
+             "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc, true);
+      if (def->plugin()->contextAware)
+        fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc, true);
+      std::vector<std::pair<std::string, Value>> kwargs;
+      for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text), evalDirect(kw.value, self, t));
+      return callPlugin(*def->plugin(), call, args, kwargs);
+    }
+    default:
+      return bad(e);
+  }
+}
+
+
+// ------------------------------------------------------------------ entities (4.8)
+
+runtime::Instance* Evaluator::createInstance(const model::Entity* entity, SourceLocation at) {
+  instances_.push_back(std::make_unique<runtime::Instance>(entity, instances_.size() + 1,
+                                                           [this](const SourceLocation& l) { return where(l); }));
+  runtime::Instance* instance = instances_.back().get();
+  instance->constructedAt = at;
+  auto check = [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); };
+  for (const model::Attribute* attr : entity->order) {
+    Variable* slot = nullptr;
+    if (!attr->isRelation) {
+      slot = scheduler_.makePlain();
+      const model::Type* type = attr->type;
+      slot->validator = [type, check](const Value& v) { return validateValue(type, v, check); };
+    } else {
+      const model::Entity* target = attr->target();
+      auto classCheck = [target](const Value& v) -> std::optional<Diagnostic> {
+        if (v.isInstance()) {
+          auto* other = static_cast<runtime::Instance*>(v.asInstance());
+          if (other->entity->isA(target)) return std::nullopt;
+          return Diagnostic(ErrorKind::RuntimeException,
+                            "Invalid class type for " + other->display() + ", should be " + target->fullName);
+        }
+        if (v.isList())
+          return Diagnostic(ErrorKind::RuntimeException,
+                            "Invalid type for value '" + runtime::str(v) + "', should be type " + target->fullName);
+        return Diagnostic(ErrorKind::RuntimeException,
+                          "Invalid class type for " + runtime::str(v) + ", should be " + target->fullName);
+      };
+      if (attr->isOptional()) {
+        auto* opt = scheduler_.makeVariable<runtime::OptionVariable>();
+        opt->entityName = entity->fullName;
+        slot = opt;
+      } else if (attr->isSingle()) {
+        slot = scheduler_.makeVariable<SingleHolder>();
+      } else {
+        auto* list = scheduler_.makeVariable<runtime::ListVariable>();
+        list->low = attr->multiplicity.low;
+        list->high = attr->multiplicity.high;
+        slot = list;
+      }
+      slot->validator = classCheck;
+      if (attr->inverse != nullptr) {
+        const model::Attribute* inverse = attr->inverse;
+        slot->setInverse = [this, instance, inverse](const Value& other, SourceLocation loc) {
+          setAttribute(static_cast<runtime::Instance*>(other.asInstance()), inverse, Value(instance), loc, false);
+        };
+      }
+    }
+    slot->owner = instance;
+    slot->attributeName = attr->name;
+    instance->slots.push_back(slot);
+  }
+  instance->self = scheduler_.makeWrapped(Value(static_cast<runtime::InstanceBase*>(instance)));
+  return instance;
+}
+
+void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
+                             SourceLocation at, bool recur) {
+  Variable* slot = instance->slot(attribute->name);
+  try {
+    slot->set(value, at, recur);
+  } catch (const CompileError& e) {
+    if (e.diagnostic().kind == ErrorKind::AttributeException) throw;
+    Diagnostic d(ErrorKind::AttributeException,
+                 "Could not set attribute `" + attribute->name + "` on instance `" + instance->display() + "`", at, false);
+    d.causes.push_back(e.diagnostic());
+    throw CompileError(std::move(d));
+  }
+}
+
+std::string Evaluator::indexKey(const std::vector<std::string>& attributes,
+                                const std::vector<std::pair<std::string, Value>>& values, bool& complete) const {
+  std::string key;
+  complete = true;
+  for (const std::string& a : attributes) {
+    auto it = std::find_if(values.begin(), values.end(), [&](const auto& p) { return p.first == a; });
+    if (it == values.end()) {
+      complete = false;
+      return {};
+    }
+    const Value& v = it->second;
+    std::string rendered = v.isInstance() ? "#" + std::to_string(static_cast<runtime::Instance*>(v.asInstance())->ordinal)
+                                          : runtime::repr(v);
+    key += (key.empty() ? "" : ", ") + a + "=" + rendered;
+  }
+  return key;
+}
+
+Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope) {
+  const model::Type* primitive = nullptr;
+  const model::Definition* def = model::resolveName(model_, scope->ns, ctor->type, &primitive);
+  if (def == nullptr || def->kind != model::Definition::Kind::Entity)
+    fail(ErrorKind::TypingException, std::string(ctor->type.text) + " is not an entity", ctor->loc);
+  const model::Entity* entity = def->entity();
+  // static part (3.11): every argument is an attribute
+  for (const ast::KwArg& kw : ctor->named.kwargs)
+    if (entity->attribute(kw.name.text) == nullptr)
+      fail(ErrorKind::TypingException, "no attribute " + std::string(kw.name.text) + " on type " + entity->fullName,
+           kw.name.loc, true);
+  // the index attributes of the entity and its ancestors
+  std::set<std::string> indexAttributes;
+  for (const model::Entity* e : entity->lineage())
+    for (const auto& idx : e->indexes) indexAttributes.insert(idx.begin(), idx.end());
+  std::vector<std::pair<const ast::KwArg*, Variable*>> early, late;
+  for (const ast::KwArg& kw : ctor->named.kwargs) {
+    Variable* v = emit(kw.value, scope);
+    (indexAttributes.count(std::string(kw.name.text)) ? early : late).emplace_back(&kw, v);
+  }
+  std::vector<Variable*> wrapped;
+  for (const ast::Expr* w : ctor->named.wrapped) wrapped.push_back(emit(w, scope));
+  std::vector<Variable*> inputs;
+  for (auto& [kw, v] : early) inputs.push_back(v);
+  inputs.insert(inputs.end(), wrapped.begin(), wrapped.end());
+  Variable* result = scheduler_.makePlain();
+  scheduler_.makeUnit<runtime::FunctionUnit>(
+      inputs,
+      [this, ctor, entity, early, late, wrapped, result, indexAttributes] {
+        // construction-time values: index arguments and **dict entries
+        std::vector<std::pair<std::string, Value>> values;
+        for (const auto& [kw, v] : early) values.emplace_back(std::string(kw->name.text), v->get());
+        for (Variable* w : wrapped) {
+          Value d = w->get();
+          if (!d.isDict())
+            fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", ctor->loc);
+          for (const auto& [k, v] : d.asDict().items) {
+            if (entity->attribute(k) == nullptr)
+              fail(ErrorKind::TypingException, "no attribute " + k + " on type " + entity->fullName, ctor->loc);
+            bool repeated = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == k; }) ||
+                            std::any_of(late.begin(), late.end(), [&](const auto& p) { return p.first->name.text == k; });
+            if (repeated)
+              fail(ErrorKind::RuntimeException,
+                   "The attribute " + k + " is set twice in the constructor call of " + entity->shortName + ".", ctor->loc);
+            values.emplace_back(k, v);
+          }
+        }
+        // defaults of index attributes count as construction-time values
+        for (const std::string& a : indexAttributes) {
+          bool given = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == a; });
+          if (given) continue;
+          auto dflt = entity->defaults.find(a);
+          if (dflt != entity->defaults.end() && dflt->second.expr->kind == ast::Kind::Literal) {
+            auto* lit = static_cast<const ast::Literal*>(dflt->second.expr);
+            Value v = std::visit(
+                [](const auto& x) -> Value {
+                  using T = std::decay_t<decltype(x)>;
+                  if constexpr (std::is_same_v<T, ast::NullValue>) return Value();
+                  else return Value(x);
+                },
+                lit->value);
+            values.emplace_back(a, v);
+          }
+        }
+        // index matching (4.8 step 4)
+        runtime::Instance* found = nullptr;
+        std::vector<std::pair<const model::Entity*, std::string>> keys;
+        for (const model::Entity* e : entity->lineage()) {
+          for (const auto& idx : e->indexes) {
+            bool complete = false;
+            std::string key = indexKey(idx, values, complete);
+            if (!complete) {
+              std::string message = "Invalid Constructor call:";
+              for (const std::string& a : idx)
+                if (std::none_of(values.begin(), values.end(), [&](const auto& p) { return p.first == a; }))
+                  message += "\n\t* Missing attribute '" + a + "'. The attribute " + entity->fullName + "." + a +
+                             " is part of an index.";
+              fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc);
+            }
+            keys.emplace_back(e, key);
+            auto& table = indexes_[e];
+            auto it = table.find(key);
+            if (it != table.end()) {
+              if (found != nullptr && found != it->second)
+                fail(ErrorKind::IndexCollisionException, "Inconsistent indexes detected!", ctor->loc);
+              found = it->second;
+            }
+          }
+        }
+        runtime::Instance* instance = found;
+        if (instance != nullptr) {
+          if (instance->entity != entity)
+            fail(ErrorKind::DuplicateException, "Type found in index is not an exact match", ctor->loc);
+        } else {
+          instance = createInstance(entity, ctor->loc);
+          for (const auto& [e, key] : keys) {
+            auto& table = indexes_[e];
+            if (!table.emplace(key, instance).second)
+              fail(ErrorKind::DuplicateException, "Duplicate key in index. " + key, ctor->loc);
+          }
+        }
+        instance->locations.push_back(ctor->loc);
+        result->set(Value(static_cast<runtime::InstanceBase*>(instance)), ctor->loc);
+        for (const auto& [name, v] : values) setAttribute(instance, entity->attribute(name), v, ctor->loc, true);
+        // the other arguments, asynchronously (step 6)
+        std::set<std::string> explicitNames;
+        for (const auto& [name, v] : values) explicitNames.insert(name);
+        for (const auto& [kw, v] : late) {
+          explicitNames.insert(std::string(kw->name.text));
+          const model::Attribute* attr = entity->attribute(kw->name.text);
+          Variable* value = v;
+          Variable* slot = instance->slot(attr->name);
+          runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
+          scheduler_.makeUnit<runtime::FunctionUnit>(
+              std::vector<Variable*>{value},
+              [this, instance, attr, value, ctor, slot, promise] {
+                setAttribute(instance, attr, value->get(), ctor->loc, true);
+                if (promise != nullptr) slot->fulfill(promise);
+              },
+              std::string(entity->shortName) + "(" + attr->name + "=...)", ctor->loc, true);
+        }
+        // defaults not overridden
+        for (const auto& [name, dflt] : entity->defaults) {
+          if (explicitNames.count(name)) continue;
+          const model::Attribute* attr = entity->attribute(name);
+          Variable* value = emit(dflt.expr, topScopes_.at(dflt.ns));
+          Variable* slot = instance->slot(attr->name);
+          runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
+          scheduler_.makeUnit<runtime::FunctionUnit>(
+              std::vector<Variable*>{value},
+              [this, instance, attr, value, ctor, slot, promise] {
+                setAttribute(instance, attr, value->get(), ctor->loc, true);
+                if (promise != nullptr) slot->fulfill(promise);
+              },
+              "default " + name, ctor->loc, true);
+        }
+        selectImplementations(instance);
+      },
+      std::string(entity->shortName) + "(...)", ctor->loc, true);
+  return result;
+}
+
+Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* ns) {
+  scopes_.push_back(std::make_unique<Scope>(topScopes_.at(ns), ns));
+  Scope* s = scopes_.back().get();
+  for (size_t i = 0; i < instance->entity->order.size(); ++i)
+    s->slots.emplace(instance->entity->order[i]->name, instance->slots[i]);
+  s->slots["self"] = instance->self;
+  return s;
+}
+
+void Evaluator::selectImplementations(runtime::Instance* instance) {
+  // own rules, then (with `parents`) the parents' rules, evaluated on this instance
+  std::vector<const model::ImplementRule*> rules;
+  std::function<void(const model::Entity*)> collect = [&](const model::Entity* e) {
+    for (const model::ImplementRule& r : e->rules) {
+      rules.push_back(&r);
+      if (r.inheritParents)
+        for (const model::Entity* p : e->parents) collect(p);
+    }
+  };
+  collect(instance->entity);
+  for (const model::ImplementRule* rule : rules) {
+    if (rule->when == nullptr) {
+      for (const model::Implementation* impl : rule->implementations) runImplementation(instance, impl);
+      continue;
+    }
+    Scope* scope = instanceScope(instance, rule->ns);
+    Variable* cond = emit(rule->when, scope);
+    scheduler_.makeUnit<runtime::FunctionUnit>(
+        std::vector<Variable*>{cond},
+        [this, cond, rule, instance] {
+          Value c = cond->get();
+          if (c.isUnknown()) return;
+          if (!c.isBool())
+            fail(ErrorKind::RuntimeException,
+                 "Invalid value `" + runtime::repr(c) +
+                     "`: the condition for a conditional implementation can only be a boolean expression",
+                 rule->when->loc);
+          if (!c.asBool()) return;
+          for (const model::Implementation* impl : rule->implementations) runImplementation(instance, impl);
+        },
+        "implement ... when", rule->location, true);
+  }
+}
+
+void Evaluator::runImplementation(runtime::Instance* instance, const model::Implementation* impl) {
+  if (!instance->implementations.insert(impl).second) return;
+  Scope* base = instanceScope(instance, impl->ns);
+  scopes_.push_back(std::make_unique<Scope>(base, impl->ns));
+  Scope* body = scopes_.back().get();
+  declare(impl->definition->body, body);
+  emitBlock(impl->definition->body, body, false);
+}
+
+Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
+  Variable* object = emit(ref->object, scope);
+  Variable* result = scheduler_.makePlain();
+  scheduler_.makeUnit<runtime::FunctionUnit>(
+      std::vector<Variable*>{object},
+      [this, object, ref, result] {
+        Value o = object->get();
+        std::string name(ref->attribute.text);
+        if (o.isList())
+          fail(ErrorKind::RuntimeException, "can not get attribute " + name + ", " + runtime::repr(o) +
+                                                " is not an entity but a list",
+               ref->loc);
+        if (!o.isInstance())
+          fail(ErrorKind::RuntimeException,
+               "can not get attribute " + name + ", " + ast::dump(ref->object) + " is not an entity but a " +
+                   runtime::pythonTypeName(o) + " with value '" + runtime::str(o) + "'",
+               ref->loc);
+        auto* instance = static_cast<runtime::Instance*>(o.asInstance());
+        Variable* slot = instance->slot(name);
+        if (slot == nullptr)
+          fail(ErrorKind::NotFoundException,
+               "could not find attribute with name: " + name + " in type " + instance->entity->fullName, ref->loc);
+        scheduler_.makeUnit<runtime::FunctionUnit>(
+            std::vector<Variable*>{slot},
+            [slot, result, ref] {
+              try {
+                result->set(slot->get(), ref->loc);
+              } catch (CompileError& e) {
+                if (e.diagnostic().kind == ErrorKind::OptionalValueException && !e.diagnostic().location.valid())
+                  e.diagnostic().location = ref->loc;
+                throw;
+              }
+            },
+            ast::dump(ref), ref->loc, true);
+      },
+      ast::dump(ref), ref->loc, true);
+  return result;
+}
+
+void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
+  auto* target = static_cast<const ast::AttrRef*>(assign->target);
+  Variable* object = emit(target->object, scope);
+  scheduler_.makeUnit<runtime::FunctionUnit>(
+      std::vector<Variable*>{object},
+      [this, object, target, assign, scope] {
+        Value o = object->get();
+        std::string name(target->attribute.text);
+        if (!o.isInstance())
+          fail(ErrorKind::TypingException,
+               "The object at " + ast::dump(target->object) + " is not an Entity but a <class '" +
+                   runtime::pythonTypeName(o) + "'> with value " + runtime::str(o),
+               assign->loc);
+        auto* instance = static_cast<runtime::Instance*>(o.asInstance());
+        const model::Attribute* attr = instance->entity->attribute(name);
+        if (attr == nullptr)
+          fail(ErrorKind::NotFoundException,
+               "could not find attribute with name: " + name + " in type " + instance->entity->fullName, assign->loc);
+        if (assign->listOnly && !attr->isMulti())
+          fail(ErrorKind::TypingException, "Can not use += on relations with multiplicity 1", assign->loc);
+        Variable* slot = instance->slot(name);
+        runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
+        Variable* value = emit(assign->value, scope);
+        scheduler_.makeUnit<runtime::FunctionUnit>(
+            std::vector<Variable*>{value},
+            [this, instance, attr, value, assign, slot, promise] {
+              setAttribute(instance, attr, value->get(), assign->loc, true);
+              if (promise != nullptr) slot->fulfill(promise);
+            },
+            ast::dump(target) + " = ...", assign->loc, true);
+      },
+      ast::dump(target) + " = ...", assign->loc, true);
+}
+
+// ------------------------------------------------------------------ final checks (4.14)
+
+void Evaluator::finalChecks() {
+  std::vector<Diagnostic> errors;
+  for (const auto& instance : instances_) {
+    if (instance->implementations.empty())
+      errors.emplace_back(ErrorKind::RuntimeException,
+                          "Unable to select implementation for entity " + instance->entity->shortName,
+                          instance->constructedAt, false);
+    for (size_t i = 0; i < instance->slots.size(); ++i) {
+      Variable* slot = instance->slots[i];
+      if (slot->isReady()) continue;
+      if (slot->delayed() && slot->canGet()) {
+        slot->freeze();
+        continue;
+      }
+      const model::Attribute* attr = instance->entity->order[i];
+      std::string message = "The object " + instance->display() + " is not complete: attribute " + attr->name + " (" +
+                            sources_.format(attr->location, true) + ") ";
+      if (attr->isMulti()) {
+        size_t have = slot->current().isList() ? slot->current().asList().size() : 0;
+        message += "requires " + std::to_string(attr->multiplicity.low) + " values but only " + std::to_string(have) +
+                   " are set";
+      } else {
+        message += "is not set";
+      }
+      errors.emplace_back(ErrorKind::UnsetException, message);
+    }
+  }
+  if (errors.empty()) return;
+  if (errors.size() == 1) throw CompileError(std::move(errors.front()));
+  std::stable_sort(errors.begin(), errors.end(), [this](const Diagnostic& a, const Diagnostic& b) {
+    int ia = kindImportance(a.kind), ib = kindImportance(b.kind);
+    if (ia != ib) return ia < ib;
+    std::string fa = a.location.valid() ? sources_.file(a.location.file).display : "";
+    std::string fb = b.location.valid() ? sources_.file(b.location.file).display : "";
+    if (fa != fb) return fa < fb;
+    return a.location.line < b.location.line;
+  });
+  Diagnostic multi(ErrorKind::MultiException, "Reported " + std::to_string(errors.size()) + " errors");
+  multi.causes = std::move(errors);
+  throw CompileError(std::move(multi));
+}
+
+}  // namespace inmanta::compiler::exec

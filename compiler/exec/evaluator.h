@@ -1,0 +1,110 @@
+// Executing a defined model (spec 4): every top-level statement of every file is emitted into
+// the scheduler as units that wait for the variables they read. Each expression is emitted
+// into a result variable that its consumer waits on; composite expressions add the units
+// that compute them, in stages where the reference stages them (conditionals, lazy boolean
+// operators, attribute chains).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ast/ast.h"
+#include "diag/diagnostic.h"
+#include "model/model.h"
+#include "parse/pyregex.h"
+#include "plugin.h"
+#include "runtime/engine.h"
+#include "runtime/instance.h"
+#include "source/source.h"
+
+namespace inmanta::compiler::exec {
+
+using runtime::Value;
+using runtime::Variable;
+
+// A block's variables (spec 3.13), chained to the enclosing block, and at the root to the
+// namespace's top-level scope.
+class Scope {
+ public:
+  Scope(Scope* enclosing, model::Namespace* owner) : parent(enclosing), ns(owner) {}
+  Scope* const parent;
+  model::Namespace* const ns;
+  std::map<std::string, Variable*, std::less<>> slots;
+  // The innermost declaring scope's variable, else null.
+  Variable* find(std::string_view name) const;
+};
+
+// Thrown when the model uses a construct the engine does not execute yet.
+struct NotYetSupported {
+  std::string what;
+  SourceLocation location;
+};
+
+struct ExecOptions {
+  std::ostream* out = nullptr;  // std::print
+  WarningSink warn;
+  std::string projectDir;
+  size_t maxIterations = 100000;
+};
+
+class Evaluator {
+ public:
+  Evaluator(model::Model& model, const PluginRegistry& plugins, const SourceManager& sources, ExecOptions options);
+  ~Evaluator();
+  // Emits every file's top-level statements, runs the scheduler and the final checks. Throws
+  // CompileError for the model's errors and NotYetSupported for constructs not executed yet.
+  void run();
+
+ private:
+  class Context;
+  friend class Context;
+
+  void declare(const ast::Block& block, Scope* scope);
+  void emitBlock(const ast::Block& block, Scope* scope, bool topLevel);
+  void emitStatement(const ast::Stmt* stmt, Scope* scope);
+
+  // Emits `expr` and returns the variable its value will be in.
+  Variable* emit(const ast::Expr* expr, Scope* scope);
+  Variable* lookup(const ast::Name& name, Scope* scope);
+  Variable* unitAfter(std::vector<Variable*> inputs, const ast::Node* at, std::function<Value()> compute);
+  Value callPlugin(const PluginSpec& plugin, const ast::Call* call, const std::vector<Value>& positional,
+                   const std::vector<std::pair<std::string, Value>>& named);
+  Value formatString(const ast::StringFormat* fmt, const std::vector<Value>& values);
+  Value formatFString(const ast::FString* fmt, const std::vector<Value>& values);
+  [[noreturn]] void unsupported(const std::string& what, const ast::Node* at);
+  std::optional<Diagnostic> checkConstraint(const model::Typedef& t, const Value& v);
+  runtime::Instance* createInstance(const model::Entity* entity, SourceLocation at);
+  void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
+                    SourceLocation at, bool recur);
+  Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope);
+  Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
+  void emitAttributeAssign(const ast::Assign* assign, Scope* scope);
+  void selectImplementations(runtime::Instance* instance);
+  void runImplementation(runtime::Instance* instance, const model::Implementation* impl);
+  Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
+  std::string indexKey(const std::vector<std::string>& attributes, const std::vector<std::pair<std::string, Value>>& values,
+                       bool& complete) const;
+  void finalChecks();
+  // Evaluates a typedef constraint with only `self` bound (spec 3.6).
+  Value evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t);
+  std::string where(const SourceLocation& loc) const;
+
+  model::Model& model_;
+  const PluginRegistry& plugins_;
+  const SourceManager& sources_;
+  ExecOptions options_;
+  runtime::Scheduler scheduler_;
+  std::vector<std::unique_ptr<Scope>> scopes_;
+  std::map<const model::Namespace*, Scope*> topScopes_;
+  std::unique_ptr<Context> context_;
+  std::map<std::string, std::unique_ptr<PyRegex>> regexes_;
+  std::vector<std::unique_ptr<runtime::Instance>> instances_;
+  // per entity that declares or inherits an index: key text -> instance
+  std::map<const model::Entity*, std::map<std::string, runtime::Instance*>> indexes_;
+};
+
+}  // namespace inmanta::compiler::exec

@@ -1,0 +1,106 @@
+#include "exec/typecheck.h"
+
+#include "model/define.h"
+
+namespace inmanta::compiler::exec {
+
+using runtime::Value;
+
+namespace {
+std::optional<Diagnostic> invalid(const Value& v, const std::string& expected) {
+  return Diagnostic(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(v) + "', expected " + expected);
+}
+
+bool isLiteral(const Value& v) {
+  switch (v.type()) {
+    case Value::Type::Instance: return false;
+    case Value::Type::List:
+      for (const Value& e : v.asList())
+        if (!isLiteral(e)) return false;
+      return true;
+    case Value::Type::Dict:
+      for (const auto& [k, e] : v.asDict().items)
+        if (!isLiteral(e)) return false;
+      return true;
+    default: return true;
+  }
+}
+
+std::optional<Diagnostic> validatePrimitive(model::Primitive p, const Value& v) {
+  switch (p) {
+    case model::Primitive::String: return v.isString() ? std::nullopt : invalid(v, "string");
+    case model::Primitive::Int: return v.isInt() || v.isBool() ? std::nullopt : invalid(v, "int");
+    case model::Primitive::Float: return v.isFloat() ? std::nullopt : invalid(v, "float");
+    case model::Primitive::Number: return v.isNumber() ? std::nullopt : invalid(v, "number");
+    case model::Primitive::Bool: return v.isBool() ? std::nullopt : invalid(v, "bool");
+    case model::Primitive::List: return v.isList() && isLiteral(v) ? std::nullopt : invalid(v, "list");
+    case model::Primitive::Dict: return v.isDict() && isLiteral(v) ? std::nullopt : invalid(v, "dict");
+    case model::Primitive::Any: return std::nullopt;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Diagnostic> validateValue(const model::Type* type, const Value& v, const ConstraintCheck& check) {
+  if (v.isUnknown()) return std::nullopt;
+  switch (type->kind()) {
+    case model::Type::Kind::Primitive:
+      return validatePrimitive(static_cast<const model::PrimitiveType*>(type)->primitive, v);
+    case model::Type::Kind::Nullable:
+      if (v.isNull()) return std::nullopt;
+      return validateValue(static_cast<const model::NullableType*>(type)->element, v, check);
+    case model::Type::Kind::List: {
+      if (!v.isList()) return invalid(v, type->name());
+      const model::Type* element = static_cast<const model::ListType*>(type)->element;
+      for (const Value& e : v.asList()) {
+        if (e.isList() || e.isNull()) return invalid(e, element->name());
+        if (auto err = validateValue(element, e, check)) return err;
+      }
+      return std::nullopt;
+    }
+    case model::Type::Kind::Typedef: {
+      auto* t = static_cast<const model::Typedef*>(type);
+      if (auto err = validateValue(t->base, v, check)) return err;
+      if (check) return check(*t, v);
+      return std::nullopt;
+    }
+    case model::Type::Kind::Entity:
+      if (!v.isInstance()) return invalid(v, type->name());
+      return std::nullopt;  // exact entity checks need the runtime's instances
+  }
+  return std::nullopt;
+}
+
+std::optional<Diagnostic> validatePluginType(const model::Model& model, const model::Namespace* ns,
+                                             const std::string& type, const Value& v, const ConstraintCheck& check) {
+  if (v.isUnknown() || type == "any") return std::nullopt;
+  if (type.size() > 1 && type.back() == '?') {
+    if (v.isNull()) return std::nullopt;
+    return validatePluginType(model, ns, type.substr(0, type.size() - 1), v, check);
+  }
+  if (type.size() > 2 && type.compare(type.size() - 2, 2, "[]") == 0) {
+    if (!v.isList()) return invalid(v, type);
+    for (const Value& e : v.asList()) {
+      if (e.isNull() || e.isList()) return invalid(e, type.substr(0, type.size() - 2));
+      if (auto err = validatePluginType(model, ns, type.substr(0, type.size() - 2), e, check)) return err;
+    }
+    return std::nullopt;
+  }
+  if (type == "list") return v.isList() ? std::nullopt : invalid(v, "list");
+  if (type == "dict") return v.isDict() ? std::nullopt : invalid(v, "dict");
+  if (type == "null") return std::nullopt;
+  const model::Type* primitive = nullptr;
+  ast::Name name{0, type, {}, 0};
+  const model::Definition* def = nullptr;
+  try {
+    def = model::resolveName(model, ns, name, &primitive);
+  } catch (const CompileError&) {
+    return std::nullopt;  // a type this build does not know: accept
+  }
+  if (primitive != nullptr) return validateValue(primitive, v, check);
+  if (def->kind == model::Definition::Kind::Typedef) return validateValue(def->typedefType(), v, check);
+  if (def->kind == model::Definition::Kind::Entity) return validateValue(def->entity(), v, check);
+  return std::nullopt;
+}
+
+}  // namespace inmanta::compiler::exec

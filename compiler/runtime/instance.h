@@ -1,0 +1,44 @@
+// An entity instance at run time: one slot per attribute and relation end (spec 4.8 step 5).
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "runtime/engine.h"
+
+namespace inmanta::compiler::runtime {
+
+class Instance : public InstanceBase {
+ public:
+  Instance(const model::Entity* type, size_t number, std::function<std::string(const SourceLocation&)> where)
+      : entity(type), ordinal(number), where_(std::move(where)) {}
+
+  std::string display() const override {
+    std::string out = entity->fullName + " (instantiated at ";
+    for (size_t i = 0; i < locations.size(); ++i) out += (i ? "," : "") + where_(locations[i]);
+    return out + ")";
+  }
+
+  // The slot of an attribute, or null when the entity has none of that name.
+  Variable* slot(std::string_view name) const {
+    for (size_t i = 0; i < entity->order.size(); ++i)
+      if (entity->order[i]->name == name) return slots[i];
+    return nullptr;
+  }
+
+  const model::Entity* const entity;
+  const size_t ordinal;
+  std::vector<Variable*> slots;  // parallel to entity->order
+  Variable* self = nullptr;
+  std::vector<SourceLocation> locations;
+  std::set<const model::Implementation*> implementations;
+  SourceLocation constructedAt;
+
+ private:
+  std::function<std::string(const SourceLocation&)> where_;
+};
+
+}  // namespace inmanta::compiler::runtime
