@@ -262,7 +262,7 @@ Variable* Evaluator::lookup(const ast::Name& name, Scope* scope) {
   fail(ErrorKind::NotFoundException, "variable " + std::string(text) + " not found", name.loc, true);
 }
 
-Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
+Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
   switch (expr->kind) {
     case ast::Kind::Literal: {
       auto* lit = static_cast<const ast::Literal*>(expr);
@@ -282,13 +282,13 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
     case ast::Kind::Binary: {
       auto* b = static_cast<const ast::Binary*>(expr);
       if (b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or) {
-        Variable* lhs = emit(b->lhs, scope);
+        Variable* left = emit(b->lhs, scope);
         Variable* result = scheduler_.makePlain();
         bool isAnd = b->op == ast::BinaryOp::And;
         scheduler_.makeUnit<runtime::FunctionUnit>(
-            std::vector<Variable*>{lhs},
-            [this, lhs, result, b, scope, isAnd] {
-              Value l = lhs->get();
+            std::vector<Variable*>{left},
+            [this, left, result, b, scope, isAnd] {
+              Value l = left->get();
               if (l.isUnknown()) return result->set(Value::unknown(), b->loc);
               if (!l.isBool())
                 fail(ErrorKind::RuntimeException,
@@ -296,11 +296,11 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
                          "` expects a boolean",
                      b->loc);
               if (l.asBool() != isAnd) return result->set(l, b->loc);
-              Variable* rhs = emit(b->rhs, scope);
+              Variable* right = emit(b->rhs, scope);
               scheduler_.makeUnit<runtime::FunctionUnit>(
-                  std::vector<Variable*>{rhs},
-                  [rhs, result, b] {
-                    Value r = rhs->get();
+                  std::vector<Variable*>{right},
+                  [right, result, b] {
+                    Value r = right->get();
                     if (!r.isUnknown() && !r.isBool())
                       fail(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(r) + "', expected bool", b->loc);
                     result->set(r, b->loc);
@@ -310,11 +310,11 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
             "and/or", b->loc, true);
         return result;
       }
-      Variable* lhs = emit(b->lhs, scope);
-      Variable* rhs = emit(b->rhs, scope);
-      return unitAfter({lhs, rhs}, b, [lhs, rhs, b]() -> Value {
-        Value l = lhs->get();
-        Value r = rhs->get();
+      Variable* left = emit(b->lhs, scope);
+      Variable* right = emit(b->rhs, scope);
+      return unitAfter({left, right}, b, [left, right, b]() -> Value {
+        Value l = left->get();
+        Value r = right->get();
         runtime::OpResult res;
         switch (b->op) {
           case ast::BinaryOp::In: res = runtime::contains(l, r); break;
@@ -360,14 +360,14 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
       Variable* result = scheduler_.makePlain();
       scheduler_.makeUnit<runtime::FunctionUnit>(
           std::vector<Variable*>{cond},
-          [this, cond, result, c, scope] {
+          [this, cond, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
             Value v = cond->get();
             if (v.isUnknown()) return result->set(Value::unknown(), c->loc);
             if (!v.isBool())
               fail(ErrorKind::RuntimeException,
                    "Invalid value `" + runtime::repr(v) + "`: the condition for a conditional expression must be a boolean expression",
                    c->loc);
-            Variable* branch = emit(v.asBool() ? c->whenTrue : c->whenFalse, scope);
+            Variable* branch = emit(v.asBool() ? c->whenTrue : c->whenFalse, scope, lhsCopy ? &*lhsCopy : nullptr);
             scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{branch},
                                                        [branch, result, c] { result->set(branch->get(), c->loc); },
                                                        "conditional", c->loc, true);
@@ -378,7 +378,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
     case ast::Kind::ListLit: {
       auto* l = static_cast<const ast::ListLit*>(expr);
       std::vector<Variable*> elements;
-      for (const ast::Expr* e : l->elements) elements.push_back(emit(e, scope));
+      for (const ast::Expr* e : l->elements) elements.push_back(emit(e, scope, lhs));
       return unitAfter(elements, l, [elements]() -> Value {
         ValueList out;
         for (Variable* v : elements) {
@@ -463,7 +463,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
       Variable* result = scheduler_.makePlain();
       scheduler_.makeUnit<runtime::FunctionUnit>(
           std::vector<Variable*>{iterable},
-          [this, iterable, result, c, scope] {
+          [this, iterable, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
             Value it = iterable->get();
             if (it.isUnknown()) return result->set(Value(ValueList{Value::unknown()}), c->loc);
             if (!it.isList())
@@ -480,9 +480,9 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
               inner->slots.emplace(std::string(c->variable.text), loopVar);
               Variable* part = scheduler_.makePlain();
               parts.push_back(part);
-              auto emitValue = [this, c, inner, part, element] {
+              auto emitValue = [this, c, inner, part, element, lhsCopy] {
                 if (element.isUnknown()) return part->set(Value::unknown(), c->loc);
-                Variable* v = emit(c->value, inner);
+                Variable* v = emit(c->value, inner, lhsCopy ? &*lhsCopy : nullptr);
                 scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{v},
                                                            [v, part, c] { part->set(v->get(), c->loc); },
                                                            "list comprehension", c->loc, true);
@@ -586,7 +586,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope) {
       });
     }
     case ast::Kind::AttrRef: return emitAttrRef(static_cast<const ast::AttrRef*>(expr), scope);
-    case ast::Kind::Constructor: return emitConstructor(static_cast<const ast::Constructor*>(expr), scope);
+    case ast::Kind::Constructor: return emitConstructor(static_cast<const ast::Constructor*>(expr), scope, lhs);
     case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: unsupported("index lookups", expr);
     default: unsupported(std::string("the expression ") + ast::kindName(expr->kind), expr);
   }
@@ -1030,7 +1030,7 @@ std::string Evaluator::indexKey(const std::vector<std::string>& attributes,
   return key;
 }
 
-Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope) {
+Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs) {
   const model::Type* primitive = nullptr;
   const model::Definition* def = model::resolveName(model_, scope->ns, ctor->type, &primitive);
   if (def == nullptr || def->kind != model::Definition::Kind::Entity)
@@ -1045,11 +1045,14 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope)
   std::set<std::string> indexAttributes;
   for (const model::Entity* e : entity->lineage())
     for (const auto& idx : e->indexes) indexAttributes.insert(idx.begin(), idx.end());
-  std::vector<std::pair<const ast::KwArg*, Variable*>> early, late;
+  // index arguments are needed to construct; the others are emitted once the instance exists
+  std::vector<std::pair<const ast::KwArg*, Variable*>> early;
+  std::vector<const ast::KwArg*> late;
   for (const ast::KwArg& kw : ctor->named.kwargs) {
-    Variable* v = emit(kw.value, scope);
-    (indexAttributes.count(std::string(kw.name.text)) ? early : late).emplace_back(&kw, v);
+    if (indexAttributes.count(std::string(kw.name.text))) early.emplace_back(&kw, emit(kw.value, scope));
+    else late.push_back(&kw);
   }
+  std::optional<Lhs> target = lhs ? std::optional<Lhs>(*lhs) : std::nullopt;
   std::vector<Variable*> wrapped;
   for (const ast::Expr* w : ctor->named.wrapped) wrapped.push_back(emit(w, scope));
   std::vector<Variable*> inputs;
@@ -1058,7 +1061,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope)
   Variable* result = scheduler_.makePlain();
   scheduler_.makeUnit<runtime::FunctionUnit>(
       inputs,
-      [this, ctor, entity, early, late, wrapped, result, indexAttributes] {
+      [this, ctor, entity, early, late, wrapped, result, indexAttributes, scope, target] {
         // construction-time values: index arguments and **dict entries
         std::vector<std::pair<std::string, Value>> values;
         for (const auto& [kw, v] : early) values.emplace_back(std::string(kw->name.text), v->get());
@@ -1070,12 +1073,20 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope)
             if (entity->attribute(k) == nullptr)
               fail(ErrorKind::TypingException, "no attribute " + k + " on type " + entity->fullName, ctor->loc);
             bool repeated = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == k; }) ||
-                            std::any_of(late.begin(), late.end(), [&](const auto& p) { return p.first->name.text == k; });
+                            std::any_of(late.begin(), late.end(), [&](const ast::KwArg* p) { return p->name.text == k; });
             if (repeated)
               fail(ErrorKind::RuntimeException,
                    "The attribute " + k + " is set twice in the constructor call of " + entity->shortName + ".", ctor->loc);
             values.emplace_back(k, v);
           }
+        }
+        // the implicit inverse: `x.r = E(...)` sets E's index attribute that is r's inverse (4.8 step 3)
+        if (target && target->attribute->inverse != nullptr) {
+          const std::string& inv = target->attribute->inverse->name;
+          bool given = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == inv; }) ||
+                       std::any_of(late.begin(), late.end(), [&](const ast::KwArg* p) { return p->name.text == inv; });
+          if (!given && indexAttributes.count(inv) && entity->attribute(inv) == target->attribute->inverse)
+            values.emplace_back(inv, Value(static_cast<runtime::InstanceBase*>(target->instance)));
         }
         // defaults of index attributes count as construction-time values
         for (const std::string& a : indexAttributes) {
@@ -1137,10 +1148,11 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope)
         // the other arguments, asynchronously (step 6)
         std::set<std::string> explicitNames;
         for (const auto& [name, v] : values) explicitNames.insert(name);
-        for (const auto& [kw, v] : late) {
+        for (const ast::KwArg* kw : late) {
           explicitNames.insert(std::string(kw->name.text));
           const model::Attribute* attr = entity->attribute(kw->name.text);
-          Variable* value = v;
+          Lhs here{instance, attr};
+          Variable* value = emit(kw->value, scope, attr->isRelation ? &here : nullptr);
           Variable* slot = instance->slot(attr->name);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           scheduler_.makeUnit<runtime::FunctionUnit>(
@@ -1286,7 +1298,8 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
           fail(ErrorKind::TypingException, "Can not use += on relations with multiplicity 1", assign->loc);
         Variable* slot = instance->slot(name);
         runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
-        Variable* value = emit(assign->value, scope);
+        Lhs here{instance, attr};
+        Variable* value = emit(assign->value, scope, attr->isRelation ? &here : nullptr);
         scheduler_.makeUnit<runtime::FunctionUnit>(
             std::vector<Variable*>{value},
             [this, instance, attr, value, assign, slot, promise] {

@@ -67,8 +67,13 @@ class Evaluator {
   void emitBlock(const ast::Block& block, Scope* scope, bool topLevel);
   void emitStatement(const ast::Stmt* stmt, Scope* scope);
 
+  // The relation a value is assigned to, for the implicit inverse of constructors (spec 4.8).
+  struct Lhs {
+    runtime::Instance* instance;
+    const model::Attribute* attribute;
+  };
   // Emits `expr` and returns the variable its value will be in.
-  Variable* emit(const ast::Expr* expr, Scope* scope);
+  Variable* emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs = nullptr);
   Variable* lookup(const ast::Name& name, Scope* scope);
   Variable* unitAfter(std::vector<Variable*> inputs, const ast::Node* at, std::function<Value()> compute);
   Value callPlugin(const PluginSpec& plugin, const ast::Call* call, const std::vector<Value>& positional,
@@ -80,7 +85,7 @@ class Evaluator {
   runtime::Instance* createInstance(const model::Entity* entity, SourceLocation at);
   void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                     SourceLocation at, bool recur);
-  Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope);
+  Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);
   Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
   void emitAttributeAssign(const ast::Assign* assign, Scope* scope);
   void selectImplementations(runtime::Instance* instance);

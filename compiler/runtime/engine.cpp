@@ -52,8 +52,9 @@ void Variable::doubleSet(const Value& value, SourceLocation location) const {
   const auto& where = scheduler_->messages().location;
   std::string oldAt = where ? where(setAt_) : std::string();
   std::string newAt = where ? where(location) : std::string();
-  fail(ErrorKind::DoubleSetException, "value set twice:\n\told value: " + str(value_) + "\n\t\tset at " + oldAt +
-                                          "\n\tnew value: " + str(value) + "\n\t\tset at " + newAt,
+  fail(ErrorKind::DoubleSetException,
+       "value set twice:\nold value: " + str(value_) + " (set at " + oldAt + ")\nnew value: " + str(value) + " (set at " +
+           newAt + ")",
        location);
 }
 

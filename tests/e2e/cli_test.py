@@ -93,11 +93,17 @@ proc = run_bytes(["compile"], cwd=d)
 err = proc.stderr.decode("utf-8", errors="strict")  # the diagnostic itself must be UTF-8
 check("invalid utf-8", proc.returncode == 1 and "./main.cf:2:6" in err, err)
 
-# Until the semantics exist, a model that parses is not compiled: a distinct status, no output.
+# A model that compiles: std::print output only on stdout, the summary on stderr.
 d = project({"project.yml": PROJECT_YML, "main.cf": "x = 1\nstd::print(x)\n"})
 proc, _ = run(["compile"], cwd=d)
-check("parsed but not compiled", proc.returncode == 3 and "not implemented yet" in proc.stderr
-      and proc.stdout == "", f"{proc.returncode} {proc.stderr}")
+check("compiles", proc.returncode == 0 and proc.stdout == "1\n" and "SUCCESS" in proc.stderr,
+      f"{proc.returncode} {proc.stdout} {proc.stderr}")
+
+# A run-time error: kind, location, exit 1.
+d = project({"project.yml": PROJECT_YML, "main.cf": "x = 1\nx = 2\n"})
+proc, _ = run(["compile"], cwd=d)
+check("double set", proc.returncode == 1 and "DoubleSetException" in proc.stderr and "./main.cf:2" in proc.stderr,
+      proc.stderr)
 
 
 sys.exit(1 if failures else 0)
