@@ -71,14 +71,28 @@ class Evaluator::Context : public PluginContext {
     d.warningName = kind;
     e_.options_.warn(d);
   }
-  Value attribute(const Value&, std::string_view) override {
-    throw NotYetSupported{"reading entity attributes from a plugin", callLocation};
+  Value attribute(const Value& instance, std::string_view name) override {
+    auto* i = static_cast<runtime::Instance*>(instance.asInstance());
+    Variable* slot = i->slot(name);
+    if (slot == nullptr)
+      throw PluginFailure("AttributeError", "'" + i->entity->fullName + "' object has no attribute '" + std::string(name) + "'");
+    return slot->get();  // UnsetSignal when not ready: the call runs again later (spec 4.13)
   }
-  bool isInstanceOf(const Value&, std::string_view) override {
-    throw NotYetSupported{"entity type checks in plugins", callLocation};
+  bool isInstanceOf(const Value& instance, std::string_view entityName) override {
+    const model::Entity* wanted = nullptr;
+    for (const auto& e : e_.model_.entities())
+      if (e->fullName == entityName) wanted = e.get();
+    if (wanted == nullptr)
+      throw PluginFailure("AttributeError", "no entity type named " + std::string(entityName));
+    if (!instance.isInstance()) return false;
+    return static_cast<runtime::Instance*>(instance.asInstance())->entity->isA(wanted);
   }
-  std::string entityName(const Value&) override { throw NotYetSupported{"entities in plugins", callLocation}; }
-  size_t instanceOrdinal(const Value&) override { throw NotYetSupported{"entities in plugins", callLocation}; }
+  std::string entityName(const Value& instance) override {
+    return static_cast<runtime::Instance*>(instance.asInstance())->entity->fullName;
+  }
+  size_t instanceOrdinal(const Value& instance) override {
+    return static_cast<runtime::Instance*>(instance.asInstance())->ordinal;
+  }
   std::string moduleDir(std::string_view module) override {
     for (const auto& ns : e_.model_.namespaces()) {
       if (ns->name != module) continue;
@@ -134,6 +148,7 @@ void Evaluator::run() {
   }
   for (const auto& ns : model_.namespaces()) emitBlock(ns->file->statements, topScopes_[ns.get()], true);
   std::vector<runtime::Waiter*> left = scheduler_.run(options_.maxIterations);
+  finalChecks();
   if (!left.empty()) {
     runtime::Waiter* first = left.front();
     for (runtime::Waiter* w : left)
@@ -145,7 +160,6 @@ void Evaluator::run() {
     for (runtime::Waiter* w : left) names += (names.empty() ? "" : ", ") + w->describe();
     fail(ErrorKind::RuntimeException, "not all statements executed: [" + names + "]", first->location());
   }
-  finalChecks();
 }
 
 void Evaluator::emitBlock(const ast::Block& block, Scope* scope, bool topLevel) {
@@ -587,7 +601,56 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     }
     case ast::Kind::AttrRef: return emitAttrRef(static_cast<const ast::AttrRef*>(expr), scope);
     case ast::Kind::Constructor: return emitConstructor(static_cast<const ast::Constructor*>(expr), scope, lhs);
-    case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: unsupported("index lookups", expr);
+    case ast::Kind::IndexLookup: {
+      auto* l = static_cast<const ast::IndexLookup*>(expr);
+      const model::Type* primitive = nullptr;
+      const model::Definition* def = model::resolveName(model_, scope->ns, l->type, &primitive);
+      if (def == nullptr || def->kind != model::Definition::Kind::Entity)
+        fail(ErrorKind::TypingException, std::string(l->type.text) + " is not an entity", l->loc);
+      std::vector<std::pair<std::string, Variable*>> args;
+      for (const ast::KwArg& kw : l->named.kwargs) args.emplace_back(std::string(kw.name.text), emit(kw.value, scope));
+      std::vector<Variable*> wrapped;
+      for (const ast::Expr* w : l->named.wrapped) wrapped.push_back(emit(w, scope));
+      return emitIndexLookup(def->entity(), std::move(args), std::move(wrapped), {}, l);
+    }
+    case ast::Kind::ShortIndexLookup: {
+      auto* l = static_cast<const ast::ShortIndexLookup*>(expr);
+      Variable* object = emit(l->object, scope);
+      std::vector<std::pair<std::string, Variable*>> args;
+      for (const ast::KwArg& kw : l->named.kwargs) args.emplace_back(std::string(kw.name.text), emit(kw.value, scope));
+      std::vector<Variable*> wrapped;
+      for (const ast::Expr* w : l->named.wrapped) wrapped.push_back(emit(w, scope));
+      Variable* result = scheduler_.makePlain();
+      scheduler_.makeUnit<runtime::FunctionUnit>(
+          std::vector<Variable*>{object},
+          [this, object, l, args, wrapped, result] {
+            Value o = object->get();
+            std::string rel(l->relation.text);
+            if (!o.isInstance())
+              fail(ErrorKind::TypingException,
+                   "short index lookup is only possible on an instance, " + runtime::repr(o) + " is not an instance", l->loc);
+            auto* instance = static_cast<runtime::Instance*>(o.asInstance());
+            const model::Attribute* attr = instance->entity->attribute(rel);
+            if (attr == nullptr)
+              fail(ErrorKind::NotFoundException,
+                   "could not find attribute with name: " + rel + " in type " + instance->entity->fullName, l->loc);
+            if (!attr->isRelation)
+              fail(ErrorKind::TypingException, "short index lookup is only possible on relations, " + rel + " is an attribute",
+                   l->loc);
+            if (attr->inverse == nullptr)
+              fail(ErrorKind::TypingException,
+                   "short index lookup is only possible on bi-drectional relations, " + attr->entity->shortName + "." +
+                       rel + " is unidirectional",
+                   l->loc);
+            Variable* found = emitIndexLookup(attr->target(), args, wrapped,
+                                              {{attr->inverse->name, Value(static_cast<runtime::InstanceBase*>(instance))}}, l);
+            scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{found},
+                                                       [found, result, l] { result->set(found->get(), l->loc); },
+                                                       "index lookup", l->loc, true);
+          },
+          "index lookup", l->loc, true);
+      return result;
+    }
     default: unsupported(std::string("the expression ") + ast::kindName(expr->kind), expr);
   }
 }
@@ -1105,23 +1168,25 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             values.emplace_back(a, v);
           }
         }
-        // index matching (4.8 step 4)
+        // index matching (4.8 step 4), in the entity's own indexes (they include its subtypes)
         runtime::Instance* found = nullptr;
-        std::vector<std::pair<const model::Entity*, std::string>> keys;
-        for (const model::Entity* e : entity->lineage()) {
+        std::string message = "Invalid Constructor call:";
+        bool missing = false;
+        for (const model::Entity* e : entity->lineage())
+          for (const auto& idx : e->indexes)
+            for (const std::string& a : idx)
+              if (std::none_of(values.begin(), values.end(), [&](const auto& p) { return p.first == a; }) &&
+                  message.find("'" + a + "'") == std::string::npos) {
+                missing = true;
+                message += "\n\t* Missing attribute '" + a + "'. The attribute " + entity->fullName + "." + a +
+                           " is part of an index.";
+              }
+        if (missing) fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc);
+        for (const model::Entity* e : entity->lineage())
           for (const auto& idx : e->indexes) {
             bool complete = false;
             std::string key = indexKey(idx, values, complete);
-            if (!complete) {
-              std::string message = "Invalid Constructor call:";
-              for (const std::string& a : idx)
-                if (std::none_of(values.begin(), values.end(), [&](const auto& p) { return p.first == a; }))
-                  message += "\n\t* Missing attribute '" + a + "'. The attribute " + entity->fullName + "." + a +
-                             " is part of an index.";
-              fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc);
-            }
-            keys.emplace_back(e, key);
-            auto& table = indexes_[e];
+            auto& table = indexes_[entity];
             auto it = table.find(key);
             if (it != table.end()) {
               if (found != nullptr && found != it->second)
@@ -1129,18 +1194,13 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               found = it->second;
             }
           }
-        }
         runtime::Instance* instance = found;
         if (instance != nullptr) {
           if (instance->entity != entity)
             fail(ErrorKind::DuplicateException, "Type found in index is not an exact match", ctor->loc);
         } else {
           instance = createInstance(entity, ctor->loc);
-          for (const auto& [e, key] : keys) {
-            auto& table = indexes_[e];
-            if (!table.emplace(key, instance).second)
-              fail(ErrorKind::DuplicateException, "Duplicate key in index. " + key, ctor->loc);
-          }
+          registerInIndexes(instance, values, ctor);
         }
         instance->locations.push_back(ctor->loc);
         result->set(Value(static_cast<runtime::InstanceBase*>(instance)), ctor->loc);
@@ -1315,6 +1375,11 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
 
 void Evaluator::finalChecks() {
   std::vector<Diagnostic> errors;
+  for (const auto& [entity, byKey] : pending_)
+    for (const auto& [key, lookups] : byKey)
+      for (const PendingLookup& p : lookups)
+        errors.emplace_back(ErrorKind::NotFoundException,
+                            "No match in index on type " + entity->fullName + " with key " + key, p.at->loc, false);
   for (const auto& instance : instances_) {
     if (instance->implementations.empty())
       errors.emplace_back(ErrorKind::RuntimeException,
@@ -1353,6 +1418,88 @@ void Evaluator::finalChecks() {
   Diagnostic multi(ErrorKind::MultiException, "Reported " + std::to_string(errors.size()) + " errors");
   multi.causes = std::move(errors);
   throw CompileError(std::move(multi));
+}
+
+
+// ------------------------------------------------------------------ indexes (4.10)
+
+void Evaluator::registerInIndexes(runtime::Instance* instance, const std::vector<std::pair<std::string, Value>>& values,
+                                  const ast::Node* at) {
+  // in the table of the entity and of every ancestor, under every index that applies there
+  for (const model::Entity* owner : instance->entity->lineage()) {
+    auto& table = indexes_[owner];
+    for (const model::Entity* declaring : owner->lineage())
+      for (const auto& idx : declaring->indexes) {
+        bool complete = false;
+        std::string key = indexKey(idx, values, complete);
+        if (!complete) continue;
+        auto [it, inserted] = table.emplace(key, instance);
+        if (!inserted && it->second != instance)
+          fail(ErrorKind::DuplicateException, "Duplicate key in index. " + key, at->loc);
+        auto waiting = pending_[owner].find(key);
+        if (waiting != pending_[owner].end()) {
+          std::vector<PendingLookup> lookups = std::move(waiting->second);
+          pending_[owner].erase(waiting);
+          for (const PendingLookup& p : lookups) p.result->set(Value(static_cast<runtime::InstanceBase*>(instance)), at->loc);
+        }
+      }
+  }
+}
+
+Variable* Evaluator::emitIndexLookup(const model::Entity* entity, std::vector<std::pair<std::string, Variable*>> args,
+                                     std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
+                                     const ast::Node* at) {
+  std::vector<Variable*> inputs;
+  for (auto& [n, v] : args) inputs.push_back(v);
+  inputs.insert(inputs.end(), wrapped.begin(), wrapped.end());
+  Variable* result = scheduler_.makePlain();
+  scheduler_.makeUnit<runtime::FunctionUnit>(
+      inputs,
+      [this, entity, args, wrapped, fixed, at, result] {
+        std::vector<std::pair<std::string, Value>> values = fixed;
+        auto add = [&](const std::string& name, const Value& v) {
+          if (std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; }))
+            fail(ErrorKind::RuntimeException, "Attribute name provided twice in index lookup", at->loc);
+          values.emplace_back(name, v);
+        };
+        for (const auto& [n, v] : args) add(n, v->get());
+        for (Variable* w : wrapped) {
+          Value d = w->get();
+          if (!d.isDict()) fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", at->loc);
+          for (const auto& [k, v] : d.asDict().items) add(k, v);
+        }
+        for (auto& [n, v] : values) {
+          const model::Attribute* a = entity->attribute(n);
+          bool floatType = a != nullptr && !a->isRelation &&
+                           (a->type == model_.primitive(model::Primitive::Float) ||
+                            a->type == model_.nullableOf(model_.primitive(model::Primitive::Float)));
+          if (floatType && v.isInt()) v = Value(static_cast<double>(v.asInt()));
+        }
+        std::vector<std::string> names;
+        for (const auto& [n, v] : values) names.push_back(n);
+        std::sort(names.begin(), names.end());
+        const std::vector<std::string>* index = nullptr;
+        for (const model::Entity* e : entity->lineage())
+          for (const auto& idx : e->indexes)
+            if (idx == names) index = &idx;
+        if (index == nullptr) {
+          std::string listed;
+          for (const auto& [n, v] : values) listed += (listed.empty() ? "" : ", ") + ("('" + n + "', " + runtime::repr(v) + ")");
+          fail(ErrorKind::NotFoundException, "No index defined on " + entity->fullName + " for this lookup: [" + listed + "]",
+               at->loc);
+        }
+        bool complete = false;
+        std::string key = indexKey(*index, values, complete);
+        auto& table = indexes_[entity];
+        auto it = table.find(key);
+        if (it != table.end()) {
+          result->set(Value(static_cast<runtime::InstanceBase*>(it->second)), at->loc);
+          return;
+        }
+        pending_[entity][key].push_back(PendingLookup{result, at, key});
+      },
+      "index lookup", at->loc, true);
+  return result;
 }
 
 }  // namespace inmanta::compiler::exec

@@ -94,6 +94,11 @@ class Evaluator {
   std::string indexKey(const std::vector<std::string>& attributes, const std::vector<std::pair<std::string, Value>>& values,
                        bool& complete) const;
   void finalChecks();
+  Variable* emitIndexLookup(const model::Entity* entity, std::vector<std::pair<std::string, Variable*>> args,
+                            std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
+                            const ast::Node* at);
+  void registerInIndexes(runtime::Instance* instance, const std::vector<std::pair<std::string, Value>>& values,
+                         const ast::Node* at);
   // Evaluates a typedef constraint with only `self` bound (spec 3.6).
   Value evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t);
   std::string where(const SourceLocation& loc) const;
@@ -110,6 +115,12 @@ class Evaluator {
   std::vector<std::unique_ptr<runtime::Instance>> instances_;
   // per entity that declares or inherits an index: key text -> instance
   std::map<const model::Entity*, std::map<std::string, runtime::Instance*>> indexes_;
+  struct PendingLookup {
+    Variable* result;
+    const ast::Node* at;
+    std::string key;
+  };
+  std::map<const model::Entity*, std::map<std::string, std::vector<PendingLookup>>> pending_;
 };
 
 }  // namespace inmanta::compiler::exec

@@ -1,6 +1,7 @@
 #include "exec/typecheck.h"
 
 #include "model/define.h"
+#include "runtime/instance.h"
 
 namespace inmanta::compiler::exec {
 
@@ -64,9 +65,13 @@ std::optional<Diagnostic> validateValue(const model::Type* type, const Value& v,
       if (check) return check(*t, v);
       return std::nullopt;
     }
-    case model::Type::Kind::Entity:
+    case model::Type::Kind::Entity: {
       if (!v.isInstance()) return invalid(v, type->name());
-      return std::nullopt;  // exact entity checks need the runtime's instances
+      auto* instance = static_cast<const runtime::Instance*>(v.asInstance());
+      if (instance->entity->isA(static_cast<const model::Entity*>(type))) return std::nullopt;
+      return Diagnostic(ErrorKind::RuntimeException,
+                        "Invalid class type for " + instance->display() + ", should be " + type->name());
+    }
   }
   return std::nullopt;
 }
