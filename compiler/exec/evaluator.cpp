@@ -46,6 +46,22 @@ std::string joinQuoted(const std::vector<std::string>& names) {
 
 }  // namespace
 
+// Sets an `is defined` result to true on the first known value of a relation (spec 4.11).
+class IsDefinedListener : public runtime::ResultCollector {
+ public:
+  IsDefinedListener(Variable* result, SourceLocation at) : result_(result), at_(at) {}
+  bool pureGradual() const override { return false; }
+  bool receive(const Value& value, SourceLocation) override {
+    if (value.isUnknown()) return false;
+    if (!result_->isReady()) result_->set(Value(true), at_);
+    return true;
+  }
+
+ private:
+  Variable* result_;
+  SourceLocation at_;
+};
+
 // A [1] relation end: a plain slot whose value also sets the inverse end.
 struct SingleHolder : runtime::Variable {
   explicit SingleHolder(runtime::Scheduler* s) : Variable(Kind::Single, s) {}
@@ -437,19 +453,60 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     }
     case ast::Kind::IsDefined: {
       auto* d = static_cast<const ast::IsDefined*>(expr);
-      if (d->object != nullptr) unsupported("`is defined` on an attribute", d);
-      Variable* v = lookup(d->attribute, scope);
-      return unitAfter({v}, d, [v]() -> Value {
-        Value x = v->get();
-        if (x.isUnknown()) return Value::unknown();
-        if (x.isNull()) return Value(false);
-        if (x.isList()) {
-          if (x.asList().empty()) return Value(false);
-          bool allUnknown = std::all_of(x.asList().begin(), x.asList().end(), [](const Value& e) { return e.isUnknown(); });
-          if (allUnknown) return Value::unknown();
+      Variable* result = scheduler_.makePlain();
+      // spec 4.11: a relation is defined as soon as a known value arrives; otherwise decide once
+      // the slot is complete
+      auto onSlot = [this, result, d](Variable* slot) {
+        if (slot->kind() == Variable::Kind::List) {
+          collectors_.push_back(std::make_unique<IsDefinedListener>(result, d->loc));
+          slot->listen(collectors_.back().get(), d->loc);
         }
-        return Value(true);
-      });
+        scheduler_.makeUnit<runtime::FunctionUnit>(
+            std::vector<Variable*>{slot},
+            [slot, result, d] {
+              if (result->isReady()) return;
+              Value x;
+              try {
+                x = slot->get();
+              } catch (const CompileError& e) {
+                if (e.diagnostic().kind != ErrorKind::OptionalValueException) throw;
+                return result->set(Value(false), d->loc);
+              }
+              if (x.isUnknown()) return result->set(Value::unknown(), d->loc);
+              if (x.isNull()) return result->set(Value(false), d->loc);
+              if (x.isList()) {
+                if (x.asList().empty()) return result->set(Value(false), d->loc);
+                if (std::all_of(x.asList().begin(), x.asList().end(), [](const Value& e) { return e.isUnknown(); }))
+                  return result->set(Value::unknown(), d->loc);
+              }
+              result->set(Value(true), d->loc);
+            },
+            "is defined", d->loc, true);
+      };
+      if (d->object == nullptr) {
+        onSlot(lookup(d->attribute, scope));
+        return result;
+      }
+      Variable* object = emit(d->object, scope);
+      scheduler_.makeUnit<runtime::FunctionUnit>(
+          std::vector<Variable*>{object},
+          [object, d, onSlot] {
+            Value o = object->get();
+            std::string name(d->attribute.text);
+            if (!o.isInstance())
+              fail(ErrorKind::RuntimeException,
+                   "can not get attribute " + name + ", " + ast::dump(d->object) + " is not an entity but a " +
+                       runtime::pythonTypeName(o) + " with value '" + runtime::str(o) + "'",
+                   d->loc);
+            auto* instance = static_cast<runtime::Instance*>(o.asInstance());
+            Variable* slot = instance->slot(name);
+            if (slot == nullptr)
+              fail(ErrorKind::NotFoundException,
+                   "could not find attribute with name: " + name + " in type " + instance->entity->fullName, d->loc);
+            onSlot(slot);
+          },
+          "is defined", d->loc, true);
+      return result;
     }
     case ast::Kind::StringFormat: {
       auto* f = static_cast<const ast::StringFormat*>(expr);

@@ -113,6 +113,7 @@ class Evaluator {
   std::unique_ptr<Context> context_;
   std::map<std::string, std::unique_ptr<PyRegex>> regexes_;
   std::vector<std::unique_ptr<runtime::Instance>> instances_;
+  std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
   // per entity that declares or inherits an index: key text -> instance
   std::map<const model::Entity*, std::map<std::string, runtime::Instance*>> indexes_;
   struct PendingLookup {
