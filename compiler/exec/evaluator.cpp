@@ -1097,10 +1097,8 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
       } else if (attr->isSingle()) {
         slot = scheduler_.makeVariable<SingleHolder>();
       } else {
-        auto* list = scheduler_.makeVariable<runtime::ListVariable>();
-        list->low = attr->multiplicity.low;
-        list->high = attr->multiplicity.high;
-        slot = list;
+        // the bounds are known before the scheduler first looks at the slot
+        slot = scheduler_.makeVariable<runtime::ListVariable>(attr->multiplicity.low, attr->multiplicity.high);
       }
       slot->validator = classCheck;
       if (attr->inverse != nullptr) {

@@ -146,7 +146,12 @@ void OptionVariable::set(const Value& value, SourceLocation location, bool recur
 
 // ------------------------------------------------------------------ ListVariable
 
-ListVariable::ListVariable(Scheduler* scheduler) : Variable(Kind::List, scheduler) { value_ = Value(ValueList{}); }
+ListVariable::ListVariable(Scheduler* scheduler, int64_t lowerBound, std::optional<int64_t> upperBound)
+    : Variable(Kind::List, scheduler) {
+  value_ = Value(ValueList{});
+  low = lowerBound;
+  high = upperBound;
+}
 
 bool ListVariable::canGet() const {
   return static_cast<int64_t>(items_.size()) >= low && waitingProviders() == 0;

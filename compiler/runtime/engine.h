@@ -137,7 +137,7 @@ class OptionVariable : public Variable {
 // A list relation end: unordered in meaning, kept in arrival order, de-duplicated by identity.
 class ListVariable : public Variable {
  public:
-  explicit ListVariable(Scheduler* scheduler);
+  explicit ListVariable(Scheduler* scheduler, int64_t lowerBound = 0, std::optional<int64_t> upperBound = std::nullopt);
   bool listen(ResultCollector* collector, SourceLocation location) override;
   void set(const Value& value, SourceLocation location, bool recur = true) override;
   void freeze() override;
