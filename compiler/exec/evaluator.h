@@ -94,6 +94,14 @@ class Evaluator {
   std::string indexKey(const std::vector<std::string>& attributes, const std::vector<std::pair<std::string, Value>>& values,
                        bool& complete) const;
   void finalChecks();
+  // The static checks of normalisation (spec 3.4 step 5): constant, valid defaults; every type
+  // name used in an expression resolves; constructor arguments are attributes; nested
+  // constructors get their type inferred (3.11).
+  void normalize();
+  void normalizeBlock(const ast::Block& block, model::Namespace* ns);
+  void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected);
+  const model::Entity* constructorEntity(const ast::Constructor* ctor, model::Namespace* ns,
+                                         const model::Entity* expected);
   Variable* emitIndexLookup(const model::Entity* entity, std::vector<std::pair<std::string, Variable*>> args,
                             std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
                             const ast::Node* at);
@@ -114,6 +122,7 @@ class Evaluator {
   std::map<std::string, std::unique_ptr<PyRegex>> regexes_;
   std::vector<std::unique_ptr<runtime::Instance>> instances_;
   std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
+  std::map<const ast::Constructor*, const model::Entity*> constructorTypes_;
   // per entity that declares or inherits an index: key text -> instance
   std::map<const model::Entity*, std::map<std::string, runtime::Instance*>> indexes_;
   struct PendingLookup {

@@ -350,6 +350,11 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
         finished(next);
       } catch (const UnsetSignal& unset) {
         next->waitFor(unset.variable);  // runs again once that value is there
+      } catch (CompileError& e) {
+        // reading an empty optional relation is reported at the reading statement (spec 5.8)
+        Diagnostic& d = e.diagnostic();
+        if (!d.location.valid() && d.kind == ErrorKind::OptionalValueException) d.location = next->location();
+        throw;
       }
     }
     // 2. freeze the first possibly complete variable somebody waits for
