@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
       inmanta::compiler::PluginRegistry plugins;
       inmanta::stdmodule::registerStdPlugins(plugins);
       compileOptions.plugins = &plugins;
+      compileOptions.keepMemoryAtExit = true;
       return static_cast<int>(inmanta::compiler::runCompile(compileOptions, std::cout, std::cerr));
     }
     std::cout << app.help();

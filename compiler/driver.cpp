@@ -37,14 +37,22 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     session = std::make_unique<CompileSession>(loadProjectConfig(*dir), warn);
     session->load();
     static const PluginRegistry kNoPlugins;
-    model::Model model;
+    auto modelOwner = std::make_unique<model::Model>();
+    model::Model& model = *modelOwner;
     model::defineModel(model, session->files(), options.plugins ? *options.plugins : kNoPlugins, session->sources(),
                        warn);
     exec::ExecOptions execOptions;
     execOptions.out = &out;
     execOptions.warn = warn;
     execOptions.projectDir = session->project().dir;
-    exec::Evaluator evaluator(model, options.plugins ? *options.plugins : kNoPlugins, session->sources(), execOptions);
+    auto evaluatorOwner = std::make_unique<exec::Evaluator>(model, options.plugins ? *options.plugins : kNoPlugins,
+                                                            session->sources(), execOptions);
+    exec::Evaluator& evaluator = *evaluatorOwner;
+    if (options.keepMemoryAtExit) {
+      // released on purpose: the process ends right after the compile
+      (void)modelOwner.release();
+      (void)evaluatorOwner.release();
+    }
     try {
       evaluator.run();
     } catch (const exec::NotYetSupported& missing) {
@@ -56,6 +64,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     }
     out.flush();
     err << "\n" << banner("SUCCESS") << "\n";
+    if (options.keepMemoryAtExit) (void)session.release();
     return CompileStatus::Success;
   } catch (const CompileError& e) {
     err << "\n" << banner("COMPILATION FAILURE") << "\n";
