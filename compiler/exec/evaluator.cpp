@@ -62,6 +62,19 @@ class IsDefinedListener : public runtime::ResultCollector {
   SourceLocation at_;
 };
 
+// Calls a function for every value it receives (a `for` over a relation).
+class EachValue : public runtime::ResultCollector {
+ public:
+  explicit EachValue(std::function<void(const Value&)> f) : f_(std::move(f)) {}
+  bool receive(const Value& value, SourceLocation) override {
+    f_(value);
+    return false;
+  }
+
+ private:
+  std::function<void(const Value&)> f_;
+};
+
 // A [1] relation end: a plain slot whose value also sets the inverse end.
 struct SingleHolder : runtime::Variable {
   explicit SingleHolder(runtime::Scheduler* s) : Variable(Kind::Single, s) {}
@@ -220,10 +233,17 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
     }
     case ast::Kind::If: {
       auto* i = static_cast<const ast::If*>(stmt);
+      ast::Block both = i->thenBlock;
+      both.insert(both.end(), i->elseBlock.begin(), i->elseBlock.end());
+      auto commit = eagerPromises(both, {}, scope);
       Variable* cond = emit(i->condition, scope);
       scheduler_.makeUnit<runtime::FunctionUnit>(
           std::vector<Variable*>{cond},
-          [this, cond, i, scope] {
+          [this, cond, i, scope, commit] {
+            struct Committer {
+              std::function<void()> f;
+              ~Committer() { f(); }
+            } committer{commit};
             Value c = cond->get();
             if (c.isUnknown()) return;
             if (!c.isBool())
@@ -241,28 +261,41 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
     }
     case ast::Kind::For: {
       auto* f = static_cast<const ast::For*>(stmt);
-      Variable* iterable = emit(f->iterable, scope);
-      scheduler_.makeUnit<runtime::FunctionUnit>(
-          std::vector<Variable*>{iterable},
-          [this, iterable, f, scope] {
-            Value v = iterable->get();
-            if (v.isUnknown()) return;
-            if (!v.isList())
-              fail(ErrorKind::TypingException,
-                   "A for loop can only be applied to lists and relations. Hint: " + runtime::repr(v) + " is not a list.",
-                   f->loc);
-            for (const Value& element : v.asList()) {
-              if (element.isUnknown()) continue;
-              scopes_.push_back(std::make_unique<Scope>(scope, scope->ns));
-              Scope* inner = scopes_.back().get();
-              Variable* loopVar = scheduler_.makePlain();
-              loopVar->set(element, f->loc);
-              inner->slots.emplace(std::string(f->variable.text), loopVar);
-              declare(f->body, inner);
-              emitBlock(f->body, inner, false);
-            }
-          },
-          "for", f->loc, false);
+      auto commit = eagerPromises(f->body, {std::string(f->variable.text)}, scope);
+      auto iterate = [this, f, scope](const Value& element) {
+        if (element.isUnknown()) return;
+        scopes_.push_back(std::make_unique<Scope>(scope, scope->ns));
+        Scope* inner = scopes_.back().get();
+        Variable* loopVar = scheduler_.makePlain();
+        loopVar->set(element, f->loc);
+        inner->slots.emplace(std::string(f->variable.text), loopVar);
+        declare(f->body, inner);
+        emitBlock(f->body, inner, false);
+      };
+      auto wholeList = [this, f, iterate, commit](Variable* iterable) {
+        scheduler_.makeUnit<runtime::FunctionUnit>(
+            std::vector<Variable*>{iterable},
+            [iterable, f, iterate, commit] {
+              Value v = iterable->get();
+              if (!v.isUnknown()) {
+                if (!v.isList())
+                  fail(ErrorKind::TypingException,
+                       "A for loop can only be applied to lists and relations. Hint: " + runtime::repr(v) + " is not a list.",
+                       f->loc);
+                for (const Value& element : v.asList()) iterate(element);
+              }
+              commit();
+            },
+            "for", f->loc, false);
+      };
+      // a relation is iterated gradually: each value as it arrives (a purely gradual consumer)
+      bool viaVariable = whenVariable(f->iterable, scope, [this, f, iterate, wholeList, commit](Variable* v) {
+        if (v->kind() != Variable::Kind::List) return wholeList(v);
+        collectors_.push_back(std::make_unique<EachValue>(iterate));
+        v->listen(collectors_.back().get(), f->loc);
+        scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{v}, [commit] { commit(); }, "for", f->loc, false);
+      });
+      if (!viaVariable) wholeList(emit(f->iterable, scope));
       return;
     }
     default:
@@ -1264,10 +1297,14 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         for (const ast::KwArg* kw : late) {
           explicitNames.insert(std::string(kw->name.text));
           const model::Attribute* attr = entity->attribute(kw->name.text);
-          Lhs here{instance, attr};
-          Variable* value = emit(kw->value, scope, attr->isRelation ? &here : nullptr);
           Variable* slot = instance->slot(attr->name);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
+          if (attr->isMulti()) {
+            assignGradual(kw->value, scope, instance, attr, ctor->loc, [slot, promise] { slot->fulfill(promise); });
+            continue;
+          }
+          Lhs here{instance, attr};
+          Variable* value = emit(kw->value, scope, attr->isRelation ? &here : nullptr);
           scheduler_.makeUnit<runtime::FunctionUnit>(
               std::vector<Variable*>{value},
               [this, instance, attr, value, ctor, slot, promise] {
@@ -1411,6 +1448,10 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
           fail(ErrorKind::TypingException, "Can not use += on relations with multiplicity 1", assign->loc);
         Variable* slot = instance->slot(name);
         runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
+        if (attr->isMulti()) {
+          assignGradual(assign->value, scope, instance, attr, assign->loc, [slot, promise] { slot->fulfill(promise); });
+          return;
+        }
         Lhs here{instance, attr};
         Variable* value = emit(assign->value, scope, attr->isRelation ? &here : nullptr);
         scheduler_.makeUnit<runtime::FunctionUnit>(
@@ -1805,6 +1846,187 @@ void Evaluator::normalize() {
   for (const auto& entity : model_.entities())
     for (const model::ImplementRule& rule : entity->rules) normalizeExpr(rule.when, rule.ns, nullptr);
   for (const auto& ns : model_.namespaces()) normalizeBlock(ns->file->statements, ns.get());
+}
+
+
+// ------------------------------------------------------------------ gradual execution (4.5, 4.6)
+
+bool Evaluator::whenVariable(const ast::Expr* e, Scope* scope, std::function<void(Variable*)> then) {
+  if (e->kind == ast::Kind::VarRef) {
+    then(lookup(static_cast<const ast::VarRef*>(e)->name, scope));
+    return true;
+  }
+  if (e->kind != ast::Kind::AttrRef) return false;
+  auto* ref = static_cast<const ast::AttrRef*>(e);
+  Variable* object = emit(ref->object, scope);
+  scheduler_.makeUnit<runtime::FunctionUnit>(
+      std::vector<Variable*>{object},
+      [object, ref, then] {
+        Value o = object->get();
+        std::string name(ref->attribute.text);
+        if (o.isList())
+          fail(ErrorKind::RuntimeException,
+               "can not get attribute " + name + ", " + runtime::repr(o) + " is not an entity but a list", ref->loc);
+        if (!o.isInstance())
+          fail(ErrorKind::RuntimeException,
+               "can not get attribute " + name + ", " + ast::dump(ref->object) + " is not an entity but a " +
+                   runtime::pythonTypeName(o) + " with value '" + runtime::str(o) + "'",
+               ref->loc);
+        auto* instance = static_cast<runtime::Instance*>(o.asInstance());
+        Variable* slot = instance->slot(name);
+        if (slot == nullptr)
+          fail(ErrorKind::NotFoundException,
+               "could not find attribute with name: " + name + " in type " + instance->entity->fullName, ref->loc);
+        then(slot);
+      },
+      ast::dump(ref), ref->loc, true);
+  return true;
+}
+
+namespace {
+// Sets each value it receives on a list relation, reporting errors as the assignment's.
+class SetEach : public runtime::ResultCollector {
+ public:
+  SetEach(std::function<void(const Value&)> set) : set_(std::move(set)) {}
+  bool receive(const Value& value, SourceLocation) override {
+    set_(value);
+    return false;
+  }
+
+ private:
+  std::function<void(const Value&)> set_;
+};
+}  // namespace
+
+void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Instance* target,
+                              const model::Attribute* attr, SourceLocation at, std::function<void()> done) {
+  auto set = [this, target, attr, at](const Value& v) { setAttribute(target, attr, v, at, true); };
+  if (value->kind == ast::Kind::ListLit) {
+    auto* list = static_cast<const ast::ListLit*>(value);
+    if (list->elements.empty()) {
+      set(Value(ValueList{}));
+      return done();
+    }
+    auto remaining = std::make_shared<size_t>(list->elements.size());
+    for (const ast::Expr* element : list->elements)
+      assignGradual(element, scope, target, attr, at, [remaining, done] {
+        if (--*remaining == 0) done();
+      });
+    return;
+  }
+  bool viaVariable = whenVariable(value, scope, [this, set, done, at](Variable* v) {
+    if (v->kind() == Variable::Kind::List) {
+      collectors_.push_back(std::make_unique<SetEach>(set));
+      v->listen(collectors_.back().get(), at);
+      scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{v}, [done] { done(); }, "relation assignment",
+                                                 at, true);
+      return;
+    }
+    scheduler_.makeUnit<runtime::FunctionUnit>(
+        std::vector<Variable*>{v},
+        [v, set, done] {
+          set(v->get());
+          done();
+        },
+        "relation assignment", at, true);
+  });
+  if (viaVariable) return;
+  Lhs here{target, attr};
+  Variable* v = emit(value, scope, &here);
+  scheduler_.makeUnit<runtime::FunctionUnit>(
+      std::vector<Variable*>{v},
+      [v, set, done] {
+        set(v->get());
+        done();
+      },
+      "relation assignment", at, true);
+}
+
+namespace {
+void declaredIn(const ast::Block& block, std::set<std::string>& names) {
+  for (const ast::Stmt* s : block) {
+    if (s->kind == ast::Kind::Assign) {
+      auto* a = static_cast<const ast::Assign*>(s);
+      if (a->target->kind == ast::Kind::VarRef) names.insert(std::string(static_cast<const ast::VarRef*>(a->target)->name.text));
+    } else if (s->kind == ast::Kind::For) {
+      auto* f = static_cast<const ast::For*>(s);
+      names.insert(std::string(f->variable.text));
+      declaredIn(f->body, names);
+    } else if (s->kind == ast::Kind::If) {
+      declaredIn(static_cast<const ast::If*>(s)->thenBlock, names);
+      declaredIn(static_cast<const ast::If*>(s)->elseBlock, names);
+    }
+  }
+}
+
+const ast::VarRef* rootOf(const ast::Expr* e) {
+  while (e->kind == ast::Kind::AttrRef) e = static_cast<const ast::AttrRef*>(e)->object;
+  return e->kind == ast::Kind::VarRef ? static_cast<const ast::VarRef*>(e) : nullptr;
+}
+
+void attributeAssignments(const ast::Block& block, std::vector<const ast::AttrRef*>& out) {
+  for (const ast::Stmt* s : block) {
+    if (s->kind == ast::Kind::Assign) {
+      auto* a = static_cast<const ast::Assign*>(s);
+      if (a->target->kind == ast::Kind::AttrRef) out.push_back(static_cast<const ast::AttrRef*>(a->target));
+    } else if (s->kind == ast::Kind::For) {
+      attributeAssignments(static_cast<const ast::For*>(s)->body, out);
+    } else if (s->kind == ast::Kind::If) {
+      attributeAssignments(static_cast<const ast::If*>(s)->thenBlock, out);
+      attributeAssignments(static_cast<const ast::If*>(s)->elseBlock, out);
+    }
+  }
+}
+}  // namespace
+
+std::function<void()> Evaluator::eagerPromises(const ast::Block& body, const std::vector<std::string>& localNames,
+                                               Scope* scope) {
+  std::vector<const ast::AttrRef*> targets;
+  attributeAssignments(body, targets);
+  if (targets.empty()) return [] {};
+  std::set<std::string> local(localNames.begin(), localNames.end());
+  declaredIn(body, local);
+  struct State {
+    bool committed = false;
+    std::vector<std::pair<Variable*, runtime::Promise*>> promises;
+  };
+  auto state = std::make_shared<State>();
+  for (const ast::AttrRef* target : targets) {
+    const ast::VarRef* root = rootOf(target);
+    if (root == nullptr || local.count(std::string(root->name.text))) continue;
+    // acquire once the instance is known; problems are the assignment's to report
+    Variable* object = nullptr;
+    try {
+      object = emit(target->object, scope);
+    } catch (const CompileError&) {
+      continue;
+    }
+    std::string name(target->attribute.text);
+    scheduler_.makeUnit<runtime::FunctionUnit>(
+        std::vector<Variable*>{object},
+        [object, name, state] {
+          Value o;
+          try {
+            o = object->get();
+          } catch (const CompileError&) {
+            return;
+          }
+          if (!o.isInstance()) return;
+          Variable* slot = static_cast<runtime::Instance*>(o.asInstance())->slot(name);
+          if (slot == nullptr || !slot->delayed()) return;
+          runtime::Promise* p = slot->progressionPromise();
+          if (p == nullptr) return;
+          if (state->committed) slot->fulfill(p);
+          else state->promises.emplace_back(slot, p);
+        },
+        "eager promise", target->loc, false);
+  }
+  return [state] {
+    if (state->committed) return;
+    state->committed = true;
+    for (auto& [slot, p] : state->promises) slot->fulfill(p);
+    state->promises.clear();
+  };
 }
 
 }  // namespace inmanta::compiler::exec

@@ -88,6 +88,16 @@ class Evaluator {
   Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);
   Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
   void emitAttributeAssign(const ast::Assign* assign, Scope* scope);
+  // Resolves a variable or attribute reference to its variable (not its value) and calls `then`;
+  // false when `e` is neither.
+  bool whenVariable(const ast::Expr* e, Scope* scope, std::function<void(Variable*)> then);
+  // Adds the values of `value` to a list relation as soon as each is known (spec 4.5), then
+  // calls `done`.
+  void assignGradual(const ast::Expr* value, Scope* scope, runtime::Instance* target, const model::Attribute* attr,
+                     SourceLocation at, std::function<void()> done);
+  // Progression promises of an if/for on the attributes its body assigns (spec 4.6); returns the
+  // function that fulfils them once the statement has committed.
+  std::function<void()> eagerPromises(const ast::Block& body, const std::vector<std::string>& localNames, Scope* scope);
   void selectImplementations(runtime::Instance* instance);
   void runImplementation(runtime::Instance* instance, const model::Implementation* impl);
   Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
