@@ -48,11 +48,13 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     auto evaluatorOwner = std::make_unique<exec::Evaluator>(model, options.plugins ? *options.plugins : kNoPlugins,
                                                             session->sources(), execOptions);
     exec::Evaluator& evaluator = *evaluatorOwner;
+#if !defined(__SANITIZE_ADDRESS__)
     if (options.keepMemoryAtExit) {
       // released on purpose: the process ends right after the compile
       (void)modelOwner.release();
       (void)evaluatorOwner.release();
     }
+#endif
     try {
       evaluator.run();
     } catch (const exec::NotYetSupported& missing) {
@@ -64,7 +66,9 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     }
     out.flush();
     err << "\n" << banner("SUCCESS") << "\n";
+#if !defined(__SANITIZE_ADDRESS__)
     if (options.keepMemoryAtExit) (void)session.release();
+#endif
     return CompileStatus::Success;
   } catch (const CompileError& e) {
     err << "\n" << banner("COMPILATION FAILURE") << "\n";

@@ -77,9 +77,8 @@ void Variable::freeze() {
   queued_ = true;
   hasValue_ = true;
   notifyWaiters();
+  // promises stay alive: units still hold them and fulfil them later (a no-op now)
   tracksPromises_ = false;
-  promises_.clear();
-  donePromises_ = 0;
 }
 
 Promise* Variable::setPromise() {

@@ -83,7 +83,7 @@ class Variable {
   // Null when this variable no longer tracks promises (frozen) or never does.
   Promise* progressionPromise();
   void fulfill(Promise* promise);
-  size_t waitingProviders() const { return promises_.size() - donePromises_; }
+  size_t waitingProviders() const { return tracksPromises_ ? promises_.size() - donePromises_ : 0; }
   virtual bool canGet() const { return hasValue_; }
   virtual int progressPotential() const { return static_cast<int>(waiters_.size()); }
   // Relation variables are frozen before collectors (the candidate queue's order, 4.7).
