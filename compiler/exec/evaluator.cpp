@@ -35,6 +35,63 @@ void assignedNames(const ast::Block& block, std::vector<std::string_view>& out) 
   }
 }
 
+// The value of a literal node.
+Value literalValue(const ast::Literal* lit) {
+  return std::visit(
+      [](const auto& x) -> Value {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, ast::NullValue>) return Value();
+        else return Value(x);
+      },
+      lit->value);
+}
+
+// A non-lazy binary operator on two values (spec 5.1): unknowns propagate except for `in`.
+Value applyBinary(ast::BinaryOp op, const Value& l, const Value& r, SourceLocation at) {
+  runtime::OpResult res;
+  switch (op) {
+    case ast::BinaryOp::In: res = runtime::contains(l, r); break;
+    case ast::BinaryOp::Eq: case ast::BinaryOp::Ne:
+      if (l.isUnknown() || r.isUnknown()) return Value::unknown();
+      return Value(runtime::pyEquals(l, r) == (op == ast::BinaryOp::Eq));
+    default:
+      if (l.isUnknown() || r.isUnknown()) return Value::unknown();
+      switch (op) {
+        case ast::BinaryOp::Add: res = arithmetic(runtime::ArithOp::Add, l, r); break;
+        case ast::BinaryOp::Sub: res = arithmetic(runtime::ArithOp::Sub, l, r); break;
+        case ast::BinaryOp::Mul: res = arithmetic(runtime::ArithOp::Mul, l, r); break;
+        case ast::BinaryOp::Div: res = arithmetic(runtime::ArithOp::Div, l, r); break;
+        case ast::BinaryOp::Mod: res = arithmetic(runtime::ArithOp::Mod, l, r); break;
+        case ast::BinaryOp::Pow: res = arithmetic(runtime::ArithOp::Pow, l, r); break;
+        case ast::BinaryOp::Lt: res = compare(runtime::CompareOp::Lt, l, r); break;
+        case ast::BinaryOp::Gt: res = compare(runtime::CompareOp::Gt, l, r); break;
+        case ast::BinaryOp::Le: res = compare(runtime::CompareOp::Le, l, r); break;
+        case ast::BinaryOp::Ge: res = compare(runtime::CompareOp::Ge, l, r); break;
+        default: break;
+      }
+  }
+  if (res.error) fail(res.error->typing ? ErrorKind::TypingException : ErrorKind::RuntimeException, res.error->message, at);
+  return res.value;
+}
+
+// The slot of attribute `name` of the instance `o`, the value of `objectExpr` (spec 5.8 errors).
+Variable* attributeSlot(const Value& o, const std::string& name, const ast::Expr* objectExpr, SourceLocation at) {
+  if (o.isList())
+    fail(ErrorKind::RuntimeException, "can not get attribute " + name + ", " + runtime::repr(o) + " is not an entity but a list",
+         at);
+  if (!o.isInstance())
+    fail(ErrorKind::RuntimeException,
+         "can not get attribute " + name + ", " + ast::dump(objectExpr) + " is not an entity but a " +
+             runtime::pythonTypeName(o) + " with value '" + runtime::str(o) + "'",
+         at);
+  auto* instance = static_cast<runtime::Instance*>(o.asInstance());
+  Variable* slot = instance->slot(name);
+  if (slot == nullptr)
+    fail(ErrorKind::NotFoundException,
+         "could not find attribute with name: " + name + " in type " + instance->entity->fullName, at);
+  return slot;
+}
+
 std::string joinQuoted(const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -330,13 +387,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
   switch (expr->kind) {
     case ast::Kind::Literal: {
       auto* lit = static_cast<const ast::Literal*>(expr);
-      Value v = std::visit(
-          [](const auto& x) -> Value {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, ast::NullValue>) return Value();
-            else return Value(x);
-          },
-          lit->value);
+      Value v = literalValue(lit);
       return scheduler_.makeWrapped(v);
     }
     case ast::Kind::VarRef:
@@ -377,34 +428,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       Variable* left = emit(b->lhs, scope);
       Variable* right = emit(b->rhs, scope);
       return unitAfter({left, right}, b, [left, right, b]() -> Value {
-        Value l = left->get();
-        Value r = right->get();
-        runtime::OpResult res;
-        switch (b->op) {
-          case ast::BinaryOp::In: res = runtime::contains(l, r); break;
-          case ast::BinaryOp::Eq: case ast::BinaryOp::Ne:
-            if (l.isUnknown() || r.isUnknown()) return Value::unknown();
-            return Value(runtime::pyEquals(l, r) == (b->op == ast::BinaryOp::Eq));
-          default: {
-            if (l.isUnknown() || r.isUnknown()) return Value::unknown();
-            switch (b->op) {
-              case ast::BinaryOp::Add: res = arithmetic(runtime::ArithOp::Add, l, r); break;
-              case ast::BinaryOp::Sub: res = arithmetic(runtime::ArithOp::Sub, l, r); break;
-              case ast::BinaryOp::Mul: res = arithmetic(runtime::ArithOp::Mul, l, r); break;
-              case ast::BinaryOp::Div: res = arithmetic(runtime::ArithOp::Div, l, r); break;
-              case ast::BinaryOp::Mod: res = arithmetic(runtime::ArithOp::Mod, l, r); break;
-              case ast::BinaryOp::Pow: res = arithmetic(runtime::ArithOp::Pow, l, r); break;
-              case ast::BinaryOp::Lt: res = compare(runtime::CompareOp::Lt, l, r); break;
-              case ast::BinaryOp::Gt: res = compare(runtime::CompareOp::Gt, l, r); break;
-              case ast::BinaryOp::Le: res = compare(runtime::CompareOp::Le, l, r); break;
-              case ast::BinaryOp::Ge: res = compare(runtime::CompareOp::Ge, l, r); break;
-              default: break;
-            }
-          }
-        }
-        if (res.error)
-          fail(res.error->typing ? ErrorKind::TypingException : ErrorKind::RuntimeException, res.error->message, b->loc);
-        return res.value;
+        return applyBinary(b->op, left->get(), right->get(), b->loc);
       });
     }
     case ast::Kind::Not: {
@@ -527,16 +551,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
           [object, d, onSlot] {
             Value o = object->get();
             std::string name(d->attribute.text);
-            if (!o.isInstance())
-              fail(ErrorKind::RuntimeException,
-                   "can not get attribute " + name + ", " + ast::dump(d->object) + " is not an entity but a " +
-                       runtime::pythonTypeName(o) + " with value '" + runtime::str(o) + "'",
-                   d->loc);
-            auto* instance = static_cast<runtime::Instance*>(o.asInstance());
-            Variable* slot = instance->slot(name);
-            if (slot == nullptr)
-              fail(ErrorKind::NotFoundException,
-                   "could not find attribute with name: " + name + " in type " + instance->entity->fullName, d->loc);
+            Variable* slot = attributeSlot(o, name, d->object, d->loc);
             onSlot(slot);
           },
           "is defined", d->loc, true);
@@ -881,13 +896,7 @@ std::string pretty(const ast::Expr* e) {
   switch (e->kind) {
     case ast::Kind::Literal: {
       auto* lit = static_cast<const ast::Literal*>(e);
-      return std::visit(
-          [](const auto& x) -> std::string {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, ast::NullValue>) return "null";
-            else return runtime::repr(Value(x));
-          },
-          lit->value);
+      return lit->value.index() == 0 ? std::string("null") : runtime::repr(literalValue(lit));
     }
     case ast::Kind::VarRef: return std::string(static_cast<const ast::VarRef*>(e)->name.text);
     case ast::Kind::Regex: return "/" + static_cast<const ast::Regex*>(e)->pattern + "/";
@@ -961,13 +970,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
   switch (e->kind) {
     case ast::Kind::Literal: {
       auto* lit = static_cast<const ast::Literal*>(e);
-      return std::visit(
-          [](const auto& x) -> Value {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, ast::NullValue>) return Value();
-            else return Value(x);
-          },
-          lit->value);
+      return literalValue(lit);
     }
     case ast::Kind::VarRef: {
       std::string_view n = static_cast<const ast::VarRef*>(e)->name.text;
@@ -1005,32 +1008,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
           fail(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(r) + "', expected bool", b->loc);
         return r;
       }
-      Value r = evalDirect(b->rhs, self, t);
-      runtime::OpResult res;
-      switch (b->op) {
-        case ast::BinaryOp::In: res = runtime::contains(l, r); break;
-        case ast::BinaryOp::Eq: case ast::BinaryOp::Ne:
-          if (l.isUnknown() || r.isUnknown()) return Value::unknown();
-          return Value(runtime::pyEquals(l, r) == (b->op == ast::BinaryOp::Eq));
-        default:
-          if (l.isUnknown() || r.isUnknown()) return Value::unknown();
-          switch (b->op) {
-            case ast::BinaryOp::Add: res = arithmetic(runtime::ArithOp::Add, l, r); break;
-            case ast::BinaryOp::Sub: res = arithmetic(runtime::ArithOp::Sub, l, r); break;
-            case ast::BinaryOp::Mul: res = arithmetic(runtime::ArithOp::Mul, l, r); break;
-            case ast::BinaryOp::Div: res = arithmetic(runtime::ArithOp::Div, l, r); break;
-            case ast::BinaryOp::Mod: res = arithmetic(runtime::ArithOp::Mod, l, r); break;
-            case ast::BinaryOp::Pow: res = arithmetic(runtime::ArithOp::Pow, l, r); break;
-            case ast::BinaryOp::Lt: res = compare(runtime::CompareOp::Lt, l, r); break;
-            case ast::BinaryOp::Gt: res = compare(runtime::CompareOp::Gt, l, r); break;
-            case ast::BinaryOp::Le: res = compare(runtime::CompareOp::Le, l, r); break;
-            case ast::BinaryOp::Ge: res = compare(runtime::CompareOp::Ge, l, r); break;
-            default: break;
-          }
-      }
-      if (res.error)
-        fail(res.error->typing ? ErrorKind::TypingException : ErrorKind::RuntimeException, res.error->message, b->loc);
-      return res.value;
+      return applyBinary(b->op, l, evalDirect(b->rhs, self, t), b->loc);
     }
     case ast::Kind::Not: {
       Value v = evalDirect(static_cast<const ast::Not*>(e)->operand, self, t);
@@ -1244,13 +1222,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           auto dflt = entity->defaults.find(a);
           if (dflt != entity->defaults.end() && dflt->second.expr->kind == ast::Kind::Literal) {
             auto* lit = static_cast<const ast::Literal*>(dflt->second.expr);
-            Value v = std::visit(
-                [](const auto& x) -> Value {
-                  using T = std::decay_t<decltype(x)>;
-                  if constexpr (std::is_same_v<T, ast::NullValue>) return Value();
-                  else return Value(x);
-                },
-                lit->value);
+            Value v = literalValue(lit);
             values.emplace_back(a, v);
           }
         }
@@ -1395,20 +1367,7 @@ Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
       [this, object, ref, result] {
         Value o = object->get();
         std::string name(ref->attribute.text);
-        if (o.isList())
-          fail(ErrorKind::RuntimeException, "can not get attribute " + name + ", " + runtime::repr(o) +
-                                                " is not an entity but a list",
-               ref->loc);
-        if (!o.isInstance())
-          fail(ErrorKind::RuntimeException,
-               "can not get attribute " + name + ", " + ast::dump(ref->object) + " is not an entity but a " +
-                   runtime::pythonTypeName(o) + " with value '" + runtime::str(o) + "'",
-               ref->loc);
-        auto* instance = static_cast<runtime::Instance*>(o.asInstance());
-        Variable* slot = instance->slot(name);
-        if (slot == nullptr)
-          fail(ErrorKind::NotFoundException,
-               "could not find attribute with name: " + name + " in type " + instance->entity->fullName, ref->loc);
+        Variable* slot = attributeSlot(o, name, ref->object, ref->loc);
         scheduler_.makeUnit<runtime::FunctionUnit>(
             std::vector<Variable*>{slot},
             [slot, result, ref] {
@@ -1603,13 +1562,7 @@ namespace {
 bool constantValue(const ast::Expr* e, Value& out) {
   switch (e->kind) {
     case ast::Kind::Literal:
-      out = std::visit(
-          [](const auto& x) -> Value {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, ast::NullValue>) return Value();
-            else return Value(x);
-          },
-          static_cast<const ast::Literal*>(e)->value);
+      out = literalValue(static_cast<const ast::Literal*>(e));
       return true;
     case ast::Kind::ListLit: {
       ValueList items;
@@ -1864,19 +1817,7 @@ bool Evaluator::whenVariable(const ast::Expr* e, Scope* scope, std::function<voi
       [object, ref, then] {
         Value o = object->get();
         std::string name(ref->attribute.text);
-        if (o.isList())
-          fail(ErrorKind::RuntimeException,
-               "can not get attribute " + name + ", " + runtime::repr(o) + " is not an entity but a list", ref->loc);
-        if (!o.isInstance())
-          fail(ErrorKind::RuntimeException,
-               "can not get attribute " + name + ", " + ast::dump(ref->object) + " is not an entity but a " +
-                   runtime::pythonTypeName(o) + " with value '" + runtime::str(o) + "'",
-               ref->loc);
-        auto* instance = static_cast<runtime::Instance*>(o.asInstance());
-        Variable* slot = instance->slot(name);
-        if (slot == nullptr)
-          fail(ErrorKind::NotFoundException,
-               "could not find attribute with name: " + name + " in type " + instance->entity->fullName, ref->loc);
+        Variable* slot = attributeSlot(o, name, ref->object, ref->loc);
         then(slot);
       },
       ast::dump(ref), ref->loc, true);

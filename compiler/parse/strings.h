@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "source/source.h"
+
 namespace inmanta::compiler {
 
 struct DecodedString {
@@ -18,8 +20,6 @@ struct DecodedString {
 // Decodes the escapes Python's unicode_escape codec knows, producing proper UTF-8 (9.1).
 DecodedString decodeEscapes(std::string_view body);
 
-// Appends the UTF-8 encoding of a code point.
-void appendUtf8(std::string& out, uint32_t cp);
 
 struct Interpolation {
   size_t begin;      // byte offset of `{{`

@@ -2,6 +2,8 @@
 
 #include <unicode/uchar.h>
 
+#include "source/source.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -73,16 +75,6 @@ std::string formatFloat(double d) {
 }
 
 namespace {
-// Decodes one UTF-8 code point at s[i], advancing i.
-uint32_t nextCodePoint(std::string_view s, size_t& i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
-  uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  i += len;
-  return cp;
-}
-
 // Python's str.isprintable for one code point: not in Cc, Cf, Cs, Co, Cn, Zl, Zp, Zs (but space).
 bool pyPrintable(uint32_t cp) {
   if (cp == ' ') return true;

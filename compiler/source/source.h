@@ -58,4 +58,11 @@ size_t findInvalidUtf8(std::string_view text);
 // Number of code points in a UTF-8 string.
 size_t codePointCount(std::string_view text);
 
+// The code point starting at byte `i` of valid UTF-8 text; advances `i` past it. A truncated
+// sequence at the end is taken byte by byte.
+char32_t nextCodePoint(std::string_view text, size_t& i);
+
+// Appends the UTF-8 encoding of a code point.
+void appendUtf8(std::string& out, uint32_t cp);
+
 }  // namespace inmanta::compiler

@@ -1,5 +1,7 @@
 #include "std_support.h"
 
+#include "source/source.h"
+
 #include <unicode/ucasemap.h>
 #include <unicode/uchar.h>
 #include <unistd.h>
@@ -52,15 +54,7 @@ void addPlugin(PluginRegistry& registry, std::string name, std::vector<PluginPar
 namespace {
 // Decodes the code point at s[i] and advances i; malformed bytes decode as themselves (the
 // compiler only hands out valid UTF-8, this only keeps the loop total).
-char32_t nextCodePoint(std::string_view s, size_t& i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
-  if (i + len > s.size()) len = 1;
-  char32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  i += len;
-  return cp;
-}
+char32_t nextCodePoint(std::string_view s, size_t& i) { return compiler::nextCodePoint(s, i); }
 }  // namespace
 
 std::u32string decodeUtf8(std::string_view s) {
@@ -70,23 +64,7 @@ std::u32string decodeUtf8(std::string_view s) {
   return out;
 }
 
-void appendUtf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
+void appendUtf8(std::string& out, char32_t cp) { compiler::appendUtf8(out, static_cast<uint32_t>(cp)); }
 
 std::string encodeUtf8(std::u32string_view s) {
   std::string out;
