@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=${INMANTA_JOBS:-2}
+# ccache hits across clones of the repository in different folders
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINMANTA_BUILD_TESTS=ON -DINMANTA_WERROR=ON
 cmake --build build -j "$jobs"

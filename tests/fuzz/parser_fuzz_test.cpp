@@ -69,7 +69,9 @@ TEST(ParserFuzz, MutationsParseOrFailWithALocatedSyntaxError) {
   ASSERT_FALSE(files.empty());
   long iterations = 20000;
   if (const char* env = std::getenv("INMANTA_FUZZ_ITERATIONS")) iterations = std::atol(env);
-  std::mt19937 rng(20261123);
+  unsigned seed = 20261123;
+  if (const char* env = std::getenv("INMANTA_FUZZ_SEED")) seed = static_cast<unsigned>(std::atol(env));
+  std::mt19937 rng(seed);
   size_t failures = 0;
   size_t parsed = 0;
   for (long i = 0; i < iterations; ++i) {
