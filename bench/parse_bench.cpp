@@ -22,7 +22,11 @@ namespace {
 
 namespace ic = inmanta::compiler;
 
+// range(0): 0 = ParseMode::Auto (what the compiler uses: the fast path), 1 = ParseMode::Antlr
+// (the ANTLR-generated parser alone, the peer the fast path is measured against).
 void BM_ParseFile(benchmark::State& state) {
+  const ic::ParseMode mode = state.range(0) == 0 ? ic::ParseMode::Auto : ic::ParseMode::Antlr;
+  state.SetLabel(state.range(0) == 0 ? "fast path" : "antlr");
   const char* path = std::getenv("INMANTA_BENCH_MODEL");
   if (path == nullptr || *path == '\0') {
     state.SkipWithError(
@@ -50,7 +54,7 @@ void BM_ParseFile(benchmark::State& state) {
   size_t statements = 0;
   try {
     ic::ast::Context ctx;
-    statements = ic::parseFile(ctx, sources, id, {})->statements.size();
+    statements = ic::parseFile(ctx, sources, id, {}, mode)->statements.size();
   } catch (const ic::CompileError& err) {
     state.SkipWithError(ic::renderDiagnostic(err.diagnostic(), sources).c_str());
     return;
@@ -59,7 +63,7 @@ void BM_ParseFile(benchmark::State& state) {
   for (auto _ : state) {
     ic::ast::Context ctx;
     try {
-      ic::ast::File* file = ic::parseFile(ctx, sources, id, {});
+      ic::ast::File* file = ic::parseFile(ctx, sources, id, {}, mode);
       benchmark::DoNotOptimize(file);
       statements = file->statements.size();
     } catch (const ic::CompileError& err) {
@@ -75,6 +79,6 @@ void BM_ParseFile(benchmark::State& state) {
   state.counters["top_stmts"] = benchmark::Counter(static_cast<double>(statements));
 }
 
-BENCHMARK(BM_ParseFile)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseFile)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace

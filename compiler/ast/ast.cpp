@@ -62,6 +62,33 @@ const char* binaryOpText(BinaryOp op) {
 
 namespace {
 
+thread_local bool gDetailed = false;  // dump(..., true): locations and docs too
+
+void dumpLoc(std::string& out, const SourceLocation& loc) {
+  out += '@';
+  out += std::to_string(loc.file);
+  out += ':';
+  out += std::to_string(loc.line);
+  out += ':';
+  out += std::to_string(loc.col);
+}
+
+void dumpName(std::string& out, const Name& n) {
+  out += n.text;
+  if (!gDetailed) return;
+  dumpLoc(out, n.loc);
+  out += '-';
+  out += std::to_string(n.endCol);
+}
+
+void quote(std::string& out, std::string_view s);
+
+void dumpDoc(std::string& out, const std::string& doc) {
+  if (!gDetailed || doc.empty()) return;
+  out += " doc=";
+  quote(out, doc);
+}
+
 void quote(std::string& out, std::string_view s) {
   out += '\'';
   for (char c : s) {
@@ -79,7 +106,7 @@ void dumpStmt(std::string& out, const Stmt* s);
 void dumpArgs(std::string& out, const Arguments& a) {
   for (const KwArg& kw : a.kwargs) {
     out += ' ';
-    out += kw.name.text;
+    dumpName(out, kw.name);
     out += '=';
     dumpExpr(out, kw.value);
   }
@@ -104,6 +131,7 @@ void dumpExpr(std::string& out, const Expr* e) {
     out += "<null>";
     return;
   }
+  if (gDetailed) dumpLoc(out, e->loc);
   switch (e->kind) {
     case Kind::Literal: {
       const auto& v = static_cast<const Literal*>(e)->value;
@@ -124,6 +152,7 @@ void dumpExpr(std::string& out, const Expr* e) {
       quote(out, s->text);
       for (const auto& p : s->parts) {
         out += ' ';
+        if (gDetailed) quote(out, p.match);
         dumpExpr(out, p.ref);
       }
       out += ')';
@@ -135,6 +164,7 @@ void dumpExpr(std::string& out, const Expr* e) {
       quote(out, s->format);
       for (const auto& r : s->refs) {
         out += ' ';
+        if (gDetailed) quote(out, r.key);
         dumpExpr(out, r.ref);
       }
       out += ')';
@@ -143,16 +173,17 @@ void dumpExpr(std::string& out, const Expr* e) {
     case Kind::Regex:
       out += "(regex ";
       quote(out, static_cast<const Regex*>(e)->pattern);
+      if (gDetailed) dumpLoc(out, static_cast<const Regex*>(e)->patternLoc);
       out += ')';
       return;
     case Kind::VarRef:
-      out += static_cast<const VarRef*>(e)->name.text;
+      dumpName(out, static_cast<const VarRef*>(e)->name);
       return;
     case Kind::AttrRef: {
       auto* a = static_cast<const AttrRef*>(e);
       dumpExpr(out, a->object);
       out += '.';
-      out += a->attribute.text;
+      dumpName(out, a->attribute);
       return;
     }
     case Kind::MapLookup: {
@@ -171,7 +202,7 @@ void dumpExpr(std::string& out, const Expr* e) {
         dumpExpr(out, d->object);
         out += '.';
       }
-      out += d->attribute.text;
+      dumpName(out, d->attribute);
       out += ')';
       return;
     }
@@ -205,7 +236,7 @@ void dumpExpr(std::string& out, const Expr* e) {
     case Kind::Call: {
       auto* c = static_cast<const Call*>(e);
       out += "(call ";
-      out += c->function.text;
+      dumpName(out, c->function);
       for (const Expr* a : c->args) {
         out += ' ';
         dumpExpr(out, a);
@@ -217,7 +248,7 @@ void dumpExpr(std::string& out, const Expr* e) {
     case Kind::Constructor: {
       auto* c = static_cast<const Constructor*>(e);
       out += "(new ";
-      out += c->type.text;
+      dumpName(out, c->type);
       dumpArgs(out, c->named);
       out += ')';
       return;
@@ -225,7 +256,7 @@ void dumpExpr(std::string& out, const Expr* e) {
     case Kind::IndexLookup: {
       auto* c = static_cast<const IndexLookup*>(e);
       out += "(index ";
-      out += c->type.text;
+      dumpName(out, c->type);
       dumpArgs(out, c->named);
       out += ')';
       return;
@@ -235,7 +266,7 @@ void dumpExpr(std::string& out, const Expr* e) {
       out += "(index ";
       dumpExpr(out, c->object);
       out += '.';
-      out += c->relation.text;
+      dumpName(out, c->relation);
       dumpArgs(out, c->named);
       out += ')';
       return;
@@ -256,7 +287,7 @@ void dumpExpr(std::string& out, const Expr* e) {
       out += "(comp ";
       dumpExpr(out, c->value);
       out += " for ";
-      out += c->variable.text;
+      dumpName(out, c->variable);
       out += " in ";
       dumpExpr(out, c->iterable);
       if (c->guard) {
@@ -294,6 +325,7 @@ void dumpMult(std::string& out, const Multiplicity& m) {
 }
 
 void dumpStmt(std::string& out, const Stmt* s) {
+  if (gDetailed && s->kind != Kind::ExprStmt) dumpLoc(out, s->loc);
   switch (s->kind) {
     case Kind::ExprStmt:
       dumpExpr(out, static_cast<const ExprStmt*>(s)->expr);
@@ -310,7 +342,7 @@ void dumpStmt(std::string& out, const Stmt* s) {
     case Kind::For: {
       auto* f = static_cast<const For*>(s);
       out += "(for ";
-      out += f->variable.text;
+      dumpName(out, f->variable);
       out += ' ';
       dumpExpr(out, f->iterable);
       dumpBlock(out, "do", f->body);
@@ -329,27 +361,28 @@ void dumpStmt(std::string& out, const Stmt* s) {
     case Kind::Import: {
       auto* i = static_cast<const Import*>(s);
       out += "(import ";
-      out += i->module.text;
+      dumpName(out, i->module);
       out += " as ";
-      out += i->alias.text;
+      dumpName(out, i->alias);
       out += ')';
       return;
     }
     case Kind::Entity: {
       auto* en = static_cast<const Entity*>(s);
       out += "(entity ";
-      out += en->name.text;
+      dumpName(out, en->name);
       for (const Name& p : en->parents) {
         out += " <";
-        out += p.text;
+        dumpName(out, p);
       }
       for (const Attribute& a : en->attributes) {
         out += " (";
-        out += a.type.base.text;
+        dumpName(out, a.type.base);
         if (a.type.multi) out += "[]";
         if (a.type.nullable) out += '?';
+        if (gDetailed && a.type.isDict) out += "{dict}";
         out += ' ';
-        out += a.name.text;
+        dumpName(out, a.name);
         if (a.defaultValue) {
           out += " = ";
           dumpExpr(out, a.defaultValue);
@@ -358,75 +391,80 @@ void dumpStmt(std::string& out, const Stmt* s) {
         }
         out += ')';
       }
+      dumpDoc(out, en->doc);
       out += ')';
       return;
     }
     case Kind::Implementation: {
       auto* im = static_cast<const Implementation*>(s);
       out += "(implementation ";
-      out += im->name.text;
+      dumpName(out, im->name);
       out += " for ";
-      out += im->entity.text;
+      dumpName(out, im->entity);
       dumpBlock(out, "do", im->body);
+      dumpDoc(out, im->doc);
       out += ')';
       return;
     }
     case Kind::Implement: {
       auto* im = static_cast<const Implement*>(s);
       out += "(implement ";
-      out += im->entity.text;
+      dumpName(out, im->entity);
       out += " using";
       for (const Name& n : im->implementations) {
         out += ' ';
-        out += n.text;
+        dumpName(out, n);
       }
       if (im->inheritParents) out += " parents";
       if (im->when) {
         out += " when ";
         dumpExpr(out, im->when);
       }
+      dumpDoc(out, im->doc);
       out += ')';
       return;
     }
     case Kind::Relation: {
       auto* r = static_cast<const Relation*>(s);
       out += "(relation ";
-      out += r->left.text;
+      dumpName(out, r->left);
       out += '.';
-      out += r->leftAttr.text;
+      dumpName(out, r->leftAttr);
       dumpMult(out, r->leftMult);
       out += ' ';
-      out += r->right.text;
+      dumpName(out, r->right);
       if (!r->rightAttr.empty()) {
         out += '.';
-        out += r->rightAttr.text;
+        dumpName(out, r->rightAttr);
         dumpMult(out, r->rightMult);
       }
       for (const Expr* a : r->annotations) {
         out += " @";
         dumpExpr(out, a);
       }
+      dumpDoc(out, r->doc);
       out += ')';
       return;
     }
     case Kind::Typedef: {
       auto* t = static_cast<const Typedef*>(s);
       out += "(typedef ";
-      out += t->name.text;
+      dumpName(out, t->name);
       out += ' ';
-      out += t->base.text;
+      dumpName(out, t->base);
       out += ' ';
       dumpExpr(out, t->constraint);
+      dumpDoc(out, t->doc);
       out += ')';
       return;
     }
     case Kind::Index: {
       auto* i = static_cast<const Index*>(s);
       out += "(index ";
-      out += i->entity.text;
+      dumpName(out, i->entity);
       for (const Name& n : i->attributes) {
         out += ' ';
-        out += n.text;
+        dumpName(out, n);
       }
       out += ')';
       return;
@@ -445,9 +483,27 @@ std::string dump(const Expr* expr) {
   return out;
 }
 
-std::string dump(const Stmt* stmt) {
+std::string dump(const Stmt* stmt, bool detailed) {
   std::string out;
+  gDetailed = detailed;
   dumpStmt(out, stmt);
+  gDetailed = false;
+  return out;
+}
+
+std::string dump(const File* file, bool detailed) {
+  std::string out;
+  gDetailed = detailed;
+  if (detailed && !file->doc.empty()) {
+    out += "doc=";
+    quote(out, file->doc);
+    out += '\n';
+  }
+  for (const Stmt* st : file->statements) {
+    dumpStmt(out, st);
+    out += '\n';
+  }
+  gDetailed = false;
   return out;
 }
 

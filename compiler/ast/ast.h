@@ -357,8 +357,10 @@ struct Context {
   }
 };
 
-// A compact, deterministic rendering of a tree for tests: `(+ 1 (* 2 3))`.
+// A compact, deterministic rendering of a tree for tests: `(+ 1 (* 2 3))`. Detailed: with every
+// node's and name's location and the doc strings, to compare trees built by different parsers.
 std::string dump(const Expr* expr);
-std::string dump(const Stmt* stmt);
+std::string dump(const Stmt* stmt, bool detailed = false);
+std::string dump(const File* file, bool detailed = false);
 
 }  // namespace inmanta::compiler::ast

@@ -14,8 +14,9 @@
 
 #include "InmantaLexer.h"
 #include "InmantaParser.h"
-#include "parse/pyregex.h"
-#include "parse/strings.h"
+#include "parse/ast_factory.h"
+#include "parse/fast_parser.h"
+#include "parse/tokens.h"
 
 namespace inmanta::compiler {
 
@@ -24,6 +25,27 @@ using gen::InmantaParser;
 using antlr4::Token;
 
 namespace {
+
+// tokens.h repeats the generated token numbers so that the fast path needs no ANTLR header.
+#define INMANTA_SAME_TOKEN(name) static_assert(static_cast<size_t>(tok::name) == InmantaParser::name, #name);
+INMANTA_SAME_TOKEN(TYPEDEF) INMANTA_SAME_TOKEN(AS) INMANTA_SAME_TOKEN(ENTITY) INMANTA_SAME_TOKEN(EXTENDS)
+INMANTA_SAME_TOKEN(END) INMANTA_SAME_TOKEN(IN) INMANTA_SAME_TOKEN(IMPLEMENTATION) INMANTA_SAME_TOKEN(FOR)
+INMANTA_SAME_TOKEN(INDEX) INMANTA_SAME_TOKEN(IMPLEMENT) INMANTA_SAME_TOKEN(USING) INMANTA_SAME_TOKEN(WHEN)
+INMANTA_SAME_TOKEN(AND) INMANTA_SAME_TOKEN(OR) INMANTA_SAME_TOKEN(NOT) INMANTA_SAME_TOKEN(KW_TRUE)
+INMANTA_SAME_TOKEN(KW_FALSE) INMANTA_SAME_TOKEN(IMPORT) INMANTA_SAME_TOKEN(IS) INMANTA_SAME_TOKEN(DEFINED)
+INMANTA_SAME_TOKEN(DICT) INMANTA_SAME_TOKEN(KW_NULL) INMANTA_SAME_TOKEN(UNDEF) INMANTA_SAME_TOKEN(PARENTS)
+INMANTA_SAME_TOKEN(IF) INMANTA_SAME_TOKEN(ELSE) INMANTA_SAME_TOKEN(ELIF) INMANTA_SAME_TOKEN(REGEX)
+INMANTA_SAME_TOKEN(MATCHING) INMANTA_SAME_TOKEN(FSTRING) INMANTA_SAME_TOKEN(RSTRING) INMANTA_SAME_TOKEN(CID)
+INMANTA_SAME_TOKEN(ID) INMANTA_SAME_TOKEN(SEP) INMANTA_SAME_TOKEN(REL) INMANTA_SAME_TOKEN(CMP_OP)
+INMANTA_SAME_TOKEN(PEQ) INMANTA_SAME_TOKEN(COMMENT) INMANTA_SAME_TOKEN(MLS) INMANTA_SAME_TOKEN(FLOAT)
+INMANTA_SAME_TOKEN(INT) INMANTA_SAME_TOKEN(STRING) INMANTA_SAME_TOKEN(PLUS_OP) INMANTA_SAME_TOKEN(MINUS_OP)
+INMANTA_SAME_TOKEN(DIVISION_OP) INMANTA_SAME_TOKEN(DOUBLE_STAR) INMANTA_SAME_TOKEN(COLON)
+INMANTA_SAME_TOKEN(LBRACK) INMANTA_SAME_TOKEN(RBRACK) INMANTA_SAME_TOKEN(LPAREN) INMANTA_SAME_TOKEN(RPAREN)
+INMANTA_SAME_TOKEN(ASSIGN) INMANTA_SAME_TOKEN(COMMA) INMANTA_SAME_TOKEN(DOT) INMANTA_SAME_TOKEN(LBRACE)
+INMANTA_SAME_TOKEN(RBRACE) INMANTA_SAME_TOKEN(QMARK) INMANTA_SAME_TOKEN(STAR) INMANTA_SAME_TOKEN(PERCENT)
+INMANTA_SAME_TOKEN(WS) INMANTA_SAME_TOKEN(NEWLINE) INMANTA_SAME_TOKEN(ERRCHAR) INMANTA_SAME_TOKEN(LOOKUP_BRACK)
+INMANTA_SAME_TOKEN(NOT_IN)
+#undef INMANTA_SAME_TOKEN
 
 constexpr int kMaxNesting = 500;
 
@@ -115,59 +137,17 @@ class CheckingLexer : public InmantaLexer {
 
   std::unique_ptr<Token> nextToken() override {
     std::unique_ptr<Token> tok = InmantaLexer::nextToken();
-    retypeTokens(*tok);
-    switch (tok->getType()) {
-      case STRING: case FSTRING: case MLS: {
-        std::string text = tok->getText();
-        size_t skip = tok->getType() == MLS ? 3 : tok->getType() == FSTRING ? 2 : 1;
-        std::string_view body = std::string_view(text).substr(skip, text.size() - skip - (skip == 3 ? 3 : 1));
-        DecodedString decoded = decodeEscapes(body);
-        if (decoded.error) {
-          reject(*tok, Diagnostic(ErrorKind::ParserException,
-                                    "Syntax error: invalid escape sequence '" + *decoded.error + "'",
-                                    tokenLoc(file_, tok.get())));
-        } else if (decoded.unknownEscape && warn_) {
-          const char* what = tok->getType() == MLS ? "multi-line string" : tok->getType() == FSTRING ? "f-string" : "string";
-          warn_(Diagnostic(ErrorKind::ParserException, std::string("Invalid escape sequence in ") + what + ".",
-                           SourceLocation{file_, static_cast<uint32_t>(tok->getLine()), 0}, false));
-        }
-        break;
+    size_t kind = tok->getType();
+    if (size_t retyped = retyper_.retype(kind); retyped != kind) setType(*tok, retyped);
+    if (kind == STRING || kind == FSTRING || kind == MLS || kind == REGEX || kind == INT) {
+      std::string text = tok->getText();
+      tok::TokenCheck check = tok::checkToken(kind, text);
+      if (check.error) {
+        reject(*tok, Diagnostic(ErrorKind::ParserException, "Syntax error: " + *check.error, errorLoc(*tok, text, check)));
+      } else if (check.warning && warn_) {
+        warn_(Diagnostic(ErrorKind::ParserException, *check.warning,
+                         SourceLocation{file_, static_cast<uint32_t>(tok->getLine()), 0}, false));
       }
-      case REGEX: {
-        std::string text = tok->getText();
-        size_t slash = text.find('/');
-        std::string pattern = text.substr(slash + 1, text.size() - slash - 2);
-        std::string error;
-        if (!PyRegex::compile(pattern, error)) {
-          // located at the /.../ part, on the line where it stands
-          uint32_t line = static_cast<uint32_t>(tok->getLine());
-          size_t lineStart = 0;
-          for (size_t i = 0; i < slash; ++i)
-            if (text[i] == '\n') {
-              ++line;
-              lineStart = i + 1;
-            }
-          uint32_t col = line == tok->getLine()
-                             ? static_cast<uint32_t>(tok->getCharPositionInLine() + 1 + codePointCount(std::string_view(text).substr(0, slash)))
-                             : static_cast<uint32_t>(codePointCount(std::string_view(text).substr(lineStart, slash - lineStart)) + 1);
-          reject(*tok, Diagnostic(ErrorKind::ParserException,
-                                    "Syntax error: Regex error in " + text.substr(slash) + ": '" + error + "'",
-                                    SourceLocation{file_, line, col}));
-        }
-        break;
-      }
-      case INT: {
-        std::string text = tok->getText();
-        int64_t value;
-        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (ec != std::errc() || ptr != text.data() + text.size())
-          reject(*tok, Diagnostic(ErrorKind::ParserException,
-                                    "Syntax error: integer literal out of range: " + text,
-                                    tokenLoc(file_, tok.get())));
-        break;
-      }
-      default:
-        break;
     }
     ++count_;  // the stream numbers tokens 0, 1, 2, ... in the order they are handed out
     return tok;
@@ -179,47 +159,24 @@ class CheckingLexer : public InmantaLexer {
   }
 
  private:
-  // Marks a `[` that the reference would shift as a lookup (see LOOKUP_BRACK in the grammar):
-  // one right after an identifier that ends a variable reference, or right after the `]` of
-  // such a lookup. Identifiers in `import`/`implement ... using` name lists are not variables.
-  void retypeTokens(Token& t) {
-    size_t kind = t.getType();
-    // an identifier right after `import`/`using` (or `::`, `,`, `as` in such a list) names a
-    // module or an implementation, not a variable
-    bool variable = previous_ == ID && !previousWasName_;
-    if (kind == LBRACK) {
-      bool lookup = variable || (previous_ == RBRACK && closedLookup_);
-      if (lookup) {
-        if (auto* common = dynamic_cast<antlr4::CommonToken*>(&t)) common->setType(InmantaParser::LOOKUP_BRACK);
+  // A regex error is located at the /.../ part, on the line where it stands; others at the token.
+  SourceLocation errorLoc(const Token& t, std::string_view text, const tok::TokenCheck& check) const {
+    if (check.errorOffset == 0) return tokenLoc(file_, &t);
+    uint32_t line = static_cast<uint32_t>(t.getLine());
+    size_t lineStart = 0;
+    for (size_t i = 0; i < check.errorOffset; ++i)
+      if (text[i] == '\n') {
+        ++line;
+        lineStart = i + 1;
       }
-      brackets_.push_back(lookup);
-    } else if (kind == RBRACK) {
-      closedLookup_ = !brackets_.empty() && brackets_.back();
-      if (!brackets_.empty()) brackets_.pop_back();
-    }
-    if (kind == NOT && (variable || (previous_ != ID && endsExpression(previous_)))) {
-      if (auto* common = dynamic_cast<antlr4::CommonToken*>(&t)) common->setType(InmantaParser::NOT_IN);
-    }
-    if (kind == ID) {
-      previousWasName_ = nameList_ && (previous_ == IMPORT || previous_ == USING || previous_ == SEP ||
-                                       previous_ == COMMA || previous_ == AS);
-      nameList_ = previousWasName_;
-    } else if (kind == IMPORT || kind == USING) {
-      nameList_ = true;
-    } else if (kind != SEP && kind != COMMA && kind != AS && kind != PARENTS) {
-      nameList_ = false;
-    }
-    previous_ = type;
+    uint32_t col = line == t.getLine()
+                       ? static_cast<uint32_t>(t.getCharPositionInLine() + 1 + codePointCount(text.substr(0, check.errorOffset)))
+                       : static_cast<uint32_t>(codePointCount(text.substr(lineStart, check.errorOffset - lineStart)) + 1);
+    return SourceLocation{file_, line, col};
   }
 
-  static bool endsExpression(size_t type) {
-    switch (type) {
-      case ID: case INT: case FLOAT: case STRING: case RSTRING: case FSTRING: case MLS: case REGEX:
-      case KW_TRUE: case KW_FALSE: case KW_NULL: case RPAREN: case RBRACK: case RBRACE: case DEFINED:
-        return true;
-      default:
-        return false;
-    }
+  static void setType(Token& t, size_t type) {
+    if (auto* common = dynamic_cast<antlr4::CommonToken*>(&t)) common->setType(type);
   }
 
   void reject(Token& rejectedToken, Diagnostic diag) {
@@ -233,11 +190,7 @@ class CheckingLexer : public InmantaLexer {
   const WarningSink& warn_;
   size_t count_ = 0;
   std::unordered_map<size_t, Diagnostic> rejected_;
-  size_t previous_ = 0;
-  bool nameList_ = false;
-  bool previousWasName_ = false;
-  bool closedLookup_ = false;
-  std::vector<bool> brackets_;  // per open `[`: was it a lookup
+  tok::Retyper retyper_;
 };
 
 // Records how far any prediction got before every alternative failed. ANTLR may then still pick
@@ -391,12 +344,11 @@ bool followsExpression(size_t type) {
 
 class Builder {
  public:
-  Builder(ast::Context& ctx, FileId file, const WarningSink& warn, const ColumnMap& columns)
-      : ctx_(ctx), file_(file), warn_(warn), columns_(columns) {}
+  Builder(AstFactory& make, const ColumnMap& columns) : f_(make), columns_(columns) {}
 
   ast::File* build(InmantaParser::FileContext* tree) {
-    auto* result = ctx_.arena.make<ast::File>();
-    result->id = file_;
+    auto* result = f_.make<ast::File>();
+    result->id = f_.file();
     if (tree->doc) result->doc = mlsValue(tree->doc);
     for (auto* top : tree->topStatement()) result->statements.push_back(topStatement(top));
     return result;
@@ -422,9 +374,7 @@ class Builder {
       } else if (auto* a = dynamic_cast<InmantaParser::AttributeDefContext*>(c)) {
         if (!adjacent || followsDefinition) attribute(a);
       } else if (auto* p = dynamic_cast<InmantaParser::ParentRefContext*>(c)) {
-        if (auto* v = p->varRef())
-          fail(ErrorKind::ParserException, "Syntax error: Invalid identifier: Entity names must start with a capital",
-               at(v->getStart()));
+        if (auto* v = p->varRef()) f_.entityNameNotCapital(at(v->getStart()));
       } else if (auto* r = dynamic_cast<InmantaParser::ClassRefContext*>(c)) {
         className(r);
       } else if (auto* i = dynamic_cast<InmantaParser::ImplementationDefContext*>(c)) {
@@ -449,45 +399,19 @@ class Builder {
 
  private:
   SourceLocation at(const Token* t) const {
-    return SourceLocation{file_, static_cast<uint32_t>(t->getLine()), columns_.column(t)};
+    return SourceLocation{f_.file(), static_cast<uint32_t>(t->getLine()), columns_.column(t)};
   }
 
-  ast::Name name(const Token* t) {
-    std::string text = t->getText();
-    SourceLocation loc = at(t);
-    return ctx_.name(text, loc, loc.col + static_cast<uint32_t>(codePointCount(text)));
-  }
-
-  ast::Name name(InmantaParser::NsRefContext* ns) {
-    std::string text = ns->getText();
-    SourceLocation loc = at(ns->getStart());
-    return ctx_.name(text, loc, loc.col + static_cast<uint32_t>(codePointCount(text)));
-  }
+  ast::Name name(const Token* t) { return f_.name(t->getText(), at(t)); }
+  ast::Name name(InmantaParser::NsRefContext* ns) { return f_.name(ns->getText(), at(ns->getStart())); }
 
   ast::Name className(InmantaParser::ClassRefContext* c) {
-    if (c->varRef() != nullptr) {
-      std::string text = c->varRef()->getText() + "." + c->CID()->getText();
-      std::string suggestion = text;
-      for (char& ch : suggestion)
-        if (ch == '.') ch = ':';
-      std::string fixed;
-      for (char ch : text) fixed += ch == '.' ? std::string("::") : std::string(1, ch);
-      fail(ErrorKind::InvalidNamespaceAccess,
-           "Syntax error: invalid namespace access `" + text +
-               "`. Namespaces should be accessed with '::' rather than '.'. The '.' separator is reserved for "
-               "attribute and relation access. Did you mean: `" + fixed + "`",
-           at(c->getStart()));
-    }
-    std::string text = c->getText();
-    SourceLocation loc = at(c->getStart());
-    return ctx_.name(text, loc, loc.col + static_cast<uint32_t>(codePointCount(text)));
+    if (c->varRef() != nullptr)
+      f_.invalidNamespaceAccess(c->varRef()->getText() + "." + c->CID()->getText(), at(c->getStart()));
+    return f_.name(c->getText(), at(c->getStart()));
   }
 
-  void checkHyphen(const ast::Name& n) {
-    if (n.text.find('-') != std::string_view::npos)
-      fail(ErrorKind::HyphenException,
-           "The use of '-' in identifiers is not allowed. please rename " + std::string(n.text) + ".", n.loc);
-  }
+  std::string mlsValue(const Token* t) { return f_.mlsValue(t->getText()); }
 
   // ---------------------------------------------------------------- statements
 
@@ -506,7 +430,7 @@ class Builder {
     if (auto* a = c->assignment()) return assignment(a);
     if (auto* f = c->forStmt()) return forStmt(f);
     if (auto* i = c->ifStmt()) return ifStmt(i);
-    return ctx_.arena.make<ast::ExprStmt>(expression(c->expression()));
+    return f_.make<ast::ExprStmt>(expression(c->expression()));
   }
 
   void block(InmantaParser::BlockContext* c, ast::Block& out) {
@@ -518,29 +442,24 @@ class Builder {
     bool plain = var->DOT().empty();
     bool listOnly = c->op->getType() == InmantaLexer::PEQ;
     ast::Expr* target = varRef(var);
-    if (plain) {
-      auto* ref = static_cast<ast::VarRef*>(target);
-      if (listOnly)
-        fail(ErrorKind::ParserException, "Syntax error: Can not perform += on variable " + std::string(ref->name.text),
-             ref->loc);
-    }
+    if (plain && listOnly) f_.plusAssignOnVariable(static_cast<ast::VarRef*>(target)->name);
     ast::Expr* value = expression(c->expression());
-    if (plain) checkHyphen(static_cast<ast::VarRef*>(target)->name);
-    return ctx_.arena.make<ast::Assign>(at(c->op), target, value, listOnly);
+    if (plain) f_.checkHyphen(static_cast<ast::VarRef*>(target)->name);
+    return f_.make<ast::Assign>(at(c->op), target, value, listOnly);
   }
 
   ast::Stmt* forStmt(InmantaParser::ForStmtContext* c) {
-    auto* result = ctx_.arena.make<ast::For>(at(c->getStart()), name(c->var), expression(c->expression()));
+    auto* result = f_.make<ast::For>(at(c->getStart()), name(c->var), expression(c->expression()));
     block(c->block(), result->body);
     return result;
   }
 
   ast::Stmt* ifStmt(InmantaParser::IfStmtContext* c) {
-    auto* result = ctx_.arena.make<ast::If>(at(c->getStart()), expression(c->expression()));
+    auto* result = f_.make<ast::If>(at(c->getStart()), expression(c->expression()));
     block(c->block(), result->thenBlock);
     ast::If* tail = result;
     for (auto* elif : c->elifClause()) {
-      auto* nested = ctx_.arena.make<ast::If>(at(elif->getStart()), expression(elif->expression()));
+      auto* nested = f_.make<ast::If>(at(elif->getStart()), expression(elif->expression()));
       block(elif->block(), nested->thenBlock);
       tail->elseBlock.push_back(nested);
       tail = nested;
@@ -553,30 +472,24 @@ class Builder {
 
   ast::Stmt* importDef(InmantaParser::ImportDefContext* c) {
     ast::Name module = name(c->nsRef());
-    if (module.text.find('-') != std::string_view::npos)
-      fail(ErrorKind::CompilerException,
-           std::string(module.text) + " is not a valid module name: hyphens are not allowed, please use underscores instead.",
-           {});
+    f_.checkModuleName(module);
     ast::Name alias = c->alias ? name(c->alias) : module;
-    checkHyphen(alias);
-    return ctx_.arena.make<ast::Import>(at(c->getStart()), module, alias);
+    f_.checkHyphen(alias);
+    return f_.make<ast::Import>(at(c->getStart()), module, alias);
   }
 
   ast::Stmt* entity(InmantaParser::EntityDefContext* c) {
     ast::Name n = name(c->name);
     std::vector<ast::Name> parents;
     for (auto* p : c->parentRef()) {
-      if (auto* v = p->varRef())
-        fail(ErrorKind::ParserException, "Syntax error: Invalid identifier: Entity names must start with a capital",
-             at(v->getStart()));
+      if (auto* v = p->varRef()) f_.entityNameNotCapital(at(v->getStart()));
       parents.push_back(className(p->classRef()));
     }
     std::vector<ast::Attribute> attributes;
     for (auto* a : c->attributeDef()) attributes.push_back(attribute(a));
-    if (c->name->getType() != InmantaLexer::CID)
-      fail(ErrorKind::ParserException, "Syntax error: Invalid identifier: Entity names must start with a capital", n.loc);
-    checkHyphen(n);
-    auto* result = ctx_.arena.make<ast::Entity>(at(c->getStart()), n);
+    if (c->name->getType() != InmantaLexer::CID) f_.entityNameNotCapital(n.loc);
+    f_.checkHyphen(n);
+    auto* result = f_.make<ast::Entity>(at(c->getStart()), n);
     result->parents = std::move(parents);
     result->attributes = std::move(attributes);
     if (c->doc) result->doc = mlsValue(c->doc);
@@ -587,9 +500,7 @@ class Builder {
     ast::Attribute result;
     if (auto* t = dynamic_cast<InmantaParser::TypedAttributeContext*>(c)) {
       result.name = name(t->name);
-      if (t->name->getType() == InmantaLexer::CID)
-        fail(ErrorKind::ParserException,
-             "Syntax error: Invalid identifier: attribute names must start with a lower case character", result.name.loc);
+      if (t->name->getType() == InmantaLexer::CID) f_.attributeNameCapital(result.name.loc);
       auto* type = t->typeRef();
       result.type.base = name(type->nsRef());
       result.type.multi = type->multi != nullptr;
@@ -599,66 +510,51 @@ class Builder {
     } else {
       auto* d = static_cast<InmantaParser::DictAttributeContext*>(c);
       result.name = name(d->name);
-      result.type.base = ctx_.name("dict", at(d->getStart()), at(d->getStart()).col + 4);
+      result.type.base = f_.name("dict", at(d->getStart()));
       result.type.isDict = true;
       result.type.nullable = d->nullable != nullptr;
-      if (d->name->getType() == InmantaLexer::CID)
-        fail(ErrorKind::ParserException,
-             "Syntax error: Invalid identifier: attribute names must start with a lower case character", result.name.loc);
+      if (d->name->getType() == InmantaLexer::CID) f_.attributeNameCapital(result.name.loc);
       if (auto* m = d->mapLiteral()) {
         result.defaultValue = mapLiteral(m);
       } else if (auto* null = d->KW_NULL()) {
-        if (!result.type.nullable)
-          fail(ErrorKind::ParserException,
-               "Syntax error: null can not be assigned to dict, did you mean \"dict? " + std::string(result.name.text) +
-                   " = null\"",
-               result.name.loc);
-        result.defaultValue = ctx_.arena.make<ast::Literal>(at(null->getSymbol()), ast::NullValue{});
+        if (!result.type.nullable) f_.dictNullNotNullable(result.name);
+        result.defaultValue = f_.make<ast::Literal>(at(null->getSymbol()), ast::NullValue{});
       }
     }
     result.removeDefault = result.defaultValue == nullptr;
-    checkHyphen(result.name);
+    f_.checkHyphen(result.name);
     return result;
   }
 
   ast::Stmt* implementation(InmantaParser::ImplementationDefContext* c) {
     ast::Name entityName = className(c->classRef());
-    auto* result = ctx_.arena.make<ast::Implementation>(at(c->name), name(c->name), entityName);
+    auto* result = f_.make<ast::Implementation>(at(c->name), name(c->name), entityName);
     block(c->block(), result->body);
-    checkHyphen(result->name);
+    f_.checkHyphen(result->name);
     if (c->doc) result->doc = mlsValue(c->doc);
     return result;
   }
 
   ast::Stmt* implement(InmantaParser::ImplementDefContext* c) {
     ast::Name entityName = className(c->classRef());
-    auto* result = ctx_.arena.make<ast::Implement>(entityName.loc, entityName);
+    auto* result = f_.make<ast::Implement>(entityName.loc, entityName);
     for (auto* item : c->implementItem()) {
       if (item->PARENTS() != nullptr) result->inheritParents = true;
       else result->implementations.push_back(name(item->nsRef()));
     }
     if (auto* e = c->expression()) result->when = expression(e);
-    if (result->inheritParents && result->when != nullptr) {
-      auto* lit = result->when->kind == ast::Kind::Literal ? static_cast<ast::Literal*>(result->when) : nullptr;
-      bool isTrue = lit != nullptr && std::holds_alternative<bool>(lit->value) && std::get<bool>(lit->value);
-      if (!isTrue) fail(ErrorKind::RuntimeException, "Conditional implementation with parents not allowed", entityName.loc);
-    }
+    f_.checkImplementCondition(result);
     if (c->doc) result->doc = mlsValue(c->doc);
     return result;
   }
 
   static ast::Multiplicity multiplicity(InmantaParser::MultiplicityContext* m) {
-    ast::Multiplicity result;
-    auto parse = [](Token* t) { return static_cast<int64_t>(std::stoll(t->getText())); };
-    if (m->lower) result.lower = parse(m->lower);
-    bool hasColon = m->COLON() != nullptr;
-    if (m->upper) result.upper = parse(m->upper);
-    else if (!hasColon) result.upper = result.lower;
-    return result;
+    return AstFactory::multiplicity(m->lower ? m->lower->getText() : std::string(), m->COLON() != nullptr,
+                                    m->upper ? m->upper->getText() : std::string());
   }
 
   ast::Stmt* relation(InmantaParser::RelationDefContext* c) {
-    auto* result = ctx_.arena.make<ast::Relation>(at(c->DOT(0)->getSymbol()));
+    auto* result = f_.make<ast::Relation>(at(c->DOT(0)->getSymbol()));
     result->left = className(c->left);
     result->leftAttr = name(c->leftName);
     result->leftMult = multiplicity(c->leftMult);
@@ -667,9 +563,9 @@ class Builder {
     if (c->rightName) {
       result->rightAttr = name(c->rightName);
       result->rightMult = multiplicity(c->rightMult);
-      checkHyphen(result->rightAttr);
+      f_.checkHyphen(result->rightAttr);
     }
-    checkHyphen(result->leftAttr);
+    f_.checkHyphen(result->leftAttr);
     if (c->doc) result->doc = mlsValue(c->doc);
     return result;
   }
@@ -678,29 +574,20 @@ class Builder {
     if (auto* d = dynamic_cast<InmantaParser::DefaultConstructorTypedefContext*>(c)) {
       className(d->classRef());
       if (auto* k = d->kwargList()) kwargs(k);
-      fail(ErrorKind::ParserException, "Syntax error: The use of default constructors is no longer supported",
-           at(d->name));
+      f_.defaultConstructorTypedef(at(d->name));
     }
     auto* t = static_cast<InmantaParser::ConstraintTypedefContext*>(c);
     ast::Name n = name(t->name);
     ast::Name base = name(t->nsRef());
-    ast::Expr* constraint = t->expression() != nullptr ? expression(t->expression()) : regex(t->REGEX()->getSymbol());
-    static const std::unordered_set<std::string_view> kPrimitives = {"string", "int", "float", "number", "bool", "list", "dict"};
-    if (kPrimitives.count(n.text) != 0 && warn_)
-      warn_(Diagnostic(ErrorKind::CompilerException, "Trying to override a built-in type: " + std::string(n.text), n.loc));
-    checkHyphen(n);
-    std::vector<std::string_view> reads;
-    directRequires(constraint, reads);
-    bool usesSelf = false;
-    for (std::string_view r : reads) usesSelf |= r == "self" || r == n.text;
-    if (!usesSelf) fail(ErrorKind::TypingException, "typedef expressions should reference the self variable", n.loc);
-    auto* result = ctx_.arena.make<ast::Typedef>(n.loc, n, base, constraint);
+    ast::Expr* constraint = t->expression() != nullptr ? expression(t->expression())
+                                                       : f_.regex(t->REGEX()->getText(), at(t->REGEX()->getSymbol()));
+    auto* result = static_cast<ast::Typedef*>(f_.typedefStatement(n, base, constraint));
     if (t->doc) result->doc = mlsValue(t->doc);
     return result;
   }
 
   ast::Stmt* index(InmantaParser::IndexDefContext* c) {
-    auto* result = ctx_.arena.make<ast::Index>(at(c->getStart()), className(c->classRef()));
+    auto* result = f_.make<ast::Index>(at(c->getStart()), className(c->classRef()));
     for (auto* id : c->ID()) result->attributes.push_back(name(id->getSymbol()));
     return result;
   }
@@ -712,54 +599,33 @@ class Builder {
     if (auto* b = dynamic_cast<InmantaParser::BinaryExprContext*>(c)) {
       ast::Expr* lhs = expression(b->expression(0));
       ast::Expr* rhs = expression(b->expression(1));
-      return ctx_.arena.make<ast::Binary>(at(b->op), binaryOp(b->op), lhs, rhs);
+      return f_.make<ast::Binary>(at(b->op), AstFactory::binaryOp(b->op->getType(), b->op->getText()), lhs, rhs);
     }
     if (auto* i = dynamic_cast<InmantaParser::InExprContext*>(c)) {
       ast::Expr* lhs = expression(i->expression(0));
       ast::Expr* rhs = expression(i->expression(1));
       if (i->NOT_IN() != nullptr) {
         SourceLocation loc = at(i->NOT_IN()->getSymbol());
-        return ctx_.arena.make<ast::Not>(loc, ctx_.arena.make<ast::Binary>(loc, ast::BinaryOp::In, lhs, rhs));
+        return f_.make<ast::Not>(loc, f_.make<ast::Binary>(loc, ast::BinaryOp::In, lhs, rhs));
       }
-      return ctx_.arena.make<ast::Binary>(at(i->IN()->getSymbol()), ast::BinaryOp::In, lhs, rhs);
+      return f_.make<ast::Binary>(at(i->IN()->getSymbol()), ast::BinaryOp::In, lhs, rhs);
     }
     if (auto* n = dynamic_cast<InmantaParser::NotExprContext*>(c))
-      return ctx_.arena.make<ast::Not>(at(n->getStart()), expression(n->expression()));
+      return f_.make<ast::Not>(at(n->getStart()), expression(n->expression()));
     auto* q = static_cast<InmantaParser::ConditionalExprContext*>(c);
     ast::Expr* cond = expression(q->expression(0));
     ast::Expr* a = expression(q->expression(1));
     ast::Expr* b = expression(q->expression(2));
-    return ctx_.arena.make<ast::Conditional>(cond->loc, cond, a, b);
-  }
-
-  static ast::BinaryOp binaryOp(const Token* op) {
-    switch (op->getType()) {
-      case InmantaLexer::DOUBLE_STAR: return ast::BinaryOp::Pow;
-      case InmantaLexer::STAR: return ast::BinaryOp::Mul;
-      case InmantaLexer::DIVISION_OP: return ast::BinaryOp::Div;
-      case InmantaLexer::PERCENT: return ast::BinaryOp::Mod;
-      case InmantaLexer::PLUS_OP: return ast::BinaryOp::Add;
-      case InmantaLexer::MINUS_OP: return ast::BinaryOp::Sub;
-      case InmantaLexer::AND: return ast::BinaryOp::And;
-      case InmantaLexer::OR: return ast::BinaryOp::Or;
-      default: break;
-    }
-    const std::string text = op->getText();
-    if (text == "==") return ast::BinaryOp::Eq;
-    if (text == "!=") return ast::BinaryOp::Ne;
-    if (text == "<") return ast::BinaryOp::Lt;
-    if (text == ">") return ast::BinaryOp::Gt;
-    if (text == "<=") return ast::BinaryOp::Le;
-    return ast::BinaryOp::Ge;
+    return f_.make<ast::Conditional>(cond->loc, cond, a, b);
   }
 
   // A variable followed by its attribute chain: a.b.c
   ast::Expr* varRef(InmantaParser::VarRefContext* c) {
-    ast::Expr* result = ctx_.arena.make<ast::VarRef>(name(c->nsRef()));
+    ast::Expr* result = f_.make<ast::VarRef>(name(c->nsRef()));
     auto dots = c->DOT();
     auto ids = c->ID();
     for (size_t i = 0; i < ids.size(); ++i)
-      result = ctx_.arena.make<ast::AttrRef>(at(dots[i]->getSymbol()), result, name(ids[i]->getSymbol()));
+      result = f_.make<ast::AttrRef>(at(dots[i]->getSymbol()), result, name(ids[i]->getSymbol()));
     return result;
   }
 
@@ -767,26 +633,20 @@ class Builder {
     if (auto* k = dynamic_cast<InmantaParser::ConstantExprContext*>(c)) return constant(k->constant());
     if (auto* v = dynamic_cast<InmantaParser::VarRefExprContext*>(c)) return varRef(v->varRef());
     if (auto* p = dynamic_cast<InmantaParser::ParenExprContext*>(c)) return expression(p->expression());
-    if (auto* f = dynamic_cast<InmantaParser::CallExprContext*>(c)) {
-      auto* call = ctx_.arena.make<ast::Call>(at(f->getStart()), name(f->nsRef()));
-      if (auto* args = f->argList()) arguments(args, *call);
+    if (auto* fc = dynamic_cast<InmantaParser::CallExprContext*>(c)) {
+      auto* call = f_.make<ast::Call>(at(fc->getStart()), name(fc->nsRef()));
+      if (auto* args = fc->argList()) arguments(args, *call);
       return call;
     }
     if (auto* k = dynamic_cast<InmantaParser::ConstructorExprContext*>(c)) {
       ast::Name type = className(k->classRef());
-      auto* ctor = ctx_.arena.make<ast::Constructor>(at(k->LPAREN()->getSymbol()), type);
+      auto* ctor = f_.make<ast::Constructor>(at(k->LPAREN()->getSymbol()), type);
       if (auto* args = k->kwargList()) ctor->named = kwargs(args);
-      for (size_t i = 0; i < ctor->named.kwargs.size(); ++i)
-        for (size_t j = 0; j < i; ++j)
-          if (ctor->named.kwargs[i].name.id == ctor->named.kwargs[j].name.id)
-            fail(ErrorKind::RuntimeException,
-                 "The attribute " + std::string(ctor->named.kwargs[i].name.text) + " in the constructor call of " +
-                     std::string(type.text) + " is already set.",
-                 ctor->loc);
+      f_.checkConstructorArguments(ctor);
       return ctor;
     }
     if (auto* l = dynamic_cast<InmantaParser::ListExprContext*>(c)) {
-      auto* list = ctx_.arena.make<ast::ListLit>(at(l->getStart()));
+      auto* list = f_.make<ast::ListLit>(at(l->getStart()));
       for (auto* e : l->expression()) list->elements.push_back(expression(e));
       return list;
     }
@@ -800,108 +660,60 @@ class Builder {
       for (size_t i = 0; i < keys.size(); ++i) {
         innerMap = result;
         lastKey = expression(keys[i]);
-        result = ctx_.arena.make<ast::MapLookup>(at(brackets[i]->getSymbol()), result, lastKey);
+        result = f_.make<ast::MapLookup>(at(brackets[i]->getSymbol()), result, lastKey);
       }
       if (m->IS() == nullptr) return result;
-      // m[k] is defined  ==>  (k in m) and (m[k] != null) and (m[k] != [])   (spec 2.3)
-      SourceLocation loc = at(m->IS()->getSymbol());
-      auto* inMap = ctx_.arena.make<ast::Binary>(loc, ast::BinaryOp::In, lastKey, innerMap);
-      auto* notNull = ctx_.arena.make<ast::Binary>(loc, ast::BinaryOp::Ne, result,
-                                                   ctx_.arena.make<ast::Literal>(loc, ast::NullValue{}));
-      auto* notEmpty = ctx_.arena.make<ast::Binary>(loc, ast::BinaryOp::Ne, result, ctx_.arena.make<ast::ListLit>(loc));
-      return ctx_.arena.make<ast::Binary>(loc, ast::BinaryOp::And,
-                                          ctx_.arena.make<ast::Binary>(loc, ast::BinaryOp::And, inMap, notNull), notEmpty);
+      return f_.lookupIsDefined(result, innerMap, lastKey, at(m->IS()->getSymbol()));
     }
     if (auto* i = dynamic_cast<InmantaParser::IndexLookupExprContext*>(c)) {
       ast::Name type = className(i->classRef());
-      auto* lookup = ctx_.arena.make<ast::IndexLookup>(at(i->LBRACK()->getSymbol()), type);
+      auto* lookup = f_.make<ast::IndexLookup>(at(i->LBRACK()->getSymbol()), type);
       if (auto* args = i->kwargList()) lookup->named = kwargs(args);
       return lookup;
     }
     if (auto* s = dynamic_cast<InmantaParser::ShortIndexLookupExprContext*>(c)) {
       ast::Expr* object = varRef(s->varRef());
-      auto* lookup = ctx_.arena.make<ast::ShortIndexLookup>(at(s->LOOKUP_BRACK()->getSymbol()), object, name(s->ID()->getSymbol()));
+      auto* lookup =
+          f_.make<ast::ShortIndexLookup>(at(s->LOOKUP_BRACK()->getSymbol()), object, name(s->ID()->getSymbol()));
       if (auto* args = s->kwargList()) lookup->named = kwargs(args);
       return lookup;
     }
     if (auto* d = dynamic_cast<InmantaParser::IsDefinedAttrExprContext*>(c)) {
       ast::Expr* object = varRef(d->varRef());
-      return ctx_.arena.make<ast::IsDefined>(at(d->DOT()->getSymbol()), object, name(d->ID()->getSymbol()));
+      return f_.make<ast::IsDefined>(at(d->DOT()->getSymbol()), object, name(d->ID()->getSymbol()));
     }
     if (auto* d = dynamic_cast<InmantaParser::IsDefinedVarExprContext*>(c))
-      return ctx_.arena.make<ast::IsDefined>(at(d->getStart()), nullptr, name(d->ID()->getSymbol()));
+      return f_.make<ast::IsDefined>(at(d->getStart()), nullptr, name(d->ID()->getSymbol()));
     if (auto* comp = dynamic_cast<InmantaParser::ListComprehensionExprContext*>(c)) return listComprehension(comp);
     auto* dotted = static_cast<InmantaParser::DottedCallExprContext*>(c);
-    std::string text = dotted->varRef()->getText() + "." + dotted->ID()->getText();
-    std::string fixed;
-    for (char ch : text) fixed += ch == '.' ? std::string("::") : std::string(1, ch);
-    fail(ErrorKind::InvalidNamespaceAccess,
-         "Syntax error: invalid namespace access `" + text +
-             "`. Namespaces should be accessed with '::' rather than '.'. The '.' separator is reserved for attribute "
-             "and relation access. Did you mean: `" + fixed + "`",
-         at(dotted->getStart()));
+    f_.invalidNamespaceAccess(dotted->varRef()->getText() + "." + dotted->ID()->getText(), at(dotted->getStart()));
   }
 
   ast::Expr* listComprehension(InmantaParser::ListComprehensionExprContext* c) {
     SourceLocation loc = at(c->getStart());
     ast::Expr* value = expression(c->expression());
-    struct Loop {
-      ast::Name var;
-      ast::Expr* iterable;
-    };
-    std::vector<Loop> loops;
-    for (auto* f : c->listFor()) loops.push_back({name(f->ID()->getSymbol()), expression(f->expression())});
-    ast::Expr* guard = nullptr;
-    auto guards = c->listGuard();
-    // `if a if b` is `if a and b`, joined from the right
-    for (size_t i = guards.size(); i-- > 0;) {
-      ast::Expr* g = expression(guards[i]->expression());
-      guard = guard == nullptr ? g : ctx_.arena.make<ast::Binary>(at(guards[i]->getStart()), ast::BinaryOp::And, g, guard);
-    }
-    // the innermost loop gets the guard; outer loops wrap it (spec 2.3)
-    ast::Expr* result = value;
-    for (size_t i = loops.size(); i-- > 0;) {
-      result = ctx_.arena.make<ast::ListComp>(loc, result, loops[i].var, loops[i].iterable,
-                                              i + 1 == loops.size() ? guard : nullptr);
-    }
-    return result;
+    std::vector<AstFactory::ComprehensionLoop> loops;
+    for (auto* lf : c->listFor()) loops.push_back({name(lf->ID()->getSymbol()), expression(lf->expression())});
+    std::vector<AstFactory::ComprehensionGuard> guards;
+    for (auto* g : c->listGuard()) guards.push_back({expression(g->expression()), at(g->getStart())});
+    return f_.listComprehension(loc, value, loops, guards);
   }
 
   ast::Expr* mapLiteral(InmantaParser::MapLiteralContext* c) {
-    auto* dict = ctx_.arena.make<ast::DictLit>(at(c->getStart()));
+    auto* dict = f_.make<ast::DictLit>(at(c->getStart()));
     std::unordered_map<std::string, size_t> seen;
     for (auto* entry : c->dictEntry()) {
-      std::string key;
-      std::string text = entry->key->getText();
-      if (entry->key->getType() == InmantaLexer::RSTRING) {
-        key = text.substr(2, text.size() - 3);
-      } else {
-        key = decodeEscapes(std::string_view(text).substr(1, text.size() - 2)).value;
-        if (!findInterpolations(key).empty())
-          fail(ErrorKind::ParserException,
-               "Syntax error: String interpolation is not supported in dictionary keys. Use raw string to use a key "
-               "containing double curly brackets",
-               at(entry->key));
-      }
-      ast::Expr* value = expression(entry->expression());
-      if (!seen.emplace(key, dict->entries.size()).second)
-        fail(ErrorKind::DuplicateException, "duplicate key in dict " + key, dict->loc);
-      dict->entries.emplace_back(std::move(key), value);
+      std::string key = f_.dictKey(entry->key->getType(), entry->key->getText(), at(entry->key));
+      f_.dictEntry(*dict, std::move(key), expression(entry->expression()), seen);
     }
     return dict;
   }
 
-  template <class Target>
-  void arguments(InmantaParser::ArgListContext* c, Target& call) {
+  void arguments(InmantaParser::ArgListContext* c, ast::Call& call) {
     for (auto* a : c->arg()) {
       if (auto* kw = dynamic_cast<InmantaParser::KeywordArgContext*>(a)) {
         ast::Name n = name(kw->ID()->getSymbol());
-        for (const ast::KwArg& existing : call.named.kwargs)
-          if (existing.name.id == n.id)
-            fail(ErrorKind::RuntimeException,
-                 "Keyword argument " + std::string(n.text) + " repeated in function call " +
-                     std::string(call.function.text) + "()",
-                 call.loc);
+        f_.checkKeywordArgument(call, n);
         call.named.kwargs.push_back({n, expression(kw->expression())});
       } else if (auto* w = dynamic_cast<InmantaParser::WrappedKwargsArgContext*>(a)) {
         call.named.wrapped.push_back(expression(w->expression()));
@@ -923,189 +735,24 @@ class Builder {
   }
 
   ast::Expr* constantList(InmantaParser::ConstantListContext* c) {
-    auto* list = ctx_.arena.make<ast::ListLit>(at(c->getStart()));
+    auto* list = f_.make<ast::ListLit>(at(c->getStart()));
     for (auto* k : c->constant()) list->elements.push_back(constant(k));
     return list;
   }
 
-  std::string mlsValue(const Token* t) {
-    std::string text = t->getText();
-    return decodeEscapes(std::string_view(text).substr(3, text.size() - 6)).value;
-  }
-
-  // Builds `a.b.c` (as written inside a string) into references located at the string.
-  ast::Expr* dottedRef(std::string_view dotted, SourceLocation loc) {
-    auto trim = [](std::string_view s) {
-      size_t b = s.find_first_not_of(" \t\n\r\f\v");
-      if (b == std::string_view::npos) return std::string_view();
-      size_t e = s.find_last_not_of(" \t\n\r\f\v");
-      return s.substr(b, e - b + 1);
-    };
-    size_t dot = dotted.find('.');
-    ast::Expr* result = ctx_.arena.make<ast::VarRef>(ctx_.name(trim(dotted.substr(0, dot)), loc));
-    while (dot != std::string_view::npos) {
-      size_t next = dotted.find('.', dot + 1);
-      std::string_view part = dotted.substr(dot + 1, next == std::string_view::npos ? std::string_view::npos : next - dot - 1);
-      result = ctx_.arena.make<ast::AttrRef>(loc, result, ctx_.name(trim(part), loc));
-      dot = next;
-    }
-    return result;
-  }
-
-  ast::Expr* interpolated(std::string value, SourceLocation loc) {
-    auto matches = findInterpolations(value);
-    if (matches.empty()) return ctx_.arena.make<ast::Literal>(loc, std::move(value));
-    auto* fmt = ctx_.arena.make<ast::StringFormat>(loc, value);
-    for (const Interpolation& m : matches)
-      fmt->parts.push_back({value.substr(m.begin, m.end - m.begin), dottedRef(m.name, loc)});
-    return fmt;
-  }
-
-  ast::Expr* fstring(const Token* t) {
-    std::string text = t->getText();
-    SourceLocation loc = at(t);
-    std::string value = decodeEscapes(std::string_view(text).substr(2, text.size() - 3)).value;
-    std::vector<FormatChunk> chunks;
-    if (auto err = parseFormatString(value, chunks))
-      fail(ErrorKind::ParserException, "Syntax error: Invalid f-string: " + *err, loc);
-    auto* result = ctx_.arena.make<ast::FString>(loc, value);
-    // The reference stops at the first chunk without a field (spec 1.7 quirk).
-    for (const FormatChunk& chunk : chunks) {
-      if (!chunk.hasField || chunk.fieldName.empty()) break;
-      result->refs.push_back({chunk.fieldName, dottedRef(chunk.fieldName, loc)});
-      if (!chunk.formatSpec.empty()) {
-        std::vector<FormatChunk> nested;
-        parseFormatString(chunk.formatSpec, nested);
-        for (const FormatChunk& inner : nested) {
-          if (!inner.hasField || inner.fieldName.empty()) break;
-          result->refs.push_back({inner.fieldName, dottedRef(inner.fieldName, loc)});
-        }
-      }
-    }
-    return result;
-  }
-
-  ast::Expr* regex(const Token* t) {
-    std::string text = t->getText();
-    size_t slash = text.find('/');
-    return ctx_.arena.make<ast::Regex>(at(t), text.substr(slash + 1, text.size() - slash - 2), at(t));
-  }
-
   ast::Expr* constant(InmantaParser::ConstantContext* c) {
     const Token* t = c->getStart();
-    SourceLocation loc = at(t);
-    std::string text = t->getText();
-    switch (t->getType()) {
-      case InmantaLexer::INT:
-        return ctx_.arena.make<ast::Literal>(loc, static_cast<int64_t>(std::stoll(text)));
-      case InmantaLexer::FLOAT:
-        return ctx_.arena.make<ast::Literal>(loc, std::strtod(text.c_str(), nullptr));
-      case InmantaLexer::KW_TRUE:
-        return ctx_.arena.make<ast::Literal>(loc, true);
-      case InmantaLexer::KW_FALSE:
-        return ctx_.arena.make<ast::Literal>(loc, false);
-      case InmantaLexer::KW_NULL:
-        return ctx_.arena.make<ast::Literal>(loc, ast::NullValue{});
-      case InmantaLexer::STRING:
-        return interpolated(decodeEscapes(std::string_view(text).substr(1, text.size() - 2)).value, loc);
-      case InmantaLexer::RSTRING:
-        return ctx_.arena.make<ast::Literal>(loc, text.substr(2, text.size() - 3));
-      case InmantaLexer::MLS:
-        return interpolated(mlsValue(t), loc);
-      case InmantaLexer::FSTRING:
-        return fstring(t);
-      default:
-        return regex(t);
-    }
+    return f_.constant(t->getType(), t->getText(), at(t));
   }
 
-  ast::Context& ctx_;
-  FileId file_;
-  const WarningSink& warn_;
+  AstFactory& f_;
   const ColumnMap& columns_;
 };
 
 }  // namespace
 
-void directRequires(const ast::Expr* e, std::vector<std::string_view>& out) {
-  if (e == nullptr) return;
-  using ast::Kind;
-  switch (e->kind) {
-    case Kind::Literal: return;
-    case Kind::Regex: out.push_back("self"); return;
-    case Kind::VarRef: out.push_back(static_cast<const ast::VarRef*>(e)->name.text); return;
-    case Kind::AttrRef: directRequires(static_cast<const ast::AttrRef*>(e)->object, out); return;
-    case Kind::StringFormat:
-      for (const auto& p : static_cast<const ast::StringFormat*>(e)->parts) directRequires(p.ref, out);
-      return;
-    case Kind::FString:
-      for (const auto& r : static_cast<const ast::FString*>(e)->refs) directRequires(r.ref, out);
-      return;
-    case Kind::MapLookup: {
-      auto* m = static_cast<const ast::MapLookup*>(e);
-      directRequires(m->map, out);
-      directRequires(m->key, out);
-      return;
-    }
-    case Kind::IsDefined: directRequires(static_cast<const ast::IsDefined*>(e)->object, out); return;
-    case Kind::Binary: {
-      auto* b = static_cast<const ast::Binary*>(e);
-      directRequires(b->lhs, out);
-      directRequires(b->rhs, out);
-      return;
-    }
-    case Kind::Not: directRequires(static_cast<const ast::Not*>(e)->operand, out); return;
-    case Kind::Conditional: {
-      auto* c = static_cast<const ast::Conditional*>(e);
-      directRequires(c->condition, out);
-      directRequires(c->whenTrue, out);
-      directRequires(c->whenFalse, out);
-      return;
-    }
-    case Kind::Call: {
-      auto* c = static_cast<const ast::Call*>(e);
-      for (auto* a : c->args) directRequires(a, out);
-      for (const auto& kw : c->named.kwargs) directRequires(kw.value, out);
-      for (auto* w : c->named.wrapped) directRequires(w, out);
-      return;
-    }
-    case Kind::Constructor: case Kind::IndexLookup: {
-      const ast::Arguments& named = e->kind == Kind::Constructor ? static_cast<const ast::Constructor*>(e)->named
-                                                                 : static_cast<const ast::IndexLookup*>(e)->named;
-      for (const auto& kw : named.kwargs) directRequires(kw.value, out);
-      for (auto* w : named.wrapped) directRequires(w, out);
-      return;
-    }
-    case Kind::ShortIndexLookup: {
-      auto* s = static_cast<const ast::ShortIndexLookup*>(e);
-      directRequires(s->object, out);
-      for (const auto& kw : s->named.kwargs) directRequires(kw.value, out);
-      for (auto* w : s->named.wrapped) directRequires(w, out);
-      return;
-    }
-    case Kind::ListLit:
-      for (auto* x : static_cast<const ast::ListLit*>(e)->elements) directRequires(x, out);
-      return;
-    case Kind::ListComp: {
-      auto* c = static_cast<const ast::ListComp*>(e);
-      std::vector<std::string_view> inner;
-      directRequires(c->value, inner);
-      for (std::string_view v : inner)
-        if (v != c->variable.text) out.push_back(v);
-      directRequires(c->iterable, out);
-      return;
-    }
-    case Kind::DictLit:
-      for (const auto& [k, v] : static_cast<const ast::DictLit*>(e)->entries) directRequires(v, out);
-      return;
-    case Kind::ExprStmt: case Kind::Assign: case Kind::For: case Kind::If: case Kind::Import:
-    case Kind::Entity: case Kind::Implementation: case Kind::Implement: case Kind::Relation:
-    case Kind::Typedef: case Kind::Index:
-      return;
-  }
-}
-
-ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fileId, const WarningSink& warn) {
+ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fileId, const WarningSink& warn,
+                     ParseMode mode) {
   const SourceFile& file = sources.file(fileId);
   if (file.text.empty()) {
     auto* empty = ctx.arena.make<ast::File>();
@@ -1114,6 +761,20 @@ ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fil
   }
   // The reference appends a newline before lexing (spec 1.1).
   std::string data = file.text + "\n";
+
+  if (mode == ParseMode::Auto || mode == ParseMode::FastOnly) {
+    // Warnings wait until the fast path's tree is kept; if it gives up, the ANTLR path gives them.
+    std::vector<Diagnostic> warnings;
+    WarningSink buffer = [&warnings](const Diagnostic& d) { warnings.push_back(d); };
+    AstFactory fast(ctx, fileId, buffer);
+    if (ast::File* tree = fastParse(fast, data, warnings)) {
+      if (warn)
+        for (const Diagnostic& d : warnings) warn(d);
+      return tree;
+    }
+    if (mode == ParseMode::FastOnly) return nullptr;
+  }
+
   uint32_t eofLine = 1;
   for (char c : data) eofLine += c == '\n';
 
@@ -1138,14 +799,14 @@ ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fil
   auto* simulator = new TrackingSimulator(&parser, parser.getATN(), dfas, contextCache);
   parser.setInterpreter(simulator);  // deletes the generated one
   parser.removeErrorListeners();
-  Builder builder(ctx, fileId, warn, columns);
+  AstFactory factory(ctx, fileId, warn);
+  Builder builder(factory, columns);
 
   // Two stages, the known ANTLR speed-up: SLL prediction, which caches everything, bails out on
   // the first error; only then the input is parsed again with full LL prediction and the error
   // reporting of the reference.
   InmantaParser::FileContext* tree = nullptr;
-  bool fastPath = std::getenv("INMANTA_PARSE_LL_ONLY") == nullptr;
-  if (fastPath) {
+  if (mode != ParseMode::AntlrLL) {
     parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
     simulator->setPredictionMode(antlr4::atn::PredictionMode::SLL);
     try {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "ast/ast.h"
 #include "diag/diagnostic.h"
@@ -9,12 +10,17 @@
 
 namespace inmanta::compiler {
 
+// How parseFile gets its tree. Auto: the hand-written fast path (fast_parser.h), and the
+// ANTLR-generated parser when the fast path gives up (always for errors). The other modes are for
+// tests that check the paths agree: Antlr (SLL prediction, then full LL on an error), AntlrLL
+// (full LL only) and FastOnly (the fast path; null when it gives up).
+enum class ParseMode { Auto, Antlr, AntlrLL, FastOnly };
+
 // Parses a file of `sources` into a tree allocated in `ctx`. Syntax errors and the parse-time
 // checks of spec 2.3/6.2 throw CompileError (ParserException, HyphenException, ...); warnings
 // (ParserWarning for unknown escapes, built-in type overrides) go to `warn`.
-// The environment variable INMANTA_PARSE_LL_ONLY disables the SLL fast path (for tests that
-// check both paths build the same tree).
-ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId file, const WarningSink& warn);
+ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId file, const WarningSink& warn,
+                     ParseMode mode = ParseMode::Auto);
 
 // Variables an expression reads directly (the reference's `requires()`), used by the typedef
 // check of spec 2.3.

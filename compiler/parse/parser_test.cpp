@@ -313,5 +313,43 @@ TEST(Locations, NodesCarryTheReferencePositions) {
   EXPECT_EQ(call->loc.col, 5u);  // a call reports the start of its name
 }
 
+// ------------------------------------------------------------------ the fast path
+// parseSource checks every source of these tests on both paths; the inputs below are shapes the
+// fast path must take itself (not leave to ANTLR), with columns that depend on its bookkeeping.
+
+bool fastPathTakes(const std::string& text) {
+  std::string tree;
+  return parseSourceIn(text, ParseMode::FastOnly, tree).ok;
+}
+
+TEST(FastPath, TakesTheTrickyTokenShapesAndAgreesWithAntlr) {
+  const char* sources[] = {
+      "x = \"\xC3\xA9t\xC3\xA9\" + y\nz = 1",                    // columns after non-ASCII count code points
+      "x = \"\"\"a\nb\"\"\" + y\nz = y",                       // tokens after a multi-line MLS (spec 1.11)
+      "x = \"\"\"a\n\xC3\xA9\"\"\" + y",                       // ... with non-ASCII inside it
+      "x = \"\"\"\"q\"\"\"\" ; y = \"\"\"e\"\"\"\"\"",          // 4- and 5-quote runs
+      "typedef t as string matching\n  /a\\/b/ + 1",          // regex after a newline, escaped slash
+      "x = f\"{a}\" + r'\\d' + 'q'",                           // f-, raw and single-quoted strings
+      "x = [1, 2,]\ny = {\"a\": 1,}\nz = A(a=1,)\nw = f(1, k=2,)",  // trailing commas
+      "x = a not in b\ny = not a in b ? c : d\nz = -.5 - -1",  // NOT_IN, prefix not, signed numbers
+      "x = a.b[c].d\n",                                         // ends at the lookup: `.d` is an error
+      "# comment at the end without newline",
+  };
+  for (const char* text : sources) {
+    ParseOutcome outcome = parseSource(text);  // cross-checks with ANTLR
+    if (outcome.ok) EXPECT_TRUE(fastPathTakes(text)) << text;
+  }
+  EXPECT_FALSE(parseSource("x = a.b[c].d\n").ok);
+  EXPECT_TRUE(parseSource("# comment at the end without newline").ok);
+}
+
+TEST(FastPath, LeavesErrorsToAntlr) {
+  for (const char* text : {"x = ", "entity a:\nend", "x = 1 $", "x = \"\\x4\"", "typedef t as string matching /(/",
+                           "x = 99999999999999999999", "a.b += 1", "x = {\"a\": 1, \"a\": 2}", "import a-b"}) {
+    EXPECT_FALSE(fastPathTakes(text)) << text;
+    EXPECT_FALSE(parseSource(text).ok) << text;
+  }
+}
+
 }  // namespace
 }  // namespace inmanta::compiler

@@ -20,18 +20,21 @@ using namespace inmanta::compiler;
 
 namespace {
 
-std::vector<std::string> corpus() {
+// The .cf files under `dir`, sorted (directory order is not stable).
+std::vector<std::string> modelsUnder(const char* dir) {
   std::vector<std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(INMANTA_FUZZ_CORPUS)) {
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     if (entry.path().extension() != ".cf") continue;
     std::ifstream in(entry.path(), std::ios::binary);
     std::ostringstream buffer;
     buffer << in.rdbuf();
     files.push_back(buffer.str());
   }
-  std::sort(files.begin(), files.end());  // directory order is not stable
+  std::sort(files.begin(), files.end());
   return files;
 }
+
+std::vector<std::string> corpus() { return modelsUnder(INMANTA_FUZZ_CORPUS); }
 
 const char* const kPieces[] = {"(", ")", "[", "]", "{", "}", ":", ",", ".", "=", "+=", "-", "--", "->", "<-",
                                "**", "*", "/", "%", "?", "not", "in", "is defined", "end", "if", "for", "entity",
@@ -74,6 +77,7 @@ TEST(ParserFuzz, MutationsParseOrFailWithALocatedSyntaxError) {
   std::mt19937 rng(seed);
   size_t failures = 0;
   size_t parsed = 0;
+  size_t fastAccepted = 0;
   for (long i = 0; i < iterations; ++i) {
     std::string text = mutate(files[static_cast<size_t>(i) % files.size()], rng);
     if (findInvalidUtf8(text) != std::string::npos) continue;  // rejected before parsing
@@ -81,24 +85,33 @@ TEST(ParserFuzz, MutationsParseOrFailWithALocatedSyntaxError) {
     ast::Context ctx;
     FileId id = sources.add("fuzz.cf", "./fuzz.cf", normaliseNewlines(text));
     auto start = std::chrono::steady_clock::now();
+    // The fast path either gives up or builds the tree ANTLR builds (checked below).
+    ast::Context fastCtx;
+    ast::File* fast = parseFile(fastCtx, sources, id, {}, ParseMode::FastOnly);
+    if (fast != nullptr) ++fastAccepted;
     try {
-      ast::File* file = parseFile(ctx, sources, id, {});
+      ast::File* file = parseFile(ctx, sources, id, {}, ParseMode::Antlr);
       ++parsed;
-      // The SLL fast path must build the same tree as full LL prediction (checked on a sample).
+      std::string antlrTree = ast::dump(file, true);
+      if (fast != nullptr && ast::dump(fast, true) != antlrTree) {
+        ++failures;
+        ADD_FAILURE() << "the fast path and ANTLR build different trees\n--- input ---\n" << text;
+      }
+      // The SLL stage must build the same tree as full LL prediction (checked on a sample).
       if (parsed % 8 == 0) {
-        setenv("INMANTA_PARSE_LL_ONLY", "1", 1);
         ast::Context llCtx;
-        ast::File* ll = parseFile(llCtx, sources, id, {});
-        unsetenv("INMANTA_PARSE_LL_ONLY");
-        std::string fast, full;
-        for (const ast::Stmt* st : file->statements) fast += ast::dump(st) + "\n";
-        for (const ast::Stmt* st : ll->statements) full += ast::dump(st) + "\n";
-        if (fast != full) {
+        ast::File* ll = parseFile(llCtx, sources, id, {}, ParseMode::AntlrLL);
+        if (antlrTree != ast::dump(ll, true)) {
           ++failures;
           ADD_FAILURE() << "SLL and LL trees differ\n--- input ---\n" << text;
         }
       }
     } catch (const CompileError& e) {
+      if (fast != nullptr) {
+        ++failures;
+        ADD_FAILURE() << "the fast path accepts what ANTLR rejects (" << e.diagnostic().message << ")\n--- input ---\n"
+                      << text;
+      }
       const Diagnostic& d = e.diagnostic();
       // The reference reports a module name with a hyphen without a location; all else is located.
       bool located = d.location.valid() && d.location.col > 0;
@@ -124,6 +137,41 @@ TEST(ParserFuzz, MutationsParseOrFailWithALocatedSyntaxError) {
     if (failures > 10) FAIL() << "too many failures";
   }
   RecordProperty("parsed_ok", static_cast<int>(parsed));
+  RecordProperty("fast_path_accepted", static_cast<int>(fastAccepted));
+}
+
+// Every real model (the conformance cases, the bundled std module, the examples) that ANTLR
+// accepts goes through the fast path, which builds the same tree with the same warnings.
+TEST(ParserFastPath, TakesAndAgreesOnEveryCorpusFile) {
+  std::vector<std::string> files = corpus();
+  for (const char* dir : {INMANTA_STD_MODEL_DIR, INMANTA_EXAMPLES_DIR})
+    for (std::string& text : modelsUnder(dir)) files.push_back(std::move(text));
+  size_t accepted = 0;
+  for (const std::string& text : files) {
+    SourceManager sources;
+    FileId id = sources.add("corpus.cf", "./corpus.cf", normaliseNewlines(text));
+    std::vector<std::string> antlrWarnings, fastWarnings;
+    auto sink = [](std::vector<std::string>& out) {
+      return [&out](const Diagnostic& d) { out.push_back(d.message + "@" + std::to_string(d.location.line)); };
+    };
+    ast::Context antlrCtx;
+    ast::File* antlr = nullptr;
+    try {
+      antlr = parseFile(antlrCtx, sources, id, sink(antlrWarnings), ParseMode::Antlr);
+    } catch (const CompileError&) {
+    }
+    ast::Context fastCtx;
+    ast::File* fast = parseFile(fastCtx, sources, id, sink(fastWarnings), ParseMode::FastOnly);
+    if (antlr == nullptr) {
+      EXPECT_EQ(fast, nullptr) << "the fast path accepts what ANTLR rejects:\n" << text;
+      continue;
+    }
+    ++accepted;
+    ASSERT_NE(fast, nullptr) << "the fast path gave up on a valid model:\n" << text;
+    EXPECT_EQ(ast::dump(fast, true), ast::dump(antlr, true)) << text;
+    EXPECT_EQ(fastWarnings, antlrWarnings) << text;
+  }
+  EXPECT_GT(accepted, 100u);
 }
 
 TEST(ParserFuzz, DeepNestingIsALocatedErrorNotAStackOverflow) {

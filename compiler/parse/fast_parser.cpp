@@ -1,0 +1,881 @@
+#include "parse/fast_parser.h"
+
+#include <cstring>
+#include <string>
+
+#include "parse/tokens.h"
+
+namespace inmanta::compiler {
+
+namespace {
+
+using namespace tok;
+
+// ------------------------------------------------------------------ the lexer
+
+constexpr bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+constexpr bool isIdStart(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+constexpr bool isIdChar(unsigned char c) { return isIdStart(c) || isDigit(c) || c == '-'; }
+// the white space the REGEX rule allows between `matching` and `/`
+constexpr bool isRegexSpace(unsigned char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || (c >= 0x1C && c <= 0x1F);
+}
+
+uint8_t keyword(std::string_view w) {
+  struct Entry {
+    std::string_view text;
+    uint8_t kind;
+  };
+  static constexpr Entry kKeywords[] = {
+      {"typedef", TYPEDEF}, {"as", AS}, {"entity", ENTITY}, {"extends", EXTENDS}, {"end", END}, {"in", IN},
+      {"implementation", IMPLEMENTATION}, {"for", FOR}, {"index", INDEX}, {"implement", IMPLEMENT},
+      {"using", USING}, {"when", WHEN}, {"and", AND}, {"or", OR}, {"not", NOT}, {"true", KW_TRUE},
+      {"false", KW_FALSE}, {"import", IMPORT}, {"is", IS}, {"defined", DEFINED}, {"dict", DICT},
+      {"null", KW_NULL}, {"undef", UNDEF}, {"parents", PARENTS}, {"if", IF}, {"else", ELSE}, {"elif", ELIF},
+      {"matching", MATCHING}};
+  if (w.size() < 2 || w.size() > 14) return ID;
+  for (const Entry& e : kKeywords)
+    if (e.text.size() == w.size() && e.text[0] == w[0] && e.text == w) return e.kind;
+  return ID;
+}
+
+class Lexer {
+ public:
+  Lexer(std::string_view text, FileId file, std::vector<FastToken>& out, std::vector<Diagnostic>& warnings)
+      : s_(text.data()), n_(text.size()), text_(text), file_(file), out_(out), warnings_(warnings) {}
+
+  bool run() {
+    out_.reserve(n_ / 5 + 16);
+    size_t i = 0;
+    while (i < n_) {
+      unsigned char c = s_[i];
+      if (c == ' ' || c == '\t') {
+        ++i;
+        continue;
+      }
+      if (c == '\n') {
+        newline(++i);
+        continue;
+      }
+      if (c == '#') {
+        const void* nl = std::memchr(s_ + i, '\n', n_ - i);
+        if (nl == nullptr) return false;
+        i = static_cast<size_t>(static_cast<const char*>(nl) - s_) + 1;
+        newline(i);
+        continue;
+      }
+      size_t start = i;
+      uint32_t line = line_;
+      uint32_t col = column(start);
+      uint8_t kind = 0;
+      if (isIdStart(c)) {
+        size_t j = i + 1;
+        while (j < n_ && isIdChar(s_[j])) ++j;
+        std::string_view word(s_ + i, j - i);
+        if (j - i == 1 && (c == 'f' || c == 'r') && j < n_ && (s_[j] == '"' || s_[j] == '\'')) {
+          if (!quoted(j)) return false;
+          kind = c == 'f' ? FSTRING : RSTRING;
+          i = end_;
+        } else if (word == "matching" && regex(j)) {
+          kind = REGEX;
+          i = end_;
+        } else {
+          kind = c <= 'Z' && c >= 'A' ? static_cast<uint8_t>(CID) : keyword(word);
+          i = j;
+        }
+      } else if (isDigit(c) || (c == '-' && i + 1 < n_ && (isDigit(s_[i + 1]) || (s_[i + 1] == '.' && i + 2 < n_ && isDigit(s_[i + 2])))) ||
+                 (c == '.' && i + 1 < n_ && isDigit(s_[i + 1]))) {
+        size_t j = c == '-' ? i + 1 : i;
+        while (j < n_ && isDigit(s_[j])) ++j;
+        if (j + 1 < n_ && s_[j] == '.' && isDigit(s_[j + 1])) {
+          j += 2;
+          while (j < n_ && isDigit(s_[j])) ++j;
+          kind = FLOAT;
+        } else {
+          kind = INT;
+        }
+        i = j;
+      } else {
+        auto next = [&](char x) { return i + 1 < n_ && s_[i + 1] == x; };
+        size_t len = 1;
+        switch (c) {
+          case '"':
+            if (next('"') && i + 2 < n_ && s_[i + 2] == '"') {
+              if (!mls(i)) return false;
+              kind = MLS;
+            } else {
+              if (!quoted(i)) return false;
+              kind = STRING;
+            }
+            len = end_ - i;
+            break;
+          case '\'':
+            if (!quoted(i)) return false;
+            kind = STRING;
+            len = end_ - i;
+            break;
+          case '-': kind = next('-') || next('>') ? REL : MINUS_OP; len = kind == REL ? 2 : 1; break;
+          case '<':
+            if (next('=')) kind = CMP_OP, len = 2;
+            else if (next('-')) kind = REL, len = 2;
+            else kind = CMP_OP;
+            break;
+          case '>': kind = CMP_OP; len = next('=') ? 2 : 1; break;
+          case '=': kind = next('=') ? CMP_OP : ASSIGN; len = kind == CMP_OP ? 2 : 1; break;
+          case '!':
+            if (!next('=')) return false;
+            kind = CMP_OP, len = 2;
+            break;
+          case '+': kind = next('=') ? PEQ : PLUS_OP; len = kind == PEQ ? 2 : 1; break;
+          case '*': kind = next('*') ? DOUBLE_STAR : STAR; len = kind == DOUBLE_STAR ? 2 : 1; break;
+          case ':': kind = next(':') ? SEP : COLON; len = kind == SEP ? 2 : 1; break;
+          case '/': kind = DIVISION_OP; break;
+          case '%': kind = PERCENT; break;
+          case '?': kind = QMARK; break;
+          case ',': kind = COMMA; break;
+          case '(': kind = LPAREN; break;
+          case ')': kind = RPAREN; break;
+          case '[': kind = LBRACK; break;
+          case ']': kind = RBRACK; break;
+          case '{': kind = LBRACE; break;
+          case '}': kind = RBRACE; break;
+          case '.': kind = DOT; break;
+          default: return false;  // ERRCHAR: the ANTLR path reports it
+        }
+        i += len;
+      }
+      if (kind == STRING || kind == FSTRING || kind == MLS || kind == REGEX || kind == INT) {
+        TokenCheck check = checkToken(kind, std::string_view(s_ + start, i - start));
+        if (check.error) return false;
+        if (check.warning)
+          warnings_.emplace_back(ErrorKind::ParserException, *check.warning, SourceLocation{file_, line, 0}, false);
+      }
+      out_.push_back({static_cast<uint8_t>(retyper_.retype(kind)), static_cast<uint32_t>(start),
+                      static_cast<uint32_t>(i), line, col});
+    }
+    out_.push_back({kEOF, static_cast<uint32_t>(n_), static_cast<uint32_t>(n_), line_, column(n_)});
+    return true;
+  }
+
+ private:
+  // Columns count code points from the start of the line of the last newline that moved the
+  // column mark; a newline inside an MLS does not move it (spec 1.11, ColumnMap in parser.cpp).
+  uint32_t column(size_t pos) const {
+    if (!nonAscii_) return static_cast<uint32_t>(pos - base_ + 1);
+    return static_cast<uint32_t>(codePointCount(text_.substr(base_, pos - base_)) + 1);
+  }
+  void newline(size_t after) {
+    ++line_;
+    base_ = after;
+    nonAscii_ = false;
+  }
+
+  // Scans a string or regex body from `k` up to the unescaped `stop` character: a backslash
+  // takes the next character with it, a newline ends the scan. The position of `stop`, or npos.
+  size_t body(size_t k, char stop) {
+    while (k < n_) {
+      unsigned char ch = s_[k];
+      if (ch == static_cast<unsigned char>(stop)) return k;
+      if (ch == '\n') return std::string_view::npos;
+      if (ch >= 0x80) nonAscii_ = true;
+      if (ch == '\\') {
+        if (k + 1 >= n_ || s_[k + 1] == '\n') return std::string_view::npos;
+        if (static_cast<unsigned char>(s_[k + 1]) >= 0x80) nonAscii_ = true;
+        k += 2;
+      } else {
+        ++k;
+      }
+    }
+    return std::string_view::npos;
+  }
+
+  // A string delimited by the quote at `q`. Sets end_ past the closing quote.
+  bool quoted(size_t q) {
+    size_t close = body(q + 1, s_[q]);
+    if (close == std::string_view::npos) return false;
+    end_ = close + 1;
+    return true;
+  }
+
+  // `"""...."""`, as ANTLR's longest match of the MLS rule: an opening run of q quotes (3 to 5,
+  // plus up to 2 that start the body, so q <= 7), a body without three quotes in a row, and the
+  // first run of three or more quotes after it, of which up to 5 close. Bodiless runs and
+  // unterminated strings are left to the ANTLR path. Sets end_.
+  bool mls(size_t start) {
+    size_t q = 0;
+    while (start + q < n_ && s_[start + q] == '"') ++q;
+    if (q > 7 || start + q >= n_) return false;
+    size_t k = start + q;
+    uint32_t lines = 0;
+    bool nonAscii = false;
+    while (k + 2 < n_) {
+      unsigned char ch = s_[k];
+      if (ch == '"' && s_[k + 1] == '"' && s_[k + 2] == '"') {
+        size_t run = 3;
+        while (k + run < n_ && s_[k + run] == '"') ++run;
+        end_ = k + (run < 5 ? run : 5);
+        line_ += lines;
+        nonAscii_ = nonAscii_ || nonAscii;
+        return true;
+      }
+      if (ch == '\n') ++lines;
+      else if (ch >= 0x80) nonAscii = true;
+      ++k;
+    }
+    return false;
+  }
+
+  // After `matching`: white space from `j`, then /body/. Sets end_ and moves the line and column
+  // mark over newlines in the white space. False: `matching` is a keyword.
+  bool regex(size_t j) {
+    size_t k = j;
+    while (k < n_ && isRegexSpace(s_[k])) ++k;
+    if (k == j || k >= n_ || s_[k] != '/') return false;
+    bool before = nonAscii_;
+    nonAscii_ = false;
+    size_t close = body(k + 1, '/');
+    bool bodyNonAscii = nonAscii_;
+    nonAscii_ = before;
+    if (close == std::string_view::npos || close == k + 1) return false;
+    for (size_t x = j; x < k; ++x)
+      if (s_[x] == '\n') newline(x + 1);
+    nonAscii_ = nonAscii_ || bodyNonAscii;
+    end_ = close + 1;
+    return true;
+  }
+
+  const char* s_;
+  size_t n_;
+  std::string_view text_;
+  FileId file_;
+  std::vector<FastToken>& out_;
+  std::vector<Diagnostic>& warnings_;
+  Retyper retyper_;
+  uint32_t line_ = 1;
+  size_t base_ = 0;
+  bool nonAscii_ = false;
+  size_t end_ = 0;
+};
+
+// ------------------------------------------------------------------ the parser
+
+struct GiveUp {};
+
+constexpr int kMaxDepth = 200;
+
+class Parser {
+ public:
+  Parser(AstFactory& f, std::string_view text, const std::vector<FastToken>& tokens)
+      : f_(f), text_(text), t_(tokens) {}
+
+  ast::File* file() {
+    auto* result = f_.make<ast::File>();
+    result->id = f_.file();
+    if (kind() == MLS) result->doc = f_.mlsValue(text(p_++));
+    while (kind() != kEOF) result->statements.push_back(topStatement());
+    return result;
+  }
+
+ private:
+  // ---------------------------------------------------------------- tokens
+  uint8_t kind(size_t ahead = 0) const {
+    size_t i = p_ + ahead;
+    return i < t_.size() ? t_[i].kind : static_cast<uint8_t>(kEOF);
+  }
+  std::string_view text(size_t i) const { return text_.substr(t_[i].begin, t_[i].end - t_[i].begin); }
+  SourceLocation at(size_t i) const { return SourceLocation{f_.file(), t_[i].line, t_[i].col}; }
+  size_t expect(uint8_t k) {
+    if (t_[p_].kind != k) throw GiveUp{};
+    return p_++;
+  }
+  bool accept(uint8_t k) {
+    if (t_[p_].kind != k) return false;
+    ++p_;
+    return true;
+  }
+  ast::Name name(size_t i) { return f_.name(text(i), at(i)); }
+  // A name of several tokens (`a::b`), spelled as ANTLR's getText() joins them.
+  ast::Name joined(size_t first, size_t last) {
+    if (first == last) return name(first);
+    std::string spelled;
+    for (size_t i = first; i <= last; ++i) spelled += text(i);
+    return f_.name(spelled, at(first));
+  }
+
+  struct Depth {
+    explicit Depth(int& d) : depth(d) {
+      if (++depth > kMaxDepth) throw GiveUp{};
+    }
+    ~Depth() { --depth; }
+    int& depth;
+  };
+
+  // ---------------------------------------------------------------- names
+
+  // ID (SEP ID)*: returns the index of its last token.
+  size_t nsRefEnd() {
+    expect(ID);
+    while (kind() == SEP && kind(1) == ID) p_ += 2;
+    return p_ - 1;
+  }
+
+  // A class reference `(ID SEP)* CID`.
+  ast::Name classRef() {
+    size_t first = p_;
+    while (kind() == ID && kind(1) == SEP) p_ += 2;
+    size_t last = expect(CID);
+    return joined(first, last);
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  ast::Stmt* topStatement() {
+    switch (kind()) {
+      case ENTITY: return entity();
+      case IMPLEMENT: return implement();
+      case IMPLEMENTATION: return implementation();
+      case TYPEDEF: return typedefDef();
+      case INDEX: return indexDef();
+      case IMPORT: return importDef();
+      case ID: case CID: {
+        size_t i = 0;
+        while (kind(i) == ID && kind(i + 1) == SEP) i += 2;
+        if (kind(i) == CID && kind(i + 1) == DOT) return relation();
+        break;
+      }
+      default: break;
+    }
+    return statement();
+  }
+
+  ast::Stmt* statement() {
+    Depth guard(depth_);
+    switch (kind()) {
+      case FOR: return forStmt();
+      case IF: return ifStmt();
+      case ID: {
+        size_t i = 1;
+        while (kind(i) == SEP && kind(i + 1) == ID) i += 2;
+        while (kind(i) == DOT && kind(i + 1) == ID) i += 2;
+        if (kind(i) == ASSIGN || kind(i) == PEQ) return assignment();
+        break;
+      }
+      default: break;
+    }
+    return f_.make<ast::ExprStmt>(expression(0));
+  }
+
+  void block(ast::Block& out) {
+    while (kind() != END && kind() != ELIF && kind() != ELSE) {
+      if (kind() == kEOF) throw GiveUp{};
+      out.push_back(statement());
+    }
+  }
+
+  ast::Stmt* assignment() {
+    size_t first = p_;
+    size_t last = nsRefEnd();
+    ast::Expr* target = f_.make<ast::VarRef>(joined(first, last));
+    bool plain = kind() != DOT;
+    while (kind() == DOT) {
+      size_t dot = p_++;
+      size_t id = expect(ID);
+      target = f_.make<ast::AttrRef>(at(dot), target, name(id));
+    }
+    size_t op = p_++;
+    bool listOnly = t_[op].kind == PEQ;
+    if (plain && listOnly) throw GiveUp{};
+    ast::Expr* value = expression(0);
+    if (plain) f_.checkHyphen(static_cast<ast::VarRef*>(target)->name);
+    return f_.make<ast::Assign>(at(op), target, value, listOnly);
+  }
+
+  ast::Stmt* forStmt() {
+    size_t start = expect(FOR);
+    ast::Name var = name(expect(ID));
+    expect(IN);
+    auto* result = f_.make<ast::For>(at(start), var, expression(0));
+    expect(COLON);
+    block(result->body);
+    expect(END);
+    return result;
+  }
+
+  ast::Stmt* ifStmt() {
+    size_t start = expect(IF);
+    auto* result = f_.make<ast::If>(at(start), expression(0));
+    expect(COLON);
+    block(result->thenBlock);
+    ast::If* tail = result;
+    while (kind() == ELIF) {
+      size_t elif = p_++;
+      auto* nested = f_.make<ast::If>(at(elif), expression(0));
+      expect(COLON);
+      block(nested->thenBlock);
+      tail->elseBlock.push_back(nested);
+      tail = nested;
+    }
+    if (accept(ELSE)) {
+      expect(COLON);
+      block(tail->elseBlock);
+    }
+    expect(END);
+    return result;
+  }
+
+  // ---------------------------------------------------------------- definitions
+
+  ast::Stmt* importDef() {
+    size_t start = expect(IMPORT);
+    size_t first = p_;
+    ast::Name module = joined(first, nsRefEnd());
+    f_.checkModuleName(module);
+    ast::Name alias = module;
+    if (accept(AS)) alias = name(expect(ID));
+    f_.checkHyphen(alias);
+    return f_.make<ast::Import>(at(start), module, alias);
+  }
+
+  ast::Stmt* entity() {
+    size_t start = expect(ENTITY);
+    ast::Name n = name(expect(CID));
+    std::vector<ast::Name> parents;
+    if (accept(EXTENDS)) {
+      parents.push_back(classRef());
+      while (accept(COMMA)) parents.push_back(classRef());
+    }
+    expect(COLON);
+    std::string doc;
+    if (kind() == MLS) doc = f_.mlsValue(text(p_++));
+    std::vector<ast::Attribute> attributes;
+    while (kind() != END) attributes.push_back(attribute());
+    ++p_;
+    f_.checkHyphen(n);
+    auto* result = f_.make<ast::Entity>(at(start), n);
+    result->parents = std::move(parents);
+    result->attributes = std::move(attributes);
+    result->doc = std::move(doc);
+    return result;
+  }
+
+  ast::Attribute attribute() {
+    ast::Attribute result;
+    if (kind() == DICT) {
+      size_t dict = p_++;
+      result.type.nullable = accept(QMARK);
+      result.name = name(expect(ID));
+      result.type.base = f_.name("dict", at(dict));
+      result.type.isDict = true;
+      if (accept(ASSIGN)) {
+        if (kind() == LBRACE) {
+          result.defaultValue = mapLiteral();
+        } else {
+          size_t null = expect(KW_NULL);
+          if (!result.type.nullable) throw GiveUp{};
+          result.defaultValue = f_.make<ast::Literal>(at(null), ast::NullValue{});
+        }
+      }
+    } else {
+      size_t first = p_;
+      result.type.base = joined(first, nsRefEnd());
+      if (kind() == LBRACK || kind() == LOOKUP_BRACK) {
+        ++p_;
+        expect(RBRACK);
+        result.type.multi = true;
+      }
+      result.type.nullable = accept(QMARK);
+      result.name = name(expect(ID));
+      if (accept(ASSIGN)) {
+        if (kind() == LBRACK) {
+          size_t open = p_++;
+          auto* list = f_.make<ast::ListLit>(at(open));
+          if (kind() != RBRACK) {
+            list->elements.push_back(constant());
+            while (accept(COMMA) && kind() != RBRACK) list->elements.push_back(constant());
+          }
+          expect(RBRACK);
+          result.defaultValue = list;
+        } else if (!accept(UNDEF)) {
+          result.defaultValue = constant();
+        }
+      }
+    }
+    result.removeDefault = result.defaultValue == nullptr;
+    f_.checkHyphen(result.name);
+    return result;
+  }
+
+  ast::Stmt* implementation() {
+    expect(IMPLEMENTATION);
+    size_t nameTok = expect(ID);
+    expect(FOR);
+    ast::Name entityName = classRef();
+    expect(COLON);
+    auto* result = f_.make<ast::Implementation>(at(nameTok), name(nameTok), entityName);
+    if (kind() == MLS) result->doc = f_.mlsValue(text(p_++));
+    block(result->body);
+    expect(END);
+    f_.checkHyphen(result->name);
+    return result;
+  }
+
+  ast::Stmt* implement() {
+    expect(IMPLEMENT);
+    ast::Name entityName = classRef();
+    expect(USING);
+    auto* result = f_.make<ast::Implement>(entityName.loc, entityName);
+    do {
+      if (accept(PARENTS)) {
+        result->inheritParents = true;
+      } else {
+        size_t first = p_;
+        result->implementations.push_back(joined(first, nsRefEnd()));
+      }
+    } while (accept(COMMA));
+    if (accept(WHEN)) result->when = expression(0);
+    f_.checkImplementCondition(result);
+    if (kind() == MLS) result->doc = f_.mlsValue(text(p_++));
+    return result;
+  }
+
+  ast::Multiplicity multiplicity() {
+    if (kind() != LBRACK && kind() != LOOKUP_BRACK) throw GiveUp{};
+    ++p_;
+    std::string_view lower, upper;
+    bool colon = false;
+    if (kind() == INT) lower = text(p_++);
+    if (accept(COLON)) {
+      colon = true;
+      if (kind() == INT) upper = text(p_++);
+    }
+    if (lower.empty() && upper.empty()) throw GiveUp{};
+    expect(RBRACK);
+    return AstFactory::multiplicity(lower, colon, upper);
+  }
+
+  ast::Stmt* relation() {
+    ast::Name left = classRef();
+    size_t dot = expect(DOT);
+    auto* result = f_.make<ast::Relation>(at(dot));
+    result->left = left;
+    result->leftAttr = name(expect(ID));
+    result->leftMult = multiplicity();
+    if (!accept(REL)) {
+      result->annotations.push_back(expression(0));
+      while (accept(COMMA)) result->annotations.push_back(expression(0));
+    }
+    result->right = classRef();
+    if (accept(DOT)) {
+      result->rightAttr = name(expect(ID));
+      result->rightMult = multiplicity();
+      f_.checkHyphen(result->rightAttr);
+    }
+    f_.checkHyphen(result->leftAttr);
+    if (kind() == MLS) result->doc = f_.mlsValue(text(p_++));
+    return result;
+  }
+
+  ast::Stmt* typedefDef() {
+    expect(TYPEDEF);
+    ast::Name n = name(expect(ID));
+    expect(AS);
+    size_t first = p_;
+    ast::Name base = joined(first, nsRefEnd());
+    ast::Expr* constraint;
+    if (kind() == REGEX) {
+      constraint = f_.regex(text(p_), at(p_));
+      ++p_;
+    } else {
+      expect(MATCHING);
+      constraint = expression(0);
+    }
+    auto* result = static_cast<ast::Typedef*>(f_.typedefStatement(n, base, constraint));
+    if (kind() == MLS) result->doc = f_.mlsValue(text(p_++));
+    return result;
+  }
+
+  ast::Stmt* indexDef() {
+    size_t start = expect(INDEX);
+    auto* result = f_.make<ast::Index>(at(start), classRef());
+    expect(LPAREN);
+    result->attributes.push_back(name(expect(ID)));
+    while (accept(COMMA)) result->attributes.push_back(name(expect(ID)));
+    expect(RPAREN);
+    return result;
+  }
+
+  // ---------------------------------------------------------------- expressions
+  // Precedence climbing over the levels ANTLR gives the left-recursive `expression` rule: an
+  // operator of level L continues the expression when L >= the minimum; left-associative
+  // operands are parsed at L + 1, `not`'s at its own level, the conditional's last at its own.
+
+  ast::Expr* expression(int minimum) {
+    Depth guard(depth_);
+    ast::Expr* lhs;
+    if (kind() == NOT) {
+      size_t op = p_++;
+      lhs = f_.make<ast::Not>(at(op), expression(9));
+    } else {
+      lhs = primary();
+    }
+    for (;;) {
+      uint8_t k = kind();
+      int level;
+      switch (k) {
+        case IN: case NOT_IN: level = 10; break;
+        case DOUBLE_STAR: level = 8; break;
+        case STAR: case DIVISION_OP: case PERCENT: level = 7; break;
+        case PLUS_OP: case MINUS_OP: level = 6; break;
+        case CMP_OP: level = 5; break;
+        case AND: level = 4; break;
+        case OR: level = 3; break;
+        case QMARK: level = 2; break;
+        default: return lhs;
+      }
+      if (level < minimum) return lhs;
+      size_t op = p_++;
+      if (k == QMARK) {
+        ast::Expr* whenTrue = expression(0);
+        expect(COLON);
+        ast::Expr* whenFalse = expression(2);
+        lhs = f_.make<ast::Conditional>(lhs->loc, lhs, whenTrue, whenFalse);
+      } else if (k == NOT_IN) {
+        expect(IN);
+        ast::Expr* rhs = expression(11);
+        SourceLocation loc = at(op);
+        lhs = f_.make<ast::Not>(loc, f_.make<ast::Binary>(loc, ast::BinaryOp::In, lhs, rhs));
+      } else {
+        ast::Expr* rhs = expression(level + 1);
+        ast::BinaryOp bop = k == IN ? ast::BinaryOp::In : AstFactory::binaryOp(k, text(op));
+        lhs = f_.make<ast::Binary>(at(op), bop, lhs, rhs);
+      }
+    }
+  }
+
+  ast::Expr* constant() {
+    switch (kind()) {
+      case INT: case FLOAT: case KW_TRUE: case KW_FALSE: case KW_NULL: case STRING: case RSTRING: case FSTRING:
+      case MLS: case REGEX: {
+        size_t i = p_++;
+        return f_.constant(t_[i].kind, text(i), at(i));
+      }
+      default:
+        throw GiveUp{};
+    }
+  }
+
+  ast::Expr* primary() {
+    switch (kind()) {
+      case INT: case FLOAT: case KW_TRUE: case KW_FALSE: case KW_NULL: case STRING: case RSTRING: case FSTRING:
+      case MLS: case REGEX:
+        return constant();
+      case LPAREN: {
+        ++p_;
+        ast::Expr* inner = expression(0);
+        expect(RPAREN);
+        return inner;
+      }
+      case LBRACK: return listOrComprehension();
+      case LBRACE: return mapLiteral();
+      case CID: return classExpression();
+      case ID: return nameExpression();
+      default: throw GiveUp{};
+    }
+  }
+
+  // A constructor `A(...)` or an index lookup `A[...]`.
+  ast::Expr* classExpression() {
+    ast::Name type = classRef();
+    if (kind() == LPAREN) {
+      auto* ctor = f_.make<ast::Constructor>(at(p_), type);
+      ++p_;
+      if (kind() != RPAREN) ctor->named = kwargs();
+      expect(RPAREN);
+      f_.checkConstructorArguments(ctor);
+      return ctor;
+    }
+    size_t open = expect(LBRACK);
+    auto* lookup = f_.make<ast::IndexLookup>(at(open), type);
+    if (kind() != RBRACK) lookup->named = kwargs();
+    expect(RBRACK);
+    return lookup;
+  }
+
+  // Everything that starts with an identifier.
+  ast::Expr* nameExpression() {
+    size_t first = p_;
+    ++p_;
+    while (kind() == SEP && (kind(1) == ID || kind(1) == CID)) {
+      if (kind(1) == CID) {
+        p_ = first;
+        return classExpression();
+      }
+      p_ += 2;
+    }
+    size_t last = p_ - 1;
+    if (kind() == LPAREN) {
+      auto* call = f_.make<ast::Call>(at(first), joined(first, last));
+      ++p_;
+      if (kind() != RPAREN) arguments(*call);
+      expect(RPAREN);
+      return call;
+    }
+    if (kind() == IS) {
+      if (first != last) throw GiveUp{};
+      ++p_;
+      expect(DEFINED);
+      return f_.make<ast::IsDefined>(at(first), nullptr, name(first));
+    }
+    // the attribute chain: (DOT ID)*
+    size_t chainStart = p_;
+    while (kind() == DOT && kind(1) == ID) p_ += 2;
+    size_t links = (p_ - chainStart) / 2;
+    if (kind() == DOT) throw GiveUp{};  // `a.B`: an error production
+    auto chain = [&](size_t count) {
+      ast::Expr* result = f_.make<ast::VarRef>(joined(first, last));
+      for (size_t l = 0; l < count; ++l) {
+        size_t dot = chainStart + 2 * l;
+        result = f_.make<ast::AttrRef>(at(dot), result, name(dot + 1));
+      }
+      return result;
+    };
+    switch (kind()) {
+      case LPAREN: throw GiveUp{};  // `a.b(...)`: an error production
+      case IS: {
+        if (links == 0) throw GiveUp{};
+        ast::Expr* object = chain(links - 1);
+        size_t dot = p_ - 2;
+        ++p_;
+        expect(DEFINED);
+        return f_.make<ast::IsDefined>(at(dot), object, name(dot + 1));
+      }
+      case LOOKUP_BRACK: {
+        uint8_t inside = kind(1);
+        if (links > 0 && (inside == RBRACK || inside == DOUBLE_STAR || (inside == ID && kind(2) == ASSIGN))) {
+          ast::Expr* object = chain(links - 1);
+          size_t relation = p_ - 1;
+          auto* lookup = f_.make<ast::ShortIndexLookup>(at(p_), object, name(relation));
+          ++p_;
+          if (kind() != RBRACK) lookup->named = kwargs();
+          expect(RBRACK);
+          return lookup;
+        }
+        ast::Expr* result = chain(links);
+        ast::Expr* innerMap = result;
+        ast::Expr* lastKey = nullptr;
+        while (kind() == LOOKUP_BRACK) {
+          size_t open = p_++;
+          innerMap = result;
+          lastKey = expression(0);
+          expect(RBRACK);
+          result = f_.make<ast::MapLookup>(at(open), result, lastKey);
+        }
+        if (kind() != IS) return result;
+        size_t is = p_++;
+        expect(DEFINED);
+        return f_.lookupIsDefined(result, innerMap, lastKey, at(is));
+      }
+      default:
+        return chain(links);
+    }
+  }
+
+  ast::Expr* listOrComprehension() {
+    size_t open = expect(LBRACK);
+    if (accept(RBRACK)) return f_.make<ast::ListLit>(at(open));
+    ast::Expr* first = expression(0);
+    if (kind() == FOR) {
+      std::vector<AstFactory::ComprehensionLoop> loops;
+      while (accept(FOR)) {
+        ast::Name var = name(expect(ID));
+        expect(IN);
+        loops.push_back({var, expression(0)});
+      }
+      std::vector<AstFactory::ComprehensionGuard> guards;
+      while (kind() == IF) {
+        size_t ifTok = p_++;
+        guards.push_back({expression(0), at(ifTok)});
+      }
+      expect(RBRACK);
+      return f_.listComprehension(at(open), first, loops, guards);
+    }
+    auto* list = f_.make<ast::ListLit>(at(open));
+    list->elements.push_back(first);
+    while (accept(COMMA) && kind() != RBRACK) list->elements.push_back(expression(0));
+    expect(RBRACK);
+    return list;
+  }
+
+  ast::Expr* mapLiteral() {
+    size_t open = expect(LBRACE);
+    auto* dict = f_.make<ast::DictLit>(at(open));
+    std::unordered_map<std::string, size_t> seen;
+    while (kind() != RBRACE) {
+      if (kind() != STRING && kind() != RSTRING) throw GiveUp{};
+      size_t key = p_++;
+      std::string decoded = f_.dictKey(t_[key].kind, text(key), at(key));
+      expect(COLON);
+      f_.dictEntry(*dict, std::move(decoded), expression(0), seen);
+      if (!accept(COMMA)) break;
+    }
+    expect(RBRACE);
+    return dict;
+  }
+
+  void arguments(ast::Call& call) {
+    do {
+      if (kind() == RPAREN) break;  // trailing comma
+      if (kind() == ID && kind(1) == ASSIGN) {
+        ast::Name n = name(p_);
+        p_ += 2;
+        f_.checkKeywordArgument(call, n);
+        call.named.kwargs.push_back({n, expression(0)});
+      } else if (accept(DOUBLE_STAR)) {
+        call.named.wrapped.push_back(expression(0));
+      } else {
+        call.args.push_back(expression(0));
+      }
+    } while (accept(COMMA));
+  }
+
+  ast::Arguments kwargs() {
+    ast::Arguments result;
+    do {
+      if (kind() == RPAREN || kind() == RBRACK) break;  // trailing comma
+      if (accept(DOUBLE_STAR)) {
+        result.wrapped.push_back(expression(0));
+      } else {
+        ast::Name n = name(expect(ID));
+        expect(ASSIGN);
+        result.kwargs.push_back({n, expression(0)});
+      }
+    } while (accept(COMMA));
+    return result;
+  }
+
+  AstFactory& f_;
+  std::string_view text_;
+  const std::vector<FastToken>& t_;
+  size_t p_ = 0;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+bool fastLex(std::string_view text, FileId file, std::vector<FastToken>& out, std::vector<Diagnostic>& warnings) {
+  return Lexer(text, file, out, warnings).run();
+}
+
+ast::File* fastParse(AstFactory& factory, std::string_view text, std::vector<Diagnostic>& warnings) {
+  std::vector<FastToken> tokens;
+  if (!fastLex(text, factory.file(), tokens, warnings)) return nullptr;
+  try {
+    return Parser(factory, text, tokens).file();
+  } catch (const GiveUp&) {
+    return nullptr;
+  } catch (const CompileError&) {
+    return nullptr;  // a parse-time check failed: the ANTLR path reports it in the reference's order
+  }
+}
+
+}  // namespace inmanta::compiler
