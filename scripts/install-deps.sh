@@ -7,7 +7,7 @@ packages=(
   antlr4 default-jre-headless libantlr4-runtime-dev
   libcli11-dev nlohmann-json3-dev libgit2-dev libsqlite3-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libcpp-httplib-dev libssl-dev libpq-dev libyaml-cpp-dev libpcre2-dev libxxhash-dev libicu-dev
+  libcpp-httplib-dev libssl-dev libpq-dev libyaml-cpp-dev libpcre2-dev libxxhash-dev libicu-dev libmimalloc-dev
   pybind11-dev libpython3.11-dev python3-jinja2 postgresql
 )
 missing=()
