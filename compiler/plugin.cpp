@@ -12,6 +12,12 @@ const PluginSpec* PluginRegistry::find(std::string_view fullName) const {
   return it == plugins_.end() ? nullptr : it->second.get();
 }
 
+std::vector<std::string> PluginRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& entry : plugins_) out.push_back(entry.first);
+  return out;
+}
+
 std::vector<const PluginSpec*> PluginRegistry::inNamespace(std::string_view ns) const {
   std::vector<const PluginSpec*> out;
   for (const auto& [name, spec] : plugins_)

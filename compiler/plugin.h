@@ -14,6 +14,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "diag/diagnostic.h"
@@ -68,6 +69,12 @@ class PluginContext {
   // ready yet (the call is retried when it is), PluginFailure("AttributeError", ...) when the
   // entity has no such attribute, CompileError for an OptionalValueException.
   virtual runtime::Value attribute(const runtime::Value& instance, std::string_view name) = 0;
+  // The value of the variable `name` as the calling statement sees it (spec 3.13): locals of the
+  // enclosing blocks; inside an implementation the instance's attributes and `self`; then the
+  // top-level variables of the calling file's namespace. Throws PluginSuspend when it is not
+  // ready yet, CompileError NotFoundException ("variable x not found") when there is no such
+  // variable, CompileError OptionalValueException for an optional relation frozen empty.
+  virtual runtime::Value variable(std::string_view name) = 0;
   // True when the instance's entity is `entityName` (fully qualified) or a subtype of it;
   // throws PluginFailure("AttributeError", ...) when no entity has that name.
   virtual bool isInstanceOf(const runtime::Value& instance, std::string_view entityName) = 0;
@@ -85,6 +92,24 @@ class PluginContext {
 
   // Settings from .inmanta / the environment (compiler config), e.g. ("config", "environment").
   virtual std::optional<std::string> setting(std::string_view section, std::string_view key) = 0;
+
+  // Calls another registered plugin (`std::upper`) the way the reference's Python code calls a
+  // plugin object (Jinja filters): the arguments are bound and type-checked as for a call in the
+  // model, unknown arguments give an unknown result unless the plugin accepts them, and the
+  // result is checked against the declared return type (PluginTypeException). The callee's own
+  // failures (PluginFailure, ExplicitPluginFailure, CompileError, PluginSuspend) pass unwrapped.
+  // Throws PluginFailure("KeyError", ...) when no plugin has that name.
+  virtual runtime::Value callPlugin(std::string_view fullName, const std::vector<runtime::Value>& args,
+                                    const std::vector<std::pair<std::string, runtime::Value>>& kwargs = {}) = 0;
+  // The full names of every registered plugin, sorted.
+  virtual std::vector<std::string> pluginNames() = 0;
+  // Where the call is written: the location of compiler errors a plugin raises about the call
+  // itself (the reference's `ctx.owner`).
+  virtual SourceLocation callLocation() = 0;
+  // State a plugin keeps for the rest of this compile, one slot per key, empty at first (the
+  // caches the reference keeps in module globals and resets between compiles). Released with
+  // the compile.
+  virtual std::shared_ptr<void>& compileState(std::string_view key) = 0;
 };
 
 // Any failure inside a plugin other than a compiler error: reported as an ExternalException
@@ -113,8 +138,8 @@ class ExplicitPluginFailure : public std::exception {
   std::string message_;
 };
 
-// Thrown through a plugin by PluginContext::attribute when a value is not ready yet; the
-// compiler re-runs the call later. Plugins must let it pass.
+// Thrown through a plugin by PluginContext::attribute and ::variable when a value is not ready
+// yet; the compiler re-runs the call later. Plugins must let it pass.
 class PluginSuspend : public std::exception {
  public:
   explicit PluginSuspend(void* variable) : variable_(variable) {}
@@ -130,6 +155,8 @@ class PluginRegistry {
  public:
   void add(PluginSpec spec);
   const PluginSpec* find(std::string_view fullName) const;
+  // Every full name, sorted.
+  std::vector<std::string> names() const;
   // The plugins registered in a module namespace, in name order.
   std::vector<const PluginSpec*> inNamespace(std::string_view ns) const;
 

@@ -153,7 +153,7 @@ class Evaluator::Context : public PluginContext {
   std::ostream& out() override { return *e_.options_.out; }
   void warn(const std::string& kind, const std::string& message) override {
     if (!e_.options_.warn) return;
-    Diagnostic d(ErrorKind::CompilerException, message, callLocation);
+    Diagnostic d(ErrorKind::CompilerException, message, location);
     d.warningName = kind;
     e_.options_.warn(d);
   }
@@ -162,7 +162,12 @@ class Evaluator::Context : public PluginContext {
     Variable* slot = i->slot(name);
     if (slot == nullptr)
       throw PluginFailure("AttributeError", "'" + i->entity->fullName + "' object has no attribute '" + std::string(name) + "'");
-    return slot->get();  // UnsetSignal when not ready: the call runs again later (spec 4.13)
+    return read(slot);
+  }
+  Value variable(std::string_view name) override {
+    Variable* slot = scope != nullptr ? scope->find(name) : nullptr;
+    if (slot == nullptr) fail(ErrorKind::NotFoundException, "variable " + std::string(name) + " not found", location, true);
+    return read(slot);
   }
   bool isInstanceOf(const Value& instance, std::string_view entityName) override {
     const model::Entity* wanted = nullptr;
@@ -180,6 +185,7 @@ class Evaluator::Context : public PluginContext {
     return static_cast<runtime::Instance*>(instance.asInstance())->ordinal;
   }
   std::string moduleDir(std::string_view module) override {
+    if (module == "__config__") return {};  // main.cf's namespace is not a module
     for (const auto& ns : e_.model_.namespaces()) {
       if (ns->name != module) continue;
       std::filesystem::path file(e_.sources_.file(ns->fileId).path);
@@ -190,12 +196,38 @@ class Evaluator::Context : public PluginContext {
   std::string callingModule() override { return callingNs != nullptr ? callingNs->module : "__config__"; }
   std::string projectDir() override { return e_.options_.projectDir; }
   std::optional<std::string> setting(std::string_view, std::string_view) override { return std::nullopt; }
+  Value callPlugin(std::string_view fullName, const std::vector<Value>& args,
+                   const std::vector<std::pair<std::string, Value>>& kwargs) override {
+    const PluginSpec* plugin = e_.plugins_.find(fullName);
+    if (plugin == nullptr) throw PluginFailure("KeyError", runtime::pyReprString(fullName));
+    return e_.callPlugin(*plugin, location, args, kwargs, true);
+  }
+  std::vector<std::string> pluginNames() override { return e_.plugins_.names(); }
+  SourceLocation callLocation() override { return location; }
+  std::shared_ptr<void>& compileState(std::string_view key) override {
+    auto it = state_.find(key);
+    if (it == state_.end()) it = state_.emplace(std::string(key), nullptr).first;
+    return it->second;
+  }
 
-  SourceLocation callLocation;
+  // The call being made: where it is written, its namespace and the scope its names resolve in
+  // (none in a typedef constraint).
+  SourceLocation location;
   const model::Namespace* callingNs = nullptr;
+  const Scope* scope = nullptr;
 
  private:
+  // A value a plugin reads: not ready yet suspends the call (spec 4.13).
+  static Value read(Variable* slot) {
+    try {
+      return slot->get();
+    } catch (const runtime::UnsetSignal& unset) {
+      throw PluginSuspend(unset.variable);
+    }
+  }
+
   Evaluator& e_;
+  std::map<std::string, std::shared_ptr<void>, std::less<>> state_;
 };
 
 // ------------------------------------------------------------------ setup and run
@@ -683,7 +715,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       for (auto& [n, v] : named) all.push_back(v);
       all.insert(all.end(), wrapped.begin(), wrapped.end());
       model::Namespace* ns = scope->ns;
-      return unitAfter(all, call, [this, plugin, call, positional, named, wrapped, ns]() -> Value {
+      return unitAfter(all, call, [this, plugin, call, positional, named, wrapped, ns, scope]() -> Value {
         std::vector<Value> args;
         for (Variable* v : positional) args.push_back(v->get());
         std::vector<std::pair<std::string, Value>> kwargs;
@@ -701,8 +733,9 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
           }
         }
         context_->callingNs = ns;
-        context_->callLocation = call->loc;
-        return callPlugin(*plugin, call, args, kwargs);
+        context_->location = call->loc;
+        context_->scope = scope;
+        return callPlugin(*plugin, call->loc, args, kwargs);
       });
     }
     case ast::Kind::AttrRef: return emitAttrRef(static_cast<const ast::AttrRef*>(expr), scope);
@@ -763,10 +796,9 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
 
 // ------------------------------------------------------------------ plugins
 
-Value Evaluator::callPlugin(const PluginSpec& plugin, const ast::Call* call, const std::vector<Value>& positional,
-                            const std::vector<std::pair<std::string, Value>>& named) {
+Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const std::vector<Value>& positional,
+                            const std::vector<std::pair<std::string, Value>>& named, bool nested) {
   const std::string full = plugin.fullName();
-  const SourceLocation at = call->loc;
   size_t positionalParams = 0;
   for (const PluginParam& p : plugin.params)
     if (!p.keywordOnly) ++positionalParams;
@@ -836,14 +868,20 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, const ast::Call* call, con
   Value result;
   try {
     result = plugin.run(*context_, args, extra);
+  } catch (const PluginSuspend& suspend) {
+    if (nested) throw;
+    throw runtime::UnsetSignal{static_cast<Variable*>(suspend.variable())};  // run again once it is ready
   } catch (const PluginFailure& f) {
+    if (nested) throw;  // a plugin calling another sees the callee's failure as it is
     Diagnostic d(ErrorKind::ExternalException, "Exception in plugin " + full, at, true);
     d.nativeCause = f.pythonType() + ": " + f.message();
     throw CompileError(std::move(d));
   } catch (const ExplicitPluginFailure& f) {
+    if (nested) throw;
     throw CompileError(Diagnostic(ErrorKind::ExplicitPluginException, "PluginException in plugin " + full + ": " + f.message(),
                                   at, true));
   } catch (const CompileError& e) {
+    if (nested) throw;
     Diagnostic d(ErrorKind::WrappingRuntimeException, "Exception in plugin " + full, at, true);
     d.causes.push_back(e.diagnostic());
     throw CompileError(std::move(d));
@@ -1065,7 +1103,10 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
         fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc, true);
       std::vector<std::pair<std::string, Value>> kwargs;
       for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text), evalDirect(kw.value, self, t));
-      return callPlugin(*def->plugin(), call, args, kwargs);
+      context_->callingNs = t.ns;
+      context_->location = call->loc;
+      context_->scope = nullptr;
+      return callPlugin(*def->plugin(), call->loc, args, kwargs);
     }
     default:
       return bad(e);

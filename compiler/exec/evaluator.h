@@ -76,8 +76,10 @@ class Evaluator {
   Variable* emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs = nullptr);
   Variable* lookup(const ast::Name& name, Scope* scope);
   Variable* unitAfter(std::vector<Variable*> inputs, const ast::Node* at, std::function<Value()> compute);
-  Value callPlugin(const PluginSpec& plugin, const ast::Call* call, const std::vector<Value>& positional,
-                   const std::vector<std::pair<std::string, Value>>& named);
+  // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
+  // calling another through its context) lets the callee's failures pass unwrapped.
+  Value callPlugin(const PluginSpec& plugin, SourceLocation at, const std::vector<Value>& positional,
+                   const std::vector<std::pair<std::string, Value>>& named, bool nested = false);
   Value formatString(const ast::StringFormat* fmt, const std::vector<Value>& values);
   Value formatFString(const ast::FString* fmt, const std::vector<Value>& values);
   [[noreturn]] void unsupported(const std::string& what, const ast::Node* at);

@@ -2,7 +2,9 @@
 // and settings from maps the test fills in.
 #pragma once
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -34,6 +36,12 @@ class FakeInstance : public runtime::InstanceBase {
 class FakePluginContext : public PluginContext {
  public:
   std::ostringstream output;
+  // the caller's variables; reading one listed in `unreadyVariables` suspends
+  std::map<std::string, runtime::Value> variables;
+  std::vector<std::string> unreadyVariables;
+  // where callPlugin finds plugins (none when null)
+  const PluginRegistry* registry = nullptr;
+  std::map<std::string, std::shared_ptr<void>, std::less<>> state;
   std::vector<std::pair<std::string, std::string>> warnings;
   std::map<std::string, std::string> moduleDirs;
   std::map<std::pair<std::string, std::string>, std::string> settings;
@@ -76,6 +84,36 @@ class FakePluginContext : public PluginContext {
   std::optional<std::string> setting(std::string_view section, std::string_view key) override {
     auto it = settings.find({std::string(section), std::string(key)});
     if (it == settings.end()) return std::nullopt;
+    return it->second;
+  }
+  runtime::Value variable(std::string_view name) override {
+    for (const std::string& u : unreadyVariables)
+      if (u == name) throw PluginSuspend(nullptr);
+    auto it = variables.find(std::string(name));
+    if (it == variables.end())
+      throw CompileError(Diagnostic(ErrorKind::NotFoundException, "variable " + std::string(name) + " not found"));
+    return it->second;
+  }
+  // Positional arguments, then keyword arguments by name, then defaults; no type checks.
+  runtime::Value callPlugin(std::string_view fullName, const std::vector<runtime::Value>& args,
+                            const std::vector<std::pair<std::string, runtime::Value>>& kwargs) override {
+    const PluginSpec* spec = registry != nullptr ? registry->find(fullName) : nullptr;
+    if (spec == nullptr) throw PluginFailure("KeyError", "'" + std::string(fullName) + "'");
+    std::vector<runtime::Value> bound = args;
+    for (size_t i = bound.size(); i < spec->params.size(); ++i) {
+      const PluginParam& p = spec->params[i];
+      auto kw = std::find_if(kwargs.begin(), kwargs.end(), [&](const auto& k) { return k.first == p.name; });
+      if (kw != kwargs.end()) bound.push_back(kw->second);
+      else if (p.hasDefault()) bound.push_back(p.defaultValue ? *p.defaultValue : runtime::Value());
+      else throw PluginFailure("TypeError", spec->name + "() missing 1 required positional argument: '" + p.name + "'");
+    }
+    return spec->run(*this, bound, {});
+  }
+  std::vector<std::string> pluginNames() override { return registry != nullptr ? registry->names() : std::vector<std::string>{}; }
+  SourceLocation callLocation() override { return {}; }
+  std::shared_ptr<void>& compileState(std::string_view key) override {
+    auto it = state.find(key);
+    if (it == state.end()) it = state.emplace(std::string(key), nullptr).first;
     return it->second;
   }
 };
