@@ -1,0 +1,133 @@
+#include "python_runtime.h"
+
+#include <pybind11/embed.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+
+#ifndef INMANTA_PYTHON_HOME
+#error "INMANTA_PYTHON_HOME must name the prefix of the CPython this library links"
+#endif
+
+namespace inmanta::python {
+
+namespace {
+
+std::once_flag startOnce;
+std::atomic<bool> started = false;
+std::atomic<bool> finalized = false;
+std::optional<PythonError> startFailure;  // a failed start is not retried
+PyObject* relayedType = nullptr;          // lives as long as the interpreter
+thread_local std::exception_ptr kept;     // relay and callPython run on the same thread
+
+void check(PyStatus status, const char* step) {
+  if (PyStatus_Exception(status) != 0)
+    throw PythonError("SystemError", std::string("cannot start the embedded Python (") + step +
+                                         "): " + (status.err_msg != nullptr ? status.err_msg : "failed"));
+}
+
+// Registered with atexit once the interpreter runs: after main returns, nothing uses Python any
+// more, so it can end cleanly (Python's own atexit hooks, flushed streams).
+void finalizeAtExit() {
+  if (!started || finalized) return;
+  (void)PyGILState_Ensure();  // never released: the interpreter ends here
+  finalized = true;
+  py::finalize_interpreter();
+}
+
+void start() {
+  PyPreConfig pre;
+  PyPreConfig_InitIsolatedConfig(&pre);
+#if defined(__SANITIZE_ADDRESS__)
+  // Python's small-object arenas are mmap'ed, so LeakSanitizer cannot see the pointers kept in
+  // them; with plain malloc every Python object is visible to the sanitizers
+  pre.allocator = PYMEM_ALLOCATOR_MALLOC;
+#endif
+  check(Py_PreInitialize(&pre), "pre-initialisation");
+
+  // Isolated: PYTHONPATH, PYTHONHOME and the user's site-packages do not change what runs; the
+  // home is the prefix of the CPython we link (Debian's, whose dist-packages has python3-jinja2),
+  // whatever python3 comes first on PATH
+  PyConfig config;
+  PyConfig_InitIsolatedConfig(&config);
+  config.install_signal_handlers = 0;  // Ctrl-C stays with the compiler
+  config.write_bytecode = 0;           // never write __pycache__ into system folders
+  PyStatus status = PyConfig_SetBytesString(&config, &config.home, INMANTA_PYTHON_HOME);
+  if (PyStatus_Exception(status) != 0) {
+    PyConfig_Clear(&config);
+    check(status, "configuration");
+  }
+  try {
+    py::initialize_interpreter(&config, 0, nullptr, false);  // clears the config
+  } catch (const std::exception& e) {
+    throw PythonError("SystemError", std::string("cannot start the embedded Python: ") + e.what());
+  }
+  relayedType = PyErr_NewException("inmanta.RelayedException", PyExc_Exception, nullptr);
+  started = true;
+  std::atexit(finalizeAtExit);
+  (void)PyEval_SaveThread();  // the GIL is free until a Gil takes it
+}
+
+}  // namespace
+
+Gil::Gil() {
+  std::call_once(startOnce, [] {
+    try {
+      start();
+    } catch (const PythonError& e) {
+      startFailure = e;
+    }
+  });
+  if (startFailure) throw *startFailure;
+  if (finalized) throw PythonError("RuntimeError", "the embedded Python has already been finalised");
+  state_ = PyGILState_Ensure();
+}
+
+Gil::~Gil() { PyGILState_Release(state_); }
+
+bool running() { return started && !finalized; }
+
+bool everStarted() { return started; }
+
+PythonError describe(const py::error_already_set& error) {
+  std::string type = "Exception";
+  std::string message;
+  try {
+    type = py::str(error.type().attr("__name__"));
+    message = py::str(error.value());
+  } catch (const py::error_already_set&) {
+    message = error.what();  // str() itself failed
+  }
+  return PythonError(std::move(type), std::move(message));
+}
+
+namespace detail {
+
+void keep(std::exception_ptr error) { kept = std::move(error); }
+
+std::exception_ptr takeKept() { return std::exchange(kept, nullptr); }
+
+void raiseRelayed() {
+  PyErr_SetString(relayedType, "a C++ exception is on its way to the caller of Python");
+  throw py::error_already_set();
+}
+
+}  // namespace detail
+
+}  // namespace inmanta::python
+
+#if defined(__SANITIZE_ADDRESS__)
+// LeakSanitizer's compiled-in suppressions, so that every sanitizer run (ctest, the conformance
+// runner, by hand) agrees. pybind11 keeps its bookkeeping (type records, the life-support TLS
+// key) for the life of the process and does not free it when the interpreter is finalised at
+// exit; nothing else of ours or of Python's is suppressed.
+extern "C" const char* __lsan_default_suppressions() {
+  return "leak:pybind11::detail::get_local_internals\n"
+         "leak:pybind11::detail::local_internals::local_internals\n"
+         "leak:pybind11::detail::generic_type::initialize\n";
+}
+// and silently: standard error is compared with goldens (LSAN_OPTIONS still overrides this)
+extern "C" const char* __lsan_default_options() { return "print_suppressions=0"; }
+#endif
