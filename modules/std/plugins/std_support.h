@@ -35,6 +35,12 @@ void registerNetworkPlugins(PluginRegistry& registry);     // network_plugins.cp
 void registerValidationPlugins(PluginRegistry& registry);  // validate_type.cpp
 void registerSystemPlugins(PluginRegistry& registry);      // system_plugins.cpp
 
+// std::template's rendering (template_plugin.cpp): the Jinja2 template `path` (`module/file`,
+// `./` already resolved) in the embedded CPython; without kwargs the template's names resolve in
+// the caller's scope. An undefined name is a CompileError NotFoundException; other failures are
+// PluginFailures named after the Python exception (TemplateNotFound, ...).
+Value renderTemplate(PluginContext& ctx, const std::string& path, const Kwargs& kwargs);
+
 // ------------------------------------------------------------------ plugin specs
 
 // A required parameter.

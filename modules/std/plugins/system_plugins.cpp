@@ -333,8 +333,8 @@ void registerSystemPlugins(PluginRegistry& registry) {
       {.contextAware = true});
   addPlugin(
       registry, "template", {param("path", "string")}, "string",
-      [](PluginContext&, const Args&, const Kwargs&) -> Value {
-        fail("NotImplementedError", "std::template needs the embedded Jinja2 renderer, which this build does not have yet");
+      [](PluginContext& ctx, const Args& a, const Kwargs& kwargs) {
+        return renderTemplate(ctx, extendPath(ctx, a[0].asString()), kwargs);
       },
       {.contextAware = true, .varKeywords = true});
 }

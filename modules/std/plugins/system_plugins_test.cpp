@@ -217,13 +217,15 @@ TEST_F(SystemPlugins, ListFilesNamesRegularFilesSorted) {
   EXPECT_EQ(failure("list_files", {"nomod"}), "Exception: Module nomod does not exist for path nomod");
 }
 
-TEST_F(SystemPlugins, TemplateIsRegisteredButNotAvailableYet) {
+// Rendering itself is tested in template_plugin_test.cpp.
+TEST_F(SystemPlugins, TemplateSignature) {
   const PluginSpec& t = spec("template");
   EXPECT_TRUE(t.contextAware);
   EXPECT_TRUE(t.varKeywords);
   EXPECT_EQ(t.returnType, "string");
-  EXPECT_EQ(failure("template", {"mod/x.j2"}, {{"a", 1}}),
-            "NotImplementedError: std::template needs the embedded Jinja2 renderer, which this build does not have yet");
+  ASSERT_EQ(t.params.size(), 1u);
+  EXPECT_EQ(t.params[0].name, "path");
+  EXPECT_EQ(failure("template", {"./x.j2"}), "Exception: Unable to determine current module for path ./x.j2, called from __config__");
 }
 
 }  // namespace
