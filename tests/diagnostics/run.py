@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Diagnostics goldens: each NAME.cf here is compiled as the main.cf of a fresh project and the
-standard error must equal NAME.stderr. `INMANTA_TEST_ACCEPT=1` rewrites the goldens.
+standard error must equal NAME.stderr; for eval-okay-* cases the standard output must equal
+NAME.stdout too. `INMANTA_TEST_ACCEPT=1` rewrites the goldens.
 The name says what to expect: parse-fail-*, eval-fail-*, eval-okay-*.
 """
 import glob
@@ -28,16 +29,25 @@ for case in cases:
     std_dir = os.path.abspath(os.path.join(here, "..", "..", "modules", "std"))
     proc = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, proc.stderr.replace(std_dir, "<std>"))
     golden = os.path.join(here, name + ".stderr")
+    golden_out = os.path.join(here, name + ".stdout")
+    expect_okay = name.startswith("eval-okay")
     if accept:
         with open(golden, "w", encoding="utf-8") as fd:
             fd.write(proc.stderr)
+        if expect_okay:
+            with open(golden_out, "w", encoding="utf-8") as fd:
+                fd.write(proc.stdout)
         print(f"ACCEPT {name}")
         continue
     want = open(golden, encoding="utf-8").read() if os.path.exists(golden) else None
+    want_out = open(golden_out, encoding="utf-8").read() if os.path.exists(golden_out) else None
     expect_fail = name.startswith(("parse-fail", "eval-fail"))
     if want != proc.stderr or (expect_fail and proc.returncode != 1):
         failed += 1
         print(f"FAIL {name} (exit {proc.returncode})\n--- want\n{want}--- got\n{proc.stderr}")
+    elif expect_okay and (want_out != proc.stdout or proc.returncode != 0):
+        failed += 1
+        print(f"FAIL {name} (exit {proc.returncode})\n--- want stdout\n{want_out}--- got\n{proc.stdout}")
     else:
         print(f"PASS {name}")
 print(f"{len(cases) - failed} passed, {failed} failed")
