@@ -141,6 +141,10 @@ Variable* Scope::find(std::string_view name) const {
   for (const Scope* s = this; s != nullptr; s = s->parent) {
     auto it = s->slots.find(name);
     if (it != s->slots.end()) return it->second;
+    if (s->instance != nullptr) {
+      if (name == "self") return s->instance->self;
+      if (Variable* attribute = s->instance->slot(name)) return attribute;
+    }
   }
   return nullptr;
 }
@@ -1121,13 +1125,15 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
                                                            [this](const SourceLocation& l) { return where(l); }));
   runtime::Instance* instance = instances_.back().get();
   instance->constructedAt = at;
-  auto check = [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); };
   for (const model::Attribute* attr : entity->order) {
     Variable* slot = nullptr;
     if (!attr->isRelation) {
       slot = scheduler_.makePlain();
       const model::Type* type = attr->type;
-      slot->validator = [type, check](const Value& v) { return validateValue(type, v, check); };
+      // two pointers: kept inside the std::function, no allocation per attribute
+      slot->validator = [type, this](const Value& v) {
+        return validateValue(type, v, [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); });
+      };
     } else {
       const model::Entity* target = attr->target();
       auto classCheck = [target](const Value& v) -> std::optional<Diagnostic> {
@@ -1156,8 +1162,8 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
       slot->validator = classCheck;
       if (attr->inverse != nullptr) {
         const model::Attribute* inverse = attr->inverse;
-        slot->setInverse = [this, instance, inverse](const Value& other, SourceLocation loc) {
-          setAttribute(static_cast<runtime::Instance*>(other.asInstance()), inverse, Value(instance), loc, false);
+        slot->setInverse = [this, inverse](const Variable& self, const Value& other, SourceLocation loc) {
+          setAttribute(static_cast<runtime::Instance*>(other.asInstance()), inverse, Value(self.owner), loc, false);
         };
       }
     }
@@ -1171,7 +1177,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
 
 void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                              SourceLocation at, bool recur) {
-  Variable* slot = instance->slot(attribute->name);
+  Variable* slot = instance->slot(attribute);
   try {
     slot->set(value, at, recur);
   } catch (const CompileError& e) {
@@ -1310,7 +1316,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         for (const ast::KwArg* kw : late) {
           explicitNames.insert(std::string(kw->name.text));
           const model::Attribute* attr = entity->attribute(kw->name.text);
-          Variable* slot = instance->slot(attr->name);
+          Variable* slot = instance->slot(attr);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           if (attr->isMulti()) {
             assignGradual(kw->value, scope, instance, attr, ctor->loc, [slot, promise] { slot->fulfill(promise); });
@@ -1331,7 +1337,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           if (explicitNames.count(name)) continue;
           const model::Attribute* attr = entity->attribute(name);
           Variable* value = emit(dflt.expr, topScopes_.at(dflt.ns));
-          Variable* slot = instance->slot(attr->name);
+          Variable* slot = instance->slot(attr);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           scheduler_.makeUnit<runtime::FunctionUnit>(
               std::vector<Variable*>{value},
@@ -1350,9 +1356,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
 Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* ns) {
   scopes_.push_back(std::make_unique<Scope>(topScopes_.at(ns), ns));
   Scope* s = scopes_.back().get();
-  for (size_t i = 0; i < instance->entity->order.size(); ++i)
-    s->slots.emplace(instance->entity->order[i]->name, instance->slots[i]);
-  s->slots["self"] = instance->self;
+  s->instance = instance;
   return s;
 }
 

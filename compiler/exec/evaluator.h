@@ -34,6 +34,8 @@ class Scope {
   Scope* const parent;
   model::Namespace* const ns;
   std::map<std::string, Variable*, std::less<>> slots;
+  // An instance's scope (implementations, `when` conditions): its attributes and `self`.
+  const runtime::Instance* instance = nullptr;
   // The innermost declaring scope's variable, else null.
   Variable* find(std::string_view name) const;
 };

@@ -30,12 +30,14 @@ bool Entity::isA(const Entity* other) const {
   return false;
 }
 
-std::vector<const Entity*> Entity::lineage() const {
+const std::vector<const Entity*>& Entity::lineage() const {
+  if (!lineage_.empty() && defined) return lineage_;
   std::vector<const Entity*> out{this};
   for (size_t i = 0; i < out.size(); ++i)
     for (const Entity* p : out[i]->parents)
       if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-  return out;
+  lineage_ = std::move(out);  // recomputed until the parents are final (`defined`)
+  return lineage_;
 }
 
 Model::Model() {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ast/ast.h"
@@ -137,19 +138,29 @@ class Entity : public Type {
   // every attribute, inherited ones included, by name; `order` lists them in slot order
   std::map<std::string, Attribute*, std::less<>> attributes;
   std::vector<Attribute*> order;
+  // position in `order` by attribute name (names owned by the attributes); set with `order`
+  std::unordered_map<std::string_view, size_t> positions;
   std::map<std::string, DefaultValue, std::less<>> defaults;  // after inheritance (3.7)
   std::vector<ImplementRule> rules;  // own rules only (3.9)
   std::vector<std::vector<std::string>> indexes;  // own and inherited, attribute names sorted
   bool defined = false;  // parents and attributes resolved
 
   const Attribute* attribute(std::string_view n) const {
+    if (defined) {
+      auto at = positions.find(n);
+      return at == positions.end() ? nullptr : order[at->second];
+    }
     auto it = attributes.find(n);
     return it == attributes.end() ? nullptr : it->second;
   }
   // True when this entity is `other` or one of its descendants.
   bool isA(const Entity* other) const;
-  // This entity and all its ancestors, nearest first, without duplicates.
-  std::vector<const Entity*> lineage() const;
+  // This entity and all its ancestors, nearest first, without duplicates (computed once, when
+  // the parents are final).
+  const std::vector<const Entity*>& lineage() const;
+
+ private:
+  mutable std::vector<const Entity*> lineage_;
 };
 
 class Implementation {

@@ -68,7 +68,7 @@ void Variable::set(const Value& value, SourceLocation location, bool recur) {
   value_ = value;
   setAt_ = location;
   hasValue_ = true;
-  if (kind_ == Kind::Single && recur && setInverse && value.isInstance()) setInverse(value, location);
+  if (kind_ == Kind::Single && recur && setInverse && value.isInstance()) setInverse(*this, value, location);
   notifyWaiters();
 }
 
@@ -121,7 +121,8 @@ Value OptionVariable::get() const {
   Value v = Variable::get();
   if (v.isNull())
     fail(ErrorKind::OptionalValueException,
-         "Optional variable accessed that has no value (attribute `" + entityName + "." + attributeName + "` of `" +
+         "Optional variable accessed that has no value (attribute `" + std::string(entityName) + "." +
+             std::string(attributeName) + "` of `" +
              (owner ? owner->display() : std::string()) + "`)");
   return v;
 }
@@ -137,7 +138,7 @@ void OptionVariable::set(const Value& value, SourceLocation location, bool recur
     doubleSet(value, location);
   }
   if (!value.isNull()) validate(value);
-  if (value.isInstance() && recur && setInverse) setInverse(value, location);
+  if (value.isInstance() && recur && setInverse) setInverse(*this, value, location);
   value_ = value;
   setAt_ = location;
   freeze();
@@ -194,7 +195,7 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
   if (hasValue_) {
     if (present()) return false;
     if (high && static_cast<int64_t>(items_.size()) == *high)
-      fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + attributeName + "' of instance '" +
+      fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName) + "' of instance '" +
                                             (owner ? owner->display() : std::string()) + "'",
            location);
     fail(ErrorKind::ModifiedAfterFreezeException, "List modified after freeze", location);
@@ -215,7 +216,7 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
       ++i;
     }
   }
-  if (recur && setInverse && value.isInstance()) setInverse(value, location);
+  if (recur && setInverse && value.isInstance()) setInverse(*this, value, location);
   if (high) {
     if (static_cast<int64_t>(items_.size()) > *high)
       fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(*high), location);
@@ -230,7 +231,7 @@ void ListVariable::set(const Value& value, SourceLocation location, bool recur) 
     if (!items_.empty()) {
       std::string values;
       for (const Value& v : items_) values += (values.empty() ? "" : ", ") + str(v);
-      fail(ErrorKind::RuntimeException, "Trying to set relation attribute `" + attributeName + "` of instance `" +
+      fail(ErrorKind::RuntimeException, "Trying to set relation attribute `" + std::string(attributeName) + "` of instance `" +
                                             (owner ? owner->display() : std::string()) +
                                             "` to null but it has values `" + values + "` assigned already",
            location);
@@ -277,6 +278,13 @@ void Waiter::waitFor(Variable* variable) {
   variable->waitFor(this);
 }
 
+void Waiter::waitForInputs() {
+  for (Variable* v : inputs_) {
+    ++waitCount_;
+    v->waitFor(this);
+  }
+}
+
 void Waiter::ready() {
   --waitCount_;
   if (waitCount_ == 0) scheduler_.addRunning(this);
@@ -289,7 +297,8 @@ FunctionUnit::FunctionUnit(Scheduler& scheduler, std::vector<Variable*> inputs, 
       description_(std::move(description)),
       location_(location),
       executionUnit_(executionUnit) {
-  for (Variable* v : inputs) waitFor(v);
+  inputs_ = std::move(inputs);
+  waitForInputs();
 }
 
 // ------------------------------------------------------------------ Scheduler
@@ -304,11 +313,17 @@ Variable* Scheduler::makeWrapped(const Value& value) {
 }
 
 void Scheduler::registerWaiter(Waiter* waiter) {
-  allWaiters_.push_back(waiter);
-  waiter->self_ = std::prev(allWaiters_.end());
+  waiter->previous_ = lastWaiter_;
+  if (lastWaiter_ != nullptr) lastWaiter_->next_ = waiter;
+  else firstWaiter_ = waiter;
+  lastWaiter_ = waiter;
 }
 
-void Scheduler::finished(Waiter* waiter) { allWaiters_.erase(waiter->self_); }
+void Scheduler::finished(Waiter* waiter) {
+  (waiter->previous_ != nullptr ? waiter->previous_->next_ : firstWaiter_) = waiter->next_;
+  (waiter->next_ != nullptr ? waiter->next_->previous_ : lastWaiter_) = waiter->previous_;
+  waiter->previous_ = waiter->next_ = nullptr;
+}
 
 void Scheduler::addPossible(Variable* variable) {
   if (variable->isRelation()) candidates_.push_back(variable);
@@ -326,7 +341,7 @@ Variable* popFront(std::deque<Variable*>& relations, std::deque<Variable*>& othe
 
 bool Scheduler::breakWaitCycle() {
   // step 4 of spec 4.7: a variable some unit waits on, with outstanding promises and potential
-  for (Waiter* w : allWaiters_)
+  for (Waiter* w = firstWaiter_; w != nullptr; w = w->next_)
     for (Variable* v : w->inputs())
       if (v->delayed() && !v->isReady() && v->waitingProviders() > 0 && v->progressPotential() > 0) {
         v->freeze();
@@ -403,7 +418,9 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
   if (iterations_ >= maxIterations)
     throw CompileError(Diagnostic(ErrorKind::CompilerException, "Could not complete model, max_iterations " +
                                                                     std::to_string(maxIterations) + " reached."));
-  return std::vector<Waiter*>(allWaiters_.begin(), allWaiters_.end());
+  std::vector<Waiter*> waiting;
+  for (Waiter* w = firstWaiter_; w != nullptr; w = w->next_) waiting.push_back(w);
+  return waiting;
 }
 
 }  // namespace inmanta::compiler::runtime

@@ -99,9 +99,10 @@ class Variable {
   std::function<std::optional<Diagnostic>(const Value&)> validator;
   // For relation and attribute variables: the owner and attribute, for messages and inverses.
   InstanceBase* owner = nullptr;
-  std::string attributeName;
-  // Sets the inverse end on the other instance (relations with an inverse).
-  std::function<void(const Value& other, SourceLocation location)> setInverse;
+  std::string_view attributeName;  // the model's name of it, which outlives the compile's variables
+  // Sets the inverse end on the other instance (relations with an inverse); gets this variable,
+  // whose owner is the instance to put there.
+  std::function<void(const Variable& self, const Value& other, SourceLocation location)> setInverse;
   // Lower and upper bound of a list relation.
   int64_t low = 0;
   std::optional<int64_t> high;
@@ -131,7 +132,7 @@ class OptionVariable : public Variable {
   Value get() const override;
   void set(const Value& value, SourceLocation location, bool recur = true) override;
   bool canGet() const override { return waitingProviders() == 0; }
-  std::string entityName;  // for the OptionalValueException message: `E.b`
+  std::string_view entityName;  // for the OptionalValueException message: `E.b` (the model's)
 };
 
 // A list relation end: unordered in meaning, kept in arrival order, de-duplicated by identity.
@@ -183,13 +184,17 @@ class Waiter {
   virtual bool isExecutionUnit() const { return false; }
 
  protected:
+  // Waits for every variable already in inputs_.
+  void waitForInputs();
+
   Scheduler& scheduler_;
   std::vector<Variable*> inputs_;
 
  private:
   friend class Scheduler;
   int waitCount_ = 1;
-  std::list<Waiter*>::iterator self_;
+  Waiter* previous_ = nullptr;  // the scheduler's list of unfinished units
+  Waiter* next_ = nullptr;
 };
 
 // A unit whose work is a function: the common case.
@@ -257,7 +262,8 @@ class Scheduler {
   std::deque<Variable*> candidates_;       // relation variables, FIFO
   std::deque<Variable*> otherCandidates_;  // collectors and other non-relation variables, FIFO
   std::deque<Variable*> zeroWaiters_;
-  std::list<Waiter*> allWaiters_;           // unfinished units in creation order
+  Waiter* firstWaiter_ = nullptr;  // unfinished units in creation order: an intrusive list
+  Waiter* lastWaiter_ = nullptr;
   std::vector<std::unique_ptr<Variable>> variables_;
   std::vector<std::unique_ptr<Waiter>> units_;
   size_t iterations_ = 0;

@@ -30,6 +30,7 @@ std::string SourceManager::format(const SourceLocation& loc, bool withColumn) co
 }
 
 std::string normaliseNewlines(std::string_view text) {
+  if (text.find('\r') == std::string_view::npos) return std::string(text);
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
