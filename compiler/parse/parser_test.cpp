@@ -337,7 +337,9 @@ TEST(FastPath, TakesTheTrickyTokenShapesAndAgreesWithAntlr) {
   };
   for (const char* text : sources) {
     ParseOutcome outcome = parseSource(text);  // cross-checks with ANTLR
-    if (outcome.ok) EXPECT_TRUE(fastPathTakes(text)) << text;
+    if (outcome.ok) {
+      EXPECT_TRUE(fastPathTakes(text)) << text;
+    }
   }
   EXPECT_FALSE(parseSource("x = a.b[c].d\n").ok);
   EXPECT_TRUE(parseSource("# comment at the end without newline").ok);
