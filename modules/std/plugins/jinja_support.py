@@ -66,8 +66,8 @@ class JinjaDynamicProxy:
         return _hash(self._value)
 
 
-class SequenceProxy(collections.abc.Sequence):
-    """A list of the model."""
+class _ContainerProxy:
+    """What the list and dict proxies share: items, size, repr and equality via the compiler."""
 
     __slots__ = ("_value",)
 
@@ -79,44 +79,33 @@ class SequenceProxy(collections.abc.Sequence):
 
     def __len__(self):
         return _length(self._value)
+
+    def __repr__(self):
+        return _repr(self._value)
+
+    def __eq__(self, other):
+        return _equals(self._value, other)
+
+    __hash__ = None
+
+
+class SequenceProxy(_ContainerProxy, collections.abc.Sequence):
+    """A list of the model."""
+
+    __slots__ = ()
 
     def __iter__(self):
         for i in range(_length(self._value)):
             yield _item(self._value, i)
 
-    def __repr__(self):
-        return _repr(self._value)
 
-    def __eq__(self, other):
-        return _equals(self._value, other)
-
-    __hash__ = None
-
-
-class DictProxy(collections.abc.Mapping):
+class DictProxy(_ContainerProxy, collections.abc.Mapping):
     """A dict of the model: string keys in insertion order."""
 
-    __slots__ = ("_value",)
-
-    def __init__(self, value):
-        self._value = value
-
-    def __getitem__(self, key):
-        return _item(self._value, key)
-
-    def __len__(self):
-        return _length(self._value)
+    __slots__ = ()
 
     def __iter__(self):
         return iter(_keys(self._value))
-
-    def __repr__(self):
-        return _repr(self._value)
-
-    def __eq__(self, other):
-        return _equals(self._value, other)
-
-    __hash__ = None
 
 
 class ResolverContext(jinja2.runtime.Context):
