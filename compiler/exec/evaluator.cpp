@@ -1177,7 +1177,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
 
 void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                              SourceLocation at, bool recur) {
-  Variable* slot = instance->slot(attribute);
+  Variable* slot = instance->slot(attribute->name);
   try {
     slot->set(value, at, recur);
   } catch (const CompileError& e) {
@@ -1316,7 +1316,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         for (const ast::KwArg* kw : late) {
           explicitNames.insert(std::string(kw->name.text));
           const model::Attribute* attr = entity->attribute(kw->name.text);
-          Variable* slot = instance->slot(attr);
+          Variable* slot = instance->slot(attr->name);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           if (attr->isMulti()) {
             assignGradual(kw->value, scope, instance, attr, ctor->loc, [slot, promise] { slot->fulfill(promise); });
@@ -1337,7 +1337,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           if (explicitNames.count(name)) continue;
           const model::Attribute* attr = entity->attribute(name);
           Variable* value = emit(dflt.expr, topScopes_.at(dflt.ns));
-          Variable* slot = instance->slot(attr);
+          Variable* slot = instance->slot(attr->name);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           scheduler_.makeUnit<runtime::FunctionUnit>(
               std::vector<Variable*>{value},

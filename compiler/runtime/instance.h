@@ -27,13 +27,6 @@ class Instance : public InstanceBase {
     auto it = entity->positions.find(name);
     return it == entity->positions.end() ? nullptr : slots[it->second];
   }
-  // The slot of an attribute of this entity's model (its own or an inherited one): found by
-  // identity, by name when the entity holds its own copy of an inherited attribute.
-  Variable* slot(const model::Attribute* attribute) const {
-    for (size_t i = 0; i < entity->order.size(); ++i)
-      if (entity->order[i] == attribute) return slots[i];
-    return slot(attribute->name);
-  }
 
   const model::Entity* const entity;
   const size_t ordinal;
