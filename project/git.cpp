@@ -109,12 +109,15 @@ std::optional<std::string> GitRepository::fileAtTag(const std::string& tag, cons
   return std::string(data, data + git_blob_rawsize(blob.p));
 }
 
-void GitRepository::checkoutTag(const std::string& tag) {
+void GitRepository::checkoutTag(const std::string& tag, bool force) {
   auto commit = commitOf(repo_, "refs/tags/" + tag, path_);
   git_checkout_options options = GIT_CHECKOUT_OPTIONS_INIT;
-  options.checkout_strategy = GIT_CHECKOUT_FORCE;
-  check(git_checkout_tree(repo_, reinterpret_cast<git_object*>(commit.p), &options),
-        "cannot check out tag " + tag + " in " + path_);
+  options.checkout_strategy = force ? GIT_CHECKOUT_FORCE : GIT_CHECKOUT_SAFE;
+  int rc = git_checkout_tree(repo_, reinterpret_cast<git_object*>(commit.p), &options);
+  if (rc == GIT_ECONFLICT)
+    throw GitError("cannot check out tag " + tag + " in " + path_ + ": local changes would be overwritten (" +
+                   lastError() + "); commit, stash or discard them first");
+  check(rc, "cannot check out tag " + tag + " in " + path_);
   check(git_repository_set_head_detached(repo_, git_commit_id(commit.p)), "cannot move HEAD to tag " + tag + " in " + path_);
 }
 

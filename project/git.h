@@ -33,8 +33,9 @@ class GitRepository {
   std::vector<std::string> tags() const;
   // The content of `file` in the commit `tag` points to; nullopt when that commit has no such file.
   std::optional<std::string> fileAtTag(const std::string& tag, const std::string& file) const;
-  // Makes the working tree that of `tag` (detached HEAD); local changes to tracked files are lost.
-  void checkoutTag(const std::string& tag);
+  // Makes the working tree that of `tag` (detached HEAD). With `force` local changes to tracked
+  // files are overwritten (for fresh clones); without, they make it fail and stay as they are.
+  void checkoutTag(const std::string& tag, bool force);
   void checkoutHead();
   // Fetches branches and tags from `origin` (moved tags are updated).
   void fetch();

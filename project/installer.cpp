@@ -270,7 +270,7 @@ void Resolver::select(Entry& e) {
       continue;
     }
     if (tag != e.tag) {
-      e.git->checkoutTag(tag);
+      e.git->checkoutTag(tag, e.state == ModuleStatus::State::Installed);
       e.tag = tag;
       e.loaded = false;
     }

@@ -197,6 +197,17 @@ TEST_F(InstallerTest, UpdateMovesInstalledModulesInstallOnlyChecks) {
   EXPECT_EQ(installedVersion("mod"), "2.0.0");
 }
 
+TEST_F(InstallerTest, UpdateKeepsLocalChanges) {
+  publish("mod", {{"1.0.0", ""}});
+  project("", "import mod\n");
+  run();
+  write(project_() / "libs/mod/model/_init.cf", "# my local edit\n");
+  publish("mod", {{"1.1.0", ""}});
+  std::string e = failure(ResolveMode::Update);
+  EXPECT_NE(e.find("local changes would be overwritten"), std::string::npos) << e;
+  EXPECT_EQ(read(project_() / "libs/mod/model/_init.cf"), "# my local edit\n");
+}
+
 TEST_F(InstallerTest, UnreachableRepositoryNamesTheUrlAndTheGitError) {
   project("", "import ghost\n");
   std::string e = failure();
