@@ -412,9 +412,12 @@ ResolveResult Resolver::run(std::ostream& progress) {
         if (!c.requirement.contains(e.config->version, true)) {
           s.satisfied = false;
           if (options_.mode != ResolveMode::Inspect) {
-            std::string hint = options_.mode == ResolveMode::Install
-                                   ? "; `inmanta project update` moves installed modules to the newest allowed version"
-                                   : "; it is not a git clone with a remote, so `inmanta project update` cannot move it";
+            std::string hint =
+                e.state == ModuleStatus::State::Bundled
+                    ? "; std is bundled with inmanta-cpp (its plugins are built in): put a std module on the modulepath to use another version"
+                : options_.mode == ResolveMode::Install
+                    ? "; `inmanta project update` moves installed modules to the newest allowed version"
+                    : "; it is not a git clone with a remote, so `inmanta project update` cannot move it";
             unsatisfied.push_back("module " + name + " " + s.version + " at " + rel(e.dir) + " does not satisfy " +
                                   describe(c) + hint);
           }

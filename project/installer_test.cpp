@@ -208,6 +208,15 @@ TEST_F(InstallerTest, UpdateKeepsLocalChanges) {
   EXPECT_EQ(read(project_() / "libs/mod/model/_init.cf"), "# my local edit\n");
 }
 
+TEST_F(InstallerTest, BundledStdIsCheckedNotFetched) {
+  project("requires:\n  - std ~= 5.2\n", "");
+  ResolveResult r = run();
+  ASSERT_EQ(r.modules.size(), 1u);
+  EXPECT_EQ(r.modules[0].state, ModuleStatus::State::Bundled);
+  project("requires:\n  - std >= 6\n", "");
+  EXPECT_NE(failure().find("std is bundled with inmanta-cpp"), std::string::npos);
+}
+
 TEST_F(InstallerTest, UnreachableRepositoryNamesTheUrlAndTheGitError) {
   project("", "import ghost\n");
   std::string e = failure();
