@@ -67,6 +67,8 @@ int cmp(const T& a, const T& b) {
 }  // namespace
 
 std::optional<Version> Version::parse(std::string_view text) {
+  // std::regex recurses per character: bound the input (no real version comes near this)
+  if (text.size() > 200) return std::nullopt;
   std::string s = lower(trim(text));
   std::smatch m;
   if (!std::regex_match(s, m, versionPattern())) return std::nullopt;

@@ -28,6 +28,7 @@ TEST(Pep440, ParsesAndNormalises) {
   EXPECT_FALSE(Version::parse(""));
   EXPECT_FALSE(Version::parse("master"));
   EXPECT_FALSE(Version::parse("99999999999999999999"));
+  EXPECT_FALSE(Version::parse(std::string(100000, '1')));
 }
 
 TEST(Pep440, OrdersAsPep440) {

@@ -20,7 +20,9 @@ namespace {
 
 // Thrown by the field checks; the callers wrap it into the right error kind.
 struct FieldError {
-  std::string message;  // "FILE:LINE:COL: field 'x': ..."
+  std::string where;    // "FILE:LINE:COL" or "FILE"
+  std::string message;  // "field 'x': ..."
+  std::string full() const { return where + ": " + message; }
 };
 
 class Fields {
@@ -32,7 +34,7 @@ class Fields {
     return file_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
   }
   [[noreturn]] void fail(const YAML::Node& node, const std::string& field, const std::string& what) const {
-    throw FieldError{where(node.Mark()) + ": field '" + field + "': " + what};
+    throw FieldError{where(node.Mark()), "field '" + field + "': " + what};
   }
 
   // a scalar; numbers are coerced to their text (`version: 1.0`), as the reference does
@@ -94,14 +96,14 @@ class Fields {
     try {
       root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
-      throw FieldError{where(e.mark) + ": invalid YAML: " + e.msg};
+      throw FieldError{where(e.mark), "invalid YAML: " + e.msg};
     }
     if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-    if (!root.IsMap()) throw FieldError{where(root.Mark()) + ": expected a mapping of settings"};
+    if (!root.IsMap()) throw FieldError{where(root.Mark()), "expected a mapping of settings"};
     return root;
   }
   [[noreturn]] void required(const std::string& field) const {
-    throw FieldError{file_ + ": field '" + field + "': Field required"};
+    throw FieldError{file_, "field '" + field + "': Field required"};
   }
 
   const std::string& file() const { return file_; }
@@ -280,7 +282,9 @@ ProjectConfig loadProjectConfig(const std::string& dir) {
     YAML::Node root = f.load(readText(config.configFile, ErrorKind::ProjectException));
     parseProject(config, f, root);
   } catch (const FieldError& e) {
-    throw CompileError(Diagnostic(ErrorKind::ProjectException, "Metadata defined in " + config.configFile + " is invalid: " + e.message));
+    // the reference's wording, with the place first
+    throw CompileError(Diagnostic(ErrorKind::ProjectException, e.where + ": Metadata defined in " +
+                                                                   file.filename().string() + " is invalid: " + e.message));
   }
   return config;
 }
@@ -325,7 +329,7 @@ ModuleConfig parseModuleConfig(const std::string& text, const std::string& file,
     if (!haveLicense) f.required("license");
   } catch (const FieldError& e) {
     Diagnostic diag(ErrorKind::InvalidModuleException, "The module found at " + moduleDir + " is not a valid V1 module");
-    diag.causes.push_back(Diagnostic(ErrorKind::InvalidModuleException, e.message));
+    diag.causes.push_back(Diagnostic(ErrorKind::InvalidModuleException, e.full()));
     throw CompileError(std::move(diag));
   }
   return module;

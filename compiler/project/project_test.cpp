@@ -99,13 +99,13 @@ TEST_F(ProjectConfigTest, UnknownKeysWarnWithTheLine) {
 }
 
 TEST_F(ProjectConfigTest, ErrorsNameFileLineAndField) {
-  EXPECT_NE(projectError("description: x\n").find("project.yml: field 'name': Field required"), std::string::npos);
-  EXPECT_NE(projectError("name: x\nmodulepath: {a: 1}\n").find("project.yml:2:13: field 'modulepath': expected a string or a list"),
+  EXPECT_NE(projectError("description: x\n").find("project.yml: Metadata defined in project.yml is invalid: field 'name': Field required"), std::string::npos);
+  EXPECT_NE(projectError("name: x\nmodulepath: {a: 1}\n").find("project.yml:2:13: Metadata defined in project.yml is invalid: field 'modulepath': expected a string or a list"),
             std::string::npos);
-  EXPECT_NE(projectError("name: x\nrequires:\n  - mod ~= 1\n").find("project.yml:3:5: field 'requires[0]': invalid module requirement"),
+  EXPECT_NE(projectError("name: x\nrequires:\n  - mod ~= 1\n").find("project.yml:3:5: Metadata defined in project.yml is invalid: field 'requires[0]': invalid module requirement"),
             std::string::npos);
   EXPECT_NE(projectError("name: x\nfreeze_operator: '<'\n").find("field 'freeze_operator'"), std::string::npos);
-  EXPECT_NE(projectError("name: x\nfreeze_recursive: maybe\n").find("project.yml:2:19: field 'freeze_recursive': expected a boolean"),
+  EXPECT_NE(projectError("name: x\nfreeze_recursive: maybe\n").find("project.yml:2:19: Metadata defined in project.yml is invalid: field 'freeze_recursive': expected a boolean"),
             std::string::npos);
   EXPECT_NE(projectError("name: x\nrepo:\n  - type: git\n").find("field 'repo[0].url': Field required"), std::string::npos);
   EXPECT_NE(projectError("name: x\nrepo: ['http://{}/{}']\n").find("more than one {}"), std::string::npos);

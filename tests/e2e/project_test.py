@@ -124,7 +124,7 @@ check("unreachable repository", proc.returncode == 1 and f"cannot clone file://{
       proc.stderr)
 write(os.path.join(proj2, "project.yml"), "name: p\nmodulepath: libs\nrequires:\n  - mod >> 1\n")
 proc, _ = run(["project", "install"], proj2)
-check("bad requires", proc.returncode == 1 and "project.yml:4:5: field 'requires[0]'" in proc.stderr, proc.stderr)
+check("bad requires", proc.returncode == 1 and "project.yml:4:5: Metadata defined in project.yml is invalid: field 'requires[0]'" in proc.stderr, proc.stderr)
 
 # init
 proc, _ = run(["project", "init", "fresh", "-o", root], root)
