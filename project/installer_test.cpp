@@ -246,6 +246,18 @@ TEST_F(InstallerTest, MalformedRepositoryIsReported) {
   EXPECT_NE(e.find("1.0.0 has no module.yml"), std::string::npos) << e;
 }
 
+TEST_F(InstallerTest, AnnotatedAndPrefixedTags) {
+  publish("mod", {{"1.0.0", ""}});
+  fs::path work = root_ / "work/mod";
+  write(work / "module.yml", "name: mod\nlicense: ASL\nversion: 1.3.0\n");
+  std::string git = "git -c user.name=t -c user.email=t@example.com -C " + work.string();
+  sh(git + " commit -qam next && " + git + " tag -a -m release v1.3.0 && " + git + " tag not-a-version && " + git +
+     " push -q --tags " + (root_ / "repos/mod").string() + " HEAD:refs/heads/main");
+  project("", "import mod\n");
+  run();
+  EXPECT_EQ(installedVersion("mod"), "1.3.0");
+}
+
 TEST_F(InstallerTest, NewerCompilerVersionsAreSkipped) {
   publish("mod", {{"1.0.0", ""}, {"1.1.0", "", "", "2099.1"}});
   project("", "import mod\n");

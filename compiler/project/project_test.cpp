@@ -135,5 +135,41 @@ TEST_F(ProjectConfigTest, ModuleYml) {
   EXPECT_THROW(loadModuleConfig((dir_ / "none").string()), CompileError);
 }
 
+// Seeded mutations of valid files: every outcome is a config or a CompileError, never a crash.
+TEST_F(ProjectConfigTest, MutatedFilesFailCleanly) {
+  const std::string project =
+      "name: demo\nmodulepath: [libs]\nrepo:\n  - url: file:///r/{}\n    type: git\nrequires:\n  - mod ~= 1.0,!=1.0.3\n"
+      "pip: {pre: true}\nenvironment_settings: {a: 1}\nrelation_precedence_policy: ['A.b before C.d']\n";
+  const std::string module = "name: m\nversion: 1.2.0rc1\nlicense: x\ncompiler_version: 2019.3\nrequires: [a >= 1.0]\n";
+  const char alphabet[] = ":-[]{},'\"#&*!|>%@ \n\t~=<.*0a";
+  uint64_t state = 20261123;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<size_t>(state >> 33);
+  };
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = (i % 2 == 0) ? project : module;
+    for (size_t n = 1 + next() % 4; n > 0; --n) {
+      size_t pos = next() % text.size();
+      switch (next() % 3) {
+        case 0: text.erase(pos, 1 + next() % 3); break;
+        case 1: text.insert(pos, 1, alphabet[next() % (sizeof alphabet - 1)]); break;
+        default: text[pos] = alphabet[next() % (sizeof alphabet - 1)]; break;
+      }
+      if (text.empty()) text = "x";
+    }
+    try {
+      if (i % 2 == 0) {
+        write("project.yml", text);
+        loadProjectConfig(dir_.string());
+      } else {
+        parseModuleConfig(text, "module.yml", "m");
+      }
+    } catch (const CompileError& e) {
+      EXPECT_FALSE(e.diagnostic().message.empty());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace inmanta::compiler
