@@ -102,6 +102,16 @@ class Resolver {
   std::map<std::string, std::string> wantedBy_;  // first reason a module is needed, for messages
   std::deque<std::string> queue_;
   std::set<std::string> queued_;
+  std::vector<std::string> cloned_;  // folders this run created, removed again if it fails
+
+ public:
+  // A failed install leaves no half-installed module behind.
+  void removeClones() {
+    for (const std::string& dir : cloned_) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  }
 };
 
 std::vector<std::pair<std::string, int>> Resolver::importsOf(const std::string& file) {
@@ -194,6 +204,7 @@ void Resolver::cloneModule(Entry& e) {
     std::string url = repoUrlForImpl(repo.url, e.name, project_.dir);
     try {
       e.git = GitRepository::clone(url, dest.string());
+      cloned_.push_back(dest.string());
       e.source = url;
       e.dir = dest.string();
       e.state = ModuleStatus::State::Installed;
@@ -489,7 +500,11 @@ ResolveResult resolveProject(const InstallOptions& options, std::ostream& progre
   try {
     return resolver.run(progress);
   } catch (const GitError& e) {
+    resolver.removeClones();
     throw ProjectError(e.what());
+  } catch (...) {
+    resolver.removeClones();
+    throw;
   }
 }
 

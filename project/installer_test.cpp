@@ -167,6 +167,8 @@ TEST_F(InstallerTest, ConflictNamesBothConstraintsAndWhoSetThem) {
             std::string::npos)
       << e;
   EXPECT_NE(e.find("versions 1.0.0, 2.0.0"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(project_() / "libs/a"));  // nothing half-installed
+  EXPECT_FALSE(fs::exists(project_() / "libs/c"));
 }
 
 TEST_F(InstallerTest, NoMatchingVersionListsWhatExists) {
