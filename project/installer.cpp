@@ -120,7 +120,8 @@ std::vector<std::pair<std::string, int>> Resolver::importsOf(const std::string& 
   std::ostringstream buffer;
   buffer << in.rdbuf();
   std::string text = compiler::normaliseNewlines(buffer.str());
-  compiler::FileId id = sources_.add(file, rel(file), text);
+  std::string shown = rel(file);
+  compiler::FileId id = sources_.add(file, shown == file ? file : "./" + shown, text);  // as the compiler shows it
   std::vector<std::pair<std::string, int>> out;
   try {
     compiler::ast::File* tree = compiler::parseFile(ctx_, sources_, id, [](const compiler::Diagnostic&) {});
