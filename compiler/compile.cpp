@@ -142,6 +142,28 @@ void CompileSession::load() {
         enqueue(std::string(imp->module.text), imp);
       }
   }
+  warnUnmetRequirements();
+}
+
+// The compile uses what is installed; a version the constraints rule out is worth a warning
+// (`inmanta project install` refuses it, `inmanta project update` moves it). No git access here.
+void CompileSession::warnUnmetRequirements() {
+  if (!warnings_) return;
+  auto check = [&](const RequirementEntry& r, const std::string& setBy) {
+    auto it = modules_.find(r.requirement.name);
+    if (it == modules_.end() || r.requirement.contains(it->second.version, true)) return;
+    Diagnostic d(ErrorKind::CompilerException, "module " + it->first + " " + it->second.version.str() + " (" +
+                                                   displayPath(it->second.dir) + ") does not satisfy `" +
+                                                   r.requirement.str() + "` (set by " + setBy +
+                                                   "); `inmanta project update` moves it to an allowed version");
+    d.warningName = "ModuleVersionWarning";
+    warnings_(d);
+  };
+  for (const RequirementEntry& r : project_.requires_)
+    check(r, displayPath(project_.configFile) + ":" + std::to_string(r.line));
+  for (const auto& [name, config] : modules_)
+    for (const RequirementEntry& r : config.requires_)
+      check(r, "module " + name + " " + config.version.str() + ", " + displayPath(config.file) + ":" + std::to_string(r.line));
 }
 
 }  // namespace inmanta::compiler

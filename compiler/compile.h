@@ -41,6 +41,7 @@ class CompileSession {
   std::string findModule(const std::string& name) const;
   FileId readFile(const std::string& path);
   std::string displayPath(const std::string& path) const;
+  void warnUnmetRequirements();
 
   ProjectConfig project_;
   WarningSink warnings_;

@@ -104,6 +104,13 @@ with open(os.path.join(proj, "project.yml"), encoding="utf-8") as fd:
     frozen = fd.read()
 check("freeze", proc.returncode == 0 and "requires:\n  - mod == 1.1.0\n  - std == 5.2.8\n" in frozen, frozen + proc.stderr)
 
+# a compile warns when an installed version breaks a constraint (and never touches git)
+write(os.path.join(proj, "project.yml"), frozen.replace("mod == 1.1.0", "mod >= 1.2"))
+proc, _ = run(["compile"], proj)
+check("compile warns about an unmet constraint", proc.returncode == 0 and
+      "ModuleVersionWarning: module mod 1.1.0 (./libs/mod) does not satisfy `mod >= 1.2` (set by ./project.yml:8)"
+      in proc.stderr, proc.stderr)
+
 # an update to a newer allowed tag
 write(os.path.join(proj, "project.yml"), frozen.replace("mod == 1.1.0", "mod < 2"))
 work = os.path.join(root, "work", "mod")
