@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "driver.h"
+#include "installer.h"
+#include "project_tools.h"
 #include "std_plugins.h"
 
 #ifndef INMANTA_VERSION
@@ -29,6 +31,40 @@ int main(int argc, char** argv) {
   compile->add_option("--project", compileOptions.projectDir,
                       "The project folder (default: the nearest folder upwards with a project.yml)");
 
+  bool compileInstall = false;
+  compile->add_flag("--install", compileInstall, "Install the project's missing modules first (as `inmanta project install`)");
+
+  CLI::App* projectCmd = app.add_subcommand("project", "Manage the project: its modules and project.yml");
+  projectCmd->require_subcommand(1);
+  inmanta::project::InstallOptions installOptions;
+  CLI::App* install = projectCmd->add_subcommand(
+      "install", "Install every module the project imports or requires and does not have, from its repo entries");
+  CLI::App* update = projectCmd->add_subcommand(
+      "update", "Install missing modules and move installed git clones to the newest version the constraints allow");
+  for (CLI::App* sub : {install, update}) {
+    sub->add_option("--project", installOptions.projectDir, "The project folder (default: found upwards)");
+    sub->add_flag("--pre", installOptions.allowPrereleases, "Allow pre-release versions");
+  }
+  std::string initName, initDir = ".";
+  CLI::App* init = projectCmd->add_subcommand("init", "Create a new project: project.yml, main.cf and .gitignore");
+  init->add_option("NAME", initName, "The project's name (also its folder's)")->required();
+  init->add_option("-o,--output-dir", initDir, "Where to create the project folder (default: here)");
+  inmanta::project::FreezeOptions freezeOptions;
+  CLI::App* freeze = projectCmd->add_subcommand("freeze", "Write the installed module versions into project.yml's requires");
+  freeze->add_option("--project", freezeOptions.projectDir, "The project folder (default: found upwards)");
+  freeze->add_option("-o,--outfile", freezeOptions.outFile, "Write here instead of project.yml (- for standard output)");
+  freeze->add_option("--operator", freezeOptions.op, "==, ~= or >= (default: project.yml's freeze_operator, else ~=)")
+      ->check(CLI::IsMember({"==", "~=", ">="}));
+  freeze->add_flag("--recursive,!--no-recursive", freezeOptions.recursive,
+                   "Freeze every module, not only those main.cf imports (default: project.yml's freeze_recursive)");
+
+  CLI::App* moduleCmd = app.add_subcommand("module", "Inspect the project's modules");
+  moduleCmd->require_subcommand(1);
+  inmanta::project::ListOptions listOptions;
+  CLI::App* list = moduleCmd->add_subcommand("list", "List the modules the project uses: version, path, constraint");
+  list->add_option("--project", listOptions.projectDir, "The project folder (default: found upwards)");
+  list->add_flag("--json", listOptions.json, "Print a JSON array");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -37,6 +73,24 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (install->parsed() || update->parsed() || (compile->parsed() && compileInstall)) {
+      if (update->parsed()) installOptions.mode = inmanta::project::ResolveMode::Update;
+      if (compile->parsed()) installOptions.projectDir = compileOptions.projectDir;
+      inmanta::project::resolveProject(installOptions, std::cerr);
+      if (!compile->parsed()) return 0;
+    }
+    if (init->parsed()) {
+      std::cerr << "created " << inmanta::project::initProject(initName, initDir) << "\n";
+      return 0;
+    }
+    if (freeze->parsed()) {
+      inmanta::project::freezeProject(freezeOptions, std::cout, std::cerr);
+      return 0;
+    }
+    if (list->parsed()) {
+      inmanta::project::listModules(listOptions, std::cout, std::cerr);
+      return 0;
+    }
     if (compile->parsed()) {
       compileOptions.verbosity = verbosity;
       compileOptions.trace = trace;
@@ -48,6 +102,9 @@ int main(int argc, char** argv) {
     }
     std::cout << app.help();
     return 0;
+  } catch (const inmanta::project::ProjectError& e) {
+    std::cerr << "Error: " << e.what() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "Error: InternalError: " << e.what() << "\n";
     return 1;

@@ -48,14 +48,7 @@ FileId CompileSession::readFile(const std::string& path) {
   return id;
 }
 
-std::string CompileSession::findModule(const std::string& name) const {
-  for (const std::string& dir : project_.modulepath) {
-    fs::path candidate = fs::path(dir) / name;
-    if (fs::is_directory(candidate / "model")) return candidate.string();
-  }
-  if (name == "std") return bundledStdDir();
-  return {};
-}
+std::string CompileSession::findModule(const std::string& name) const { return findModuleDir(project_, name); }
 
 void CompileSession::load() {
   struct Pending {
@@ -79,6 +72,22 @@ void CompileSession::load() {
         throw CompileError(Diagnostic(ErrorKind::CompilerException, "the project has no main.cf: " + path));
     } else {
       std::string root = findModule(module);
+      auto failLoading = [&](Diagnostic cause) {
+        Diagnostic diag(ErrorKind::ModuleLoadingException, "Failed to load module " + next.ns,
+                        next.importedAt ? next.importedAt->loc : SourceLocation{});
+        diag.causes.push_back(std::move(cause));
+        throw CompileError(std::move(diag));
+      };
+      if (!root.empty() && !modules_.count(module)) {
+        // spec/export.md 4.4: module.yml is validated when the module is first imported
+        try {
+          ModuleConfig config = loadModuleConfig(root);
+          checkCompilerVersion(config);
+          modules_.emplace(module, std::move(config));
+        } catch (const CompileError& e) {
+          failLoading(e.diagnostic());
+        }
+      }
       fs::path file;
       if (!root.empty()) {
         fs::path model = fs::path(root) / "model";
@@ -95,18 +104,19 @@ void CompileSession::load() {
         else file = model / (sub.string() + ".cf");
       }
       if (root.empty() || !fs::is_regular_file(file)) {
-        Diagnostic cause(ErrorKind::ModuleNotFoundException,
-                         root.empty() ? "could not find module " + module : "could not find module " + next.ns);
+        std::string where = next.importedAt ? sources_.format(next.importedAt->loc, false) : std::string("main.cf");
+        Diagnostic cause(ErrorKind::ModuleNotFoundException, "");
         if (root.empty()) {
           std::string searched;
           for (const std::string& dir : project_.modulepath) searched += (searched.empty() ? "" : ", ") + dir;
-          cause.message += " (searched: " + (searched.empty() ? std::string("no modulepath") : searched) +
-                           "; `inmanta project install` fetches missing modules)";
+          cause.message = "could not find module " + module + " (imported at " + where + "); searched " +
+                          (searched.empty() ? std::string("no folders: project.yml sets no modulepath") : searched) +
+                          "; `inmanta project install` fetches missing modules from the project's repo entries";
+        } else {
+          cause.message = "could not find module " + next.ns + " (imported at " + where + "): " + module +
+                          " (" + root + ") has no file " + file.string();
         }
-        Diagnostic diag(ErrorKind::ModuleLoadingException, "Failed to load module " + next.ns,
-                        next.importedAt ? next.importedAt->loc : SourceLocation{});
-        diag.causes.push_back(std::move(cause));
-        throw CompileError(std::move(diag));
+        failLoading(std::move(cause));
       }
       path = file.string();
     }
@@ -132,6 +142,28 @@ void CompileSession::load() {
         enqueue(std::string(imp->module.text), imp);
       }
   }
+  warnUnmetRequirements();
+}
+
+// The compile uses what is installed; a version the constraints rule out is worth a warning
+// (`inmanta project install` refuses it, `inmanta project update` moves it). No git access here.
+void CompileSession::warnUnmetRequirements() {
+  if (!warnings_) return;
+  auto check = [&](const RequirementEntry& r, const std::string& setBy) {
+    auto it = modules_.find(r.requirement.name);
+    if (it == modules_.end() || r.requirement.contains(it->second.version, true)) return;
+    Diagnostic d(ErrorKind::CompilerException, "module " + it->first + " " + it->second.version.str() + " (" +
+                                                   displayPath(it->second.dir) + ") does not satisfy `" +
+                                                   r.requirement.str() + "` (set by " + setBy +
+                                                   "); `inmanta project update` moves it to an allowed version");
+    d.warningName = "ModuleVersionWarning";
+    warnings_(d);
+  };
+  for (const RequirementEntry& r : project_.requires_)
+    check(r, displayPath(project_.configFile) + ":" + std::to_string(r.line));
+  for (const auto& [name, config] : modules_)
+    for (const RequirementEntry& r : config.requires_)
+      check(r, "module " + name + " " + config.version.str() + ", " + displayPath(config.file) + ":" + std::to_string(r.line));
 }
 
 }  // namespace inmanta::compiler

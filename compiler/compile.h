@@ -2,6 +2,7 @@
 // (spec 3.1). The semantic stages (issue 5) run on what this loads.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ class CompileSession {
   const std::vector<LoadedFile>& files() const { return files_; }
   const SourceManager& sources() const { return sources_; }
   const ProjectConfig& project() const { return project_; }
+  // module.yml of every module loaded, by the name imports use (the folder name)
+  const std::map<std::string, ModuleConfig>& modules() const { return modules_; }
   ast::Context& context() { return ctx_; }
 
  private:
@@ -38,12 +41,14 @@ class CompileSession {
   std::string findModule(const std::string& name) const;
   FileId readFile(const std::string& path);
   std::string displayPath(const std::string& path) const;
+  void warnUnmetRequirements();
 
   ProjectConfig project_;
   WarningSink warnings_;
   SourceManager sources_;
   ast::Context ctx_;
   std::vector<LoadedFile> files_;
+  std::map<std::string, ModuleConfig> modules_;
 };
 
 }  // namespace inmanta::compiler

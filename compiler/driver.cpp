@@ -34,7 +34,9 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
       if (session && d.location.valid()) err << " (" << session->sources().format(d.location, d.showColumn) << ")";
       err << "\n";
     };
-    session = std::make_unique<CompileSession>(loadProjectConfig(*dir), warn);
+    ProjectConfig project = loadProjectConfig(*dir);
+    for (const std::string& w : project.warnings) err << "ProjectConfigurationWarning: " << w << "\n";
+    session = std::make_unique<CompileSession>(std::move(project), warn);
     session->load();
     static const PluginRegistry kNoPlugins;
     auto modelOwner = std::make_unique<model::Model>();

@@ -69,7 +69,7 @@ check("project found upwards", proc.returncode == 1 and "./main.cf:3" in proc.st
 
 # A module file with an error is reported with its path.
 d = project({"project.yml": PROJECT_YML, "main.cf": "import mymod\n",
-             "libs/mymod/module.yml": "name: mymod\nversion: 1.0.0\n",
+             "libs/mymod/module.yml": "name: mymod\nversion: 1.0.0\nlicense: ASL\n",
              "libs/mymod/model/_init.cf": "entity lower:\nend\n"})
 proc, _ = run(["compile"], cwd=d)
 check("module syntax error", proc.returncode == 1 and "./libs/mymod/model/_init.cf:1:8" in proc.stderr, proc.stderr)

@@ -247,7 +247,7 @@ class TemplateCompile : public ::testing::Test {
 };
 
 TEST_F(TemplateCompile, ImplementationScopeAttributesAndLocals) {
-  write(root_ + "/libs/web/module.yml", "name: web\nversion: 1.0.0\n");
+  write(root_ + "/libs/web/module.yml", "name: web\nversion: 1.0.0\nlicense: ASL\n");
   write(root_ + "/libs/web/templates/site.j2",
         "{{ name }}:{{ port }} {{ local }} {{ mod_var }}{% for a in aliases %} {{ a | std.upper }}{% endfor %}"
         " {{ self.__class__.__name__ }}\n");  // `self` is Jinja's own name for the template
