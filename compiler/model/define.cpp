@@ -201,7 +201,7 @@ class Definer {
       if (primitive != nullptr) {
         base = primitive;
         if (ref.base.text == "number" && warn_) {
-          Diagnostic d(ErrorKind::CompilerException, "Type 'number' is deprecated, use 'int' or 'float' instead",
+          Diagnostic d(ErrorKind::CompilerException, "Type 'number' is deprecated, use 'float' or 'int' instead",
                        ref.base.loc);
           d.warningName = "TypeDeprecationWarning";
           warn_(d);
