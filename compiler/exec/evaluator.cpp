@@ -22,6 +22,14 @@ namespace {
   throw CompileError(Diagnostic(kind, std::move(message), loc, column));
 }
 
+// Unit labels rendered from the syntax only when "not all statements executed" needs them.
+runtime::UnitLabel exprLabel(const ast::Expr* e) {
+  return {[](const void* p, const void*) { return ast::dump(static_cast<const ast::Expr*>(p)); }, e};
+}
+runtime::UnitLabel assignLabel(const ast::Expr* target) {
+  return {[](const void* p, const void*) { return ast::dump(static_cast<const ast::Expr*>(p)) + " = ..."; }, target};
+}
+
 bool isCastName(std::string_view n) {
   return n == "string" || n == "int" || n == "float" || n == "bool" || n == "number";
 }
@@ -321,7 +329,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       Variable* value = emit(a->value, scope);
       scheduler_.makeUnit<runtime::FunctionUnit>(
           std::vector<Variable*>{value}, [target, value, a] { target->set(value->get(), a->loc); },
-          std::string(ref->name.text) + " = ...", a->loc, true);
+          assignLabel(ref), a->loc, true);
       return;
     }
     case ast::Kind::If: {
@@ -1200,9 +1208,15 @@ std::string Evaluator::indexKey(const std::vector<std::string>& attributes,
       return {};
     }
     const Value& v = it->second;
-    std::string rendered = v.isInstance() ? "#" + std::to_string(static_cast<runtime::Instance*>(v.asInstance())->ordinal)
-                                          : runtime::repr(v);
-    key += (key.empty() ? "" : ", ") + a + "=" + rendered;
+    if (!key.empty()) key += ", ";
+    key += a;
+    key += '=';
+    if (v.isInstance()) {
+      key += '#';
+      key += std::to_string(static_cast<runtime::Instance*>(v.asInstance())->ordinal);
+    } else {
+      key += runtime::repr(v);
+    }
   }
   return key;
 }
@@ -1215,15 +1229,13 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
     if (entity->attribute(kw.name.text) == nullptr)
       fail(ErrorKind::TypingException, "no attribute " + std::string(kw.name.text) + " on type " + entity->fullName,
            kw.name.loc, true);
-  // the index attributes of the entity and its ancestors
-  std::set<std::string> indexAttributes;
-  for (const model::Entity* e : entity->lineage())
-    for (const auto& idx : e->indexes) indexAttributes.insert(idx.begin(), idx.end());
+  const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
   // index arguments are needed to construct; the others are emitted once the instance exists
   std::vector<std::pair<const ast::KwArg*, Variable*>> early;
   std::vector<const ast::KwArg*> late;
   for (const ast::KwArg& kw : ctor->named.kwargs) {
-    if (indexAttributes.count(std::string(kw.name.text))) early.emplace_back(&kw, emit(kw.value, scope));
+    if (std::binary_search(indexAttributes.begin(), indexAttributes.end(), kw.name.text, std::less<>()))
+      early.emplace_back(&kw, emit(kw.value, scope));
     else late.push_back(&kw);
   }
   std::optional<Lhs> target = lhs ? std::optional<Lhs>(*lhs) : std::nullopt;
@@ -1235,7 +1247,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
   Variable* result = scheduler_.makePlain();
   scheduler_.makeUnit<runtime::FunctionUnit>(
       inputs,
-      [this, ctor, entity, early, late, wrapped, result, indexAttributes, scope, target] {
+      [this, ctor, entity, early, late, wrapped, result, &indexAttributes, scope, target] {
         // construction-time values: index arguments and **dict entries
         std::vector<std::pair<std::string, Value>> values;
         for (const auto& [kw, v] : early) values.emplace_back(std::string(kw->name.text), v->get());
@@ -1259,7 +1271,8 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           const std::string& inv = target->attribute->inverse->name;
           bool given = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == inv; }) ||
                        std::any_of(late.begin(), late.end(), [&](const ast::KwArg* p) { return p->name.text == inv; });
-          if (!given && indexAttributes.count(inv) && entity->attribute(inv) == target->attribute->inverse)
+          if (!given && std::binary_search(indexAttributes.begin(), indexAttributes.end(), inv) &&
+              entity->attribute(inv) == target->attribute->inverse)
             values.emplace_back(inv, Value(static_cast<runtime::InstanceBase*>(target->instance)));
         }
         // defaults of index attributes count as construction-time values
@@ -1275,18 +1288,19 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         }
         // index matching (4.8 step 4), in the entity's own indexes (they include its subtypes)
         runtime::Instance* found = nullptr;
-        std::string message = "Invalid Constructor call:";
-        bool missing = false;
-        for (const model::Entity* e : entity->lineage())
-          for (const auto& idx : e->indexes)
-            for (const std::string& a : idx)
-              if (std::none_of(values.begin(), values.end(), [&](const auto& p) { return p.first == a; }) &&
-                  message.find("'" + a + "'") == std::string::npos) {
-                missing = true;
-                message += "\n\t* Missing attribute '" + a + "'. The attribute " + entity->fullName + "." + a +
-                           " is part of an index.";
-              }
-        if (missing) fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc);
+        auto given = [&](const std::string& a) {
+          return std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == a; });
+        };
+        if (!std::all_of(indexAttributes.begin(), indexAttributes.end(), given)) {
+          std::string message = "Invalid Constructor call:";
+          for (const model::Entity* e : entity->lineage())
+            for (const auto& idx : e->indexes)
+              for (const std::string& a : idx)
+                if (!given(a) && message.find("'" + a + "'") == std::string::npos)
+                  message += "\n\t* Missing attribute '" + a + "'. The attribute " + entity->fullName + "." + a +
+                             " is part of an index.";
+          fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc);
+        }
         for (const model::Entity* e : entity->lineage())
           for (const auto& idx : e->indexes) {
             bool complete = false;
@@ -1330,7 +1344,13 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
                 setAttribute(instance, attr, value->get(), ctor->loc, true);
                 if (promise != nullptr) slot->fulfill(promise);
               },
-              std::string(entity->shortName) + "(" + attr->name + "=...)", ctor->loc, true);
+              runtime::UnitLabel(
+                  [](const void* e, const void* a) {
+                    return std::string(static_cast<const model::Entity*>(e)->shortName) + "(" +
+                           static_cast<const model::Attribute*>(a)->name + "=...)";
+                  },
+                  entity, attr),
+              ctor->loc, true);
         }
         // defaults not overridden
         for (const auto& [name, dflt] : entity->defaults) {
@@ -1345,12 +1365,47 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
                 setAttribute(instance, attr, value->get(), ctor->loc, true);
                 if (promise != nullptr) slot->fulfill(promise);
               },
-              "default " + name, ctor->loc, true);
+              runtime::UnitLabel([](const void* n, const void*) { return "default " + *static_cast<const std::string*>(n); },
+                                 &name),
+              ctor->loc, true);
         }
         selectImplementations(instance);
       },
-      std::string(entity->shortName) + "(...)", ctor->loc, true);
+      runtime::UnitLabel(
+          [](const void* e, const void*) { return std::string(static_cast<const model::Entity*>(e)->shortName) + "(...)"; },
+          entity),
+      ctor->loc, true);
   return result;
+}
+
+const std::vector<std::string>& Evaluator::indexAttributesOf(const model::Entity* entity) {
+  auto [it, added] = indexAttributes_.try_emplace(entity);
+  if (added) {
+    // the index attributes of the entity and its ancestors, sorted, once
+    std::vector<std::string>& names = it->second;
+    for (const model::Entity* e : entity->lineage())
+      for (const auto& idx : e->indexes) names.insert(names.end(), idx.begin(), idx.end());
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
+  return it->second;
+}
+
+const std::vector<const model::ImplementRule*>& Evaluator::implementRulesOf(const model::Entity* entity) {
+  auto [it, added] = implementRules_.try_emplace(entity);
+  if (added) {
+    // own rules, then (with `parents`) the parents' rules, in that order, once per entity
+    std::vector<const model::ImplementRule*>& rules = it->second;
+    std::function<void(const model::Entity*)> collect = [&](const model::Entity* e) {
+      for (const model::ImplementRule& r : e->rules) {
+        rules.push_back(&r);
+        if (r.inheritParents)
+          for (const model::Entity* p : e->parents) collect(p);
+      }
+    };
+    collect(entity);
+  }
+  return it->second;
 }
 
 Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* ns) {
@@ -1361,17 +1416,7 @@ Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* n
 }
 
 void Evaluator::selectImplementations(runtime::Instance* instance) {
-  // own rules, then (with `parents`) the parents' rules, evaluated on this instance
-  std::vector<const model::ImplementRule*> rules;
-  std::function<void(const model::Entity*)> collect = [&](const model::Entity* e) {
-    for (const model::ImplementRule& r : e->rules) {
-      rules.push_back(&r);
-      if (r.inheritParents)
-        for (const model::Entity* p : e->parents) collect(p);
-    }
-  };
-  collect(instance->entity);
-  for (const model::ImplementRule* rule : rules) {
+  for (const model::ImplementRule* rule : implementRulesOf(instance->entity)) {
     if (rule->when == nullptr) {
       for (const model::Implementation* impl : rule->implementations) runImplementation(instance, impl);
       continue;
@@ -1424,9 +1469,9 @@ Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
                 throw;
               }
             },
-            ast::dump(ref), ref->loc, true);
+            exprLabel(ref), ref->loc, true);
       },
-      ast::dump(ref), ref->loc, true);
+      exprLabel(ref), ref->loc, true);
   return result;
 }
 
@@ -1464,9 +1509,9 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
               setAttribute(instance, attr, value->get(), assign->loc, true);
               if (promise != nullptr) slot->fulfill(promise);
             },
-            ast::dump(target) + " = ...", assign->loc, true);
+            assignLabel(target), assign->loc, true);
       },
-      ast::dump(target) + " = ...", assign->loc, true);
+      assignLabel(target), assign->loc, true);
 }
 
 // ------------------------------------------------------------------ final checks (4.14)
@@ -1534,10 +1579,12 @@ void Evaluator::registerInIndexes(runtime::Instance* instance, const std::vector
         auto [it, inserted] = table.emplace(key, instance);
         if (!inserted && it->second != instance)
           fail(ErrorKind::DuplicateException, "Duplicate key in index. " + key, at->loc);
-        auto waiting = pending_[owner].find(key);
-        if (waiting != pending_[owner].end()) {
+        auto pendingHere = pending_.find(owner);
+        if (pendingHere == pending_.end()) continue;
+        auto waiting = pendingHere->second.find(key);
+        if (waiting != pendingHere->second.end()) {
           std::vector<PendingLookup> lookups = std::move(waiting->second);
-          pending_[owner].erase(waiting);
+          pendingHere->second.erase(waiting);
           for (const PendingLookup& p : lookups) p.result->set(Value(static_cast<runtime::InstanceBase*>(instance)), at->loc);
         }
       }
@@ -1865,7 +1912,7 @@ bool Evaluator::whenVariable(const ast::Expr* e, Scope* scope, std::function<voi
         Variable* slot = attributeSlot(o, name, ref->object, ref->loc);
         then(slot);
       },
-      ast::dump(ref), ref->loc, true);
+      exprLabel(ref), ref->loc, true);
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ast/ast.h"
@@ -104,6 +105,8 @@ class Evaluator {
   std::function<void()> eagerPromises(const ast::Block& body, const std::vector<std::string>& localNames, Scope* scope);
   void selectImplementations(runtime::Instance* instance);
   void runImplementation(runtime::Instance* instance, const model::Implementation* impl);
+  const std::vector<std::string>& indexAttributesOf(const model::Entity* entity);
+  const std::vector<const model::ImplementRule*>& implementRulesOf(const model::Entity* entity);
   Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
   std::string indexKey(const std::vector<std::string>& attributes, const std::vector<std::pair<std::string, Value>>& values,
                        bool& complete) const;
@@ -137,8 +140,12 @@ class Evaluator {
   std::vector<std::unique_ptr<runtime::Instance>> instances_;
   std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
   std::map<const ast::Constructor*, const model::Entity*> constructorTypes_;
+  // per entity, computed on first use (node-based maps: references stay valid)
+  std::unordered_map<const model::Entity*, std::vector<std::string>> indexAttributes_;
+  std::unordered_map<const model::Entity*, std::vector<const model::ImplementRule*>> implementRules_;
   // per entity that declares or inherits an index: key text -> instance
-  std::map<const model::Entity*, std::map<std::string, runtime::Instance*>> indexes_;
+  // looked up only, never iterated: hash order cannot leak into results
+  std::unordered_map<const model::Entity*, std::unordered_map<std::string, runtime::Instance*>> indexes_;
   struct PendingLookup {
     Variable* result;
     const ast::Node* at;

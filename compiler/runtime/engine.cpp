@@ -291,7 +291,7 @@ void Waiter::ready() {
 }
 
 FunctionUnit::FunctionUnit(Scheduler& scheduler, std::vector<Variable*> inputs, std::function<void()> body,
-                           std::string description, SourceLocation location, bool executionUnit)
+                           UnitLabel description, SourceLocation location, bool executionUnit)
     : Waiter(scheduler),
       body_(std::move(body)),
       description_(std::move(description)),

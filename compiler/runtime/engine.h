@@ -197,19 +197,43 @@ class Waiter {
   Waiter* next_ = nullptr;
 };
 
+// What a unit is, for "not all statements executed": a fixed text, or a text rendered only when
+// asked (from a syntax node, say), so the many units of a compile build no strings.
+class UnitLabel {
+ public:
+  using Render = std::string (*)(const void* subject, const void* detail);
+  UnitLabel() = default;
+  UnitLabel(const char* literal) : literal_(literal) {}  // NOLINT: implicit from a literal
+  UnitLabel(std::string text) : text_(std::move(text)) {}  // NOLINT
+  UnitLabel(Render render, const void* subject, const void* detail = nullptr)
+      : render_(render), subject_(subject), detail_(detail) {}
+  std::string text() const {
+    if (render_ != nullptr) return render_(subject_, detail_);
+    if (literal_ != nullptr) return literal_;
+    return text_;
+  }
+
+ private:
+  const char* literal_ = nullptr;
+  std::string text_;
+  Render render_ = nullptr;
+  const void* subject_ = nullptr;
+  const void* detail_ = nullptr;
+};
+
 // A unit whose work is a function: the common case.
 class FunctionUnit : public Waiter {
  public:
   FunctionUnit(Scheduler& scheduler, std::vector<Variable*> inputs, std::function<void()> body,
-               std::string description = {}, SourceLocation location = {}, bool executionUnit = false);
+               UnitLabel description = {}, SourceLocation location = {}, bool executionUnit = false);
   void execute() override { body_(); }
-  std::string describe() const override { return description_; }
+  std::string describe() const override { return description_.text(); }
   SourceLocation location() const override { return location_; }
   bool isExecutionUnit() const override { return executionUnit_; }
 
  private:
   std::function<void()> body_;
-  std::string description_;
+  UnitLabel description_;
   SourceLocation location_;
   bool executionUnit_;
 };
