@@ -1,7 +1,10 @@
 #include "project/pep440.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include <algorithm>
-#include <regex>
+#include <array>
 #include <stdexcept>
 
 namespace inmanta::compiler {
@@ -27,16 +30,46 @@ std::optional<int64_t> number(const std::string& s) {
   return std::stoll(s);
 }
 
-// The canonical PEP 440 pattern (the one `packaging` uses), on lower-cased text.
-const std::regex& versionPattern() {
-  static const std::regex re(
-      R"(^v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*))"
-      R"(([-_.]?(alpha|a|beta|b|preview|pre|c|rc)[-_.]?([0-9]+)?)?)"
-      R"(((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?)"
-      R"(([-_.]?(dev)[-_.]?([0-9]+)?)?)"
-      R"((?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$)",
-      std::regex::ECMAScript | std::regex::optimize);
+// The canonical PEP 440 pattern (the one `packaging` uses), on lower-cased text; PCRE2, compiled
+// once per process (std::regex compiled it on every compile and recursed per character).
+constexpr size_t kVersionGroups = 13;
+const pcre2_code* versionPattern() {
+  static const pcre2_code* re = [] {
+    static constexpr char kPattern[] =
+        R"(^v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*))"
+        R"(([-_.]?(alpha|a|beta|b|preview|pre|c|rc)[-_.]?([0-9]+)?)?)"
+        R"(((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?)"
+        R"(([-_.]?(dev)[-_.]?([0-9]+)?)?)"
+        R"((?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$)";
+    int code = 0;
+    PCRE2_SIZE offset = 0;
+    pcre2_code* compiled = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern), PCRE2_ZERO_TERMINATED,
+                                         PCRE2_DOLLAR_ENDONLY, &code, &offset, nullptr);
+    if (compiled == nullptr) throw std::logic_error("PEP 440 pattern does not compile");
+    return compiled;
+  }();
   return re;
+}
+
+// Group i of a match: matched or not, and its text.
+struct Group {
+  bool matched = false;
+  std::string text;
+  std::string str() const { return text; }
+};
+using VersionMatch = std::array<Group, kVersionGroups + 1>;
+
+bool matchVersion(const std::string& s, VersionMatch& m) {
+  const pcre2_code* re = versionPattern();
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(re, nullptr);
+  int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), 0, 0, md, nullptr);
+  if (rc > 0) {
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    for (size_t i = 0; i < m.size() && i < static_cast<size_t>(rc); ++i)
+      if (ov[2 * i] != PCRE2_UNSET) m[i] = Group{true, s.substr(ov[2 * i], ov[2 * i + 1] - ov[2 * i])};
+  }
+  pcre2_match_data_free(md);
+  return rc > 0;
 }
 
 int compareLocal(const std::vector<std::string>& a, const std::vector<std::string>& b) {
@@ -67,11 +100,10 @@ int cmp(const T& a, const T& b) {
 }  // namespace
 
 std::optional<Version> Version::parse(std::string_view text) {
-  // std::regex recurses per character: bound the input (no real version comes near this)
-  if (text.size() > 200) return std::nullopt;
+  if (text.size() > 200) return std::nullopt;  // no real version comes near this
   std::string s = lower(trim(text));
-  std::smatch m;
-  if (!std::regex_match(s, m, versionPattern())) return std::nullopt;
+  VersionMatch m;
+  if (!matchVersion(s, m)) return std::nullopt;
   Version v;
   if (m[1].matched) {
     auto e = number(m[1].str());
