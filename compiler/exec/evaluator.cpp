@@ -1128,6 +1128,48 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
 
 // ------------------------------------------------------------------ entities (4.8)
 
+// The checks and inverse of an attribute's slots, one object per attribute.
+class Evaluator::AttributePolicy : public runtime::SlotPolicy {
+ public:
+  AttributePolicy(Evaluator* evaluator, const model::Attribute* attribute) : evaluator_(evaluator), attribute_(attribute) {}
+
+  std::optional<Diagnostic> validate(const Value& v) const override {
+    if (!attribute_->isRelation)
+      return validateValue(attribute_->type, v, [this](const model::Typedef& t, const Value& x) {
+        return evaluator_->checkConstraint(t, x);
+      });
+    const model::Entity* target = attribute_->target();
+    if (v.isInstance()) {
+      auto* other = static_cast<runtime::Instance*>(v.asInstance());
+      if (other->entity->isA(target)) return std::nullopt;
+      return Diagnostic(ErrorKind::RuntimeException,
+                        "Invalid class type for " + other->display() + ", should be " + target->fullName);
+    }
+    if (v.isList())
+      return Diagnostic(ErrorKind::RuntimeException,
+                        "Invalid type for value '" + runtime::str(v) + "', should be type " + target->fullName);
+    return Diagnostic(ErrorKind::RuntimeException,
+                      "Invalid class type for " + runtime::str(v) + ", should be " + target->fullName);
+  }
+
+  bool hasInverse() const override { return attribute_->isRelation && attribute_->inverse != nullptr; }
+
+  void setInverse(const Variable& self, const Value& other, SourceLocation location) const override {
+    evaluator_->setAttribute(static_cast<runtime::Instance*>(other.asInstance()), attribute_->inverse, Value(self.owner),
+                             location, false);
+  }
+
+ private:
+  Evaluator* evaluator_;
+  const model::Attribute* attribute_;
+};
+
+const runtime::SlotPolicy* Evaluator::slotPolicy(const model::Attribute* attribute) {
+  auto& policy = policies_[attribute];
+  if (!policy) policy = std::make_unique<AttributePolicy>(this, attribute);
+  return policy.get();
+}
+
 runtime::Instance* Evaluator::createInstance(const model::Entity* entity, SourceLocation at) {
   instances_.push_back(std::make_unique<runtime::Instance>(entity, instances_.size() + 1,
                                                            [this](const SourceLocation& l) { return where(l); }));
@@ -1137,44 +1179,17 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
     Variable* slot = nullptr;
     if (!attr->isRelation) {
       slot = scheduler_.makePlain();
-      const model::Type* type = attr->type;
-      // two pointers: kept inside the std::function, no allocation per attribute
-      slot->validator = [type, this](const Value& v) {
-        return validateValue(type, v, [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); });
-      };
+    } else if (attr->isOptional()) {
+      auto* opt = scheduler_.makeVariable<runtime::OptionVariable>();
+      opt->entityName = entity->fullName;
+      slot = opt;
+    } else if (attr->isSingle()) {
+      slot = scheduler_.makeVariable<SingleHolder>();
     } else {
-      const model::Entity* target = attr->target();
-      auto classCheck = [target](const Value& v) -> std::optional<Diagnostic> {
-        if (v.isInstance()) {
-          auto* other = static_cast<runtime::Instance*>(v.asInstance());
-          if (other->entity->isA(target)) return std::nullopt;
-          return Diagnostic(ErrorKind::RuntimeException,
-                            "Invalid class type for " + other->display() + ", should be " + target->fullName);
-        }
-        if (v.isList())
-          return Diagnostic(ErrorKind::RuntimeException,
-                            "Invalid type for value '" + runtime::str(v) + "', should be type " + target->fullName);
-        return Diagnostic(ErrorKind::RuntimeException,
-                          "Invalid class type for " + runtime::str(v) + ", should be " + target->fullName);
-      };
-      if (attr->isOptional()) {
-        auto* opt = scheduler_.makeVariable<runtime::OptionVariable>();
-        opt->entityName = entity->fullName;
-        slot = opt;
-      } else if (attr->isSingle()) {
-        slot = scheduler_.makeVariable<SingleHolder>();
-      } else {
-        // the bounds are known before the scheduler first looks at the slot
-        slot = scheduler_.makeVariable<runtime::ListVariable>(attr->multiplicity.low, attr->multiplicity.high);
-      }
-      slot->validator = classCheck;
-      if (attr->inverse != nullptr) {
-        const model::Attribute* inverse = attr->inverse;
-        slot->setInverse = [this, inverse](const Variable& self, const Value& other, SourceLocation loc) {
-          setAttribute(static_cast<runtime::Instance*>(other.asInstance()), inverse, Value(self.owner), loc, false);
-        };
-      }
+      // the bounds are known before the scheduler first looks at the slot
+      slot = scheduler_.makeVariable<runtime::ListVariable>(attr->multiplicity.low, attr->multiplicity.high);
     }
+    slot->policy = slotPolicy(attr);
     slot->owner = instance;
     slot->attributeName = attr->name;
     instance->slots.push_back(slot);

@@ -105,6 +105,8 @@ class Evaluator {
   std::function<void()> eagerPromises(const ast::Block& body, const std::vector<std::string>& localNames, Scope* scope);
   void selectImplementations(runtime::Instance* instance);
   void runImplementation(runtime::Instance* instance, const model::Implementation* impl);
+  class AttributePolicy;  // the runtime::SlotPolicy of an attribute's slots
+  const runtime::SlotPolicy* slotPolicy(const model::Attribute* attribute);
   const std::vector<std::string>& indexAttributesOf(const model::Entity* entity);
   const std::vector<const model::ImplementRule*>& implementRulesOf(const model::Entity* entity);
   Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
@@ -142,6 +144,7 @@ class Evaluator {
   std::map<const ast::Constructor*, const model::Entity*> constructorTypes_;
   // per entity, computed on first use (node-based maps: references stay valid)
   std::unordered_map<const model::Entity*, std::vector<std::string>> indexAttributes_;
+  std::unordered_map<const model::Attribute*, std::unique_ptr<runtime::SlotPolicy>> policies_;
   std::unordered_map<const model::Entity*, std::vector<const model::ImplementRule*>> implementRules_;
   // per entity that declares or inherits an index: key text -> instance
   // looked up only, never iterated: hash order cannot leak into results

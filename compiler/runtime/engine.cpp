@@ -44,8 +44,8 @@ void Variable::notifyWaiters() {
 }
 
 void Variable::validate(const Value& value) {
-  if (value.isUnknown() || !validator) return;
-  if (auto error = validator(value)) throw CompileError(std::move(*error));
+  if (value.isUnknown() || policy == nullptr) return;
+  if (auto error = policy->validate(value)) throw CompileError(std::move(*error));
 }
 
 void Variable::doubleSet(const Value& value, SourceLocation location) const {
@@ -68,7 +68,8 @@ void Variable::set(const Value& value, SourceLocation location, bool recur) {
   value_ = value;
   setAt_ = location;
   hasValue_ = true;
-  if (kind_ == Kind::Single && recur && setInverse && value.isInstance()) setInverse(*this, value, location);
+  if (kind_ == Kind::Single && recur && policy != nullptr && policy->hasInverse() && value.isInstance())
+    policy->setInverse(*this, value, location);
   notifyWaiters();
 }
 
@@ -138,7 +139,7 @@ void OptionVariable::set(const Value& value, SourceLocation location, bool recur
     doubleSet(value, location);
   }
   if (!value.isNull()) validate(value);
-  if (value.isInstance() && recur && setInverse) setInverse(*this, value, location);
+  if (value.isInstance() && recur && policy != nullptr && policy->hasInverse()) policy->setInverse(*this, value, location);
   value_ = value;
   setAt_ = location;
   freeze();
@@ -149,12 +150,12 @@ void OptionVariable::set(const Value& value, SourceLocation location, bool recur
 ListVariable::ListVariable(Scheduler* scheduler, int64_t lowerBound, std::optional<int64_t> upperBound)
     : Variable(Kind::List, scheduler) {
   value_ = Value(ValueList{});
-  low = lowerBound;
-  high = upperBound;
+  low_ = lowerBound;
+  high_ = upperBound;
 }
 
 bool ListVariable::canGet() const {
-  return static_cast<int64_t>(items_.size()) >= low && waitingProviders() == 0;
+  return static_cast<int64_t>(items_.size()) >= low_ && waitingProviders() == 0;
 }
 
 int ListVariable::progressPotential() const { return static_cast<int>(waiters_.size()) - gradualWaiters_; }
@@ -194,7 +195,7 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
   };
   if (hasValue_) {
     if (present()) return false;
-    if (high && static_cast<int64_t>(items_.size()) == *high)
+    if (high_ && static_cast<int64_t>(items_.size()) == *high_)
       fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName) + "' of instance '" +
                                             (owner ? owner->display() : std::string()) + "'",
            location);
@@ -216,11 +217,11 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
       ++i;
     }
   }
-  if (recur && setInverse && value.isInstance()) setInverse(*this, value, location);
-  if (high) {
-    if (static_cast<int64_t>(items_.size()) > *high)
-      fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(*high), location);
-    if (static_cast<int64_t>(items_.size()) == *high) freeze();
+  if (recur && policy != nullptr && policy->hasInverse() && value.isInstance()) policy->setInverse(*this, value, location);
+  if (high_) {
+    if (static_cast<int64_t>(items_.size()) > *high_)
+      fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(*high_), location);
+    if (static_cast<int64_t>(items_.size()) == *high_) freeze();
   }
   if (canGet()) queue();
   return true;

@@ -53,6 +53,19 @@ struct MessageContext {
   std::function<std::string(const SourceLocation&)> location;
 };
 
+// What the slots of one attribute share, whatever instance they belong to: the check of a first
+// value (spec 3.5) and, for relations with an inverse, setting the other end. One per attribute,
+// so a slot carries a pointer instead of its own functions.
+class SlotPolicy {
+ public:
+  virtual ~SlotPolicy() = default;
+  // The error for a value this slot must not take, if any (never called with an unknown).
+  virtual std::optional<Diagnostic> validate(const Value& value) const = 0;
+  // Sets the inverse end on the other instance; `self`'s owner is the instance to put there.
+  virtual bool hasInverse() const { return false; }
+  virtual void setInverse(const Variable& /*self*/, const Value& /*other*/, SourceLocation /*location*/) const {}
+};
+
 // A slot (spec 4.3). Plain variables and plain attributes are `Plain`; relation ends are
 // `Single` ([1]), `Option` ([0:1]) or `List` (other multiplicities); `Collector` gathers the
 // elements of a list literal; `Wrapped` holds a value known at creation.
@@ -95,17 +108,11 @@ class Variable {
     if (delayed() && canGet()) queue();
   }
 
-  // Validation of the first value (spec 3.5); returns the error, if any.
-  std::function<std::optional<Diagnostic>(const Value&)> validator;
-  // For relation and attribute variables: the owner and attribute, for messages and inverses.
+  // For attribute and relation slots: their attribute's policy (outlives the variables), the
+  // owner and the attribute's name, for messages and inverses.
+  const SlotPolicy* policy = nullptr;
   InstanceBase* owner = nullptr;
   std::string_view attributeName;  // the model's name of it, which outlives the compile's variables
-  // Sets the inverse end on the other instance (relations with an inverse); gets this variable,
-  // whose owner is the instance to put there.
-  std::function<void(const Variable& self, const Value& other, SourceLocation location)> setInverse;
-  // Lower and upper bound of a list relation.
-  int64_t low = 0;
-  std::optional<int64_t> high;
 
  protected:
   void notifyWaiters();
@@ -148,6 +155,8 @@ class ListVariable : public Variable {
 
  private:
   bool addOne(const Value& value, SourceLocation location, bool recur);
+  int64_t low_ = 0;
+  std::optional<int64_t> high_;
   std::vector<Value> items_;
   std::vector<ResultCollector*> listeners_;
   int gradualWaiters_ = 0;
@@ -204,18 +213,15 @@ class UnitLabel {
   using Render = std::string (*)(const void* subject, const void* detail);
   UnitLabel() = default;
   UnitLabel(const char* literal) : literal_(literal) {}  // NOLINT: implicit from a literal
-  UnitLabel(std::string text) : text_(std::move(text)) {}  // NOLINT
   UnitLabel(Render render, const void* subject, const void* detail = nullptr)
       : render_(render), subject_(subject), detail_(detail) {}
   std::string text() const {
     if (render_ != nullptr) return render_(subject_, detail_);
-    if (literal_ != nullptr) return literal_;
-    return text_;
+    return literal_ != nullptr ? literal_ : "unit";
   }
 
  private:
   const char* literal_ = nullptr;
-  std::string text_;
   Render render_ = nullptr;
   const void* subject_ = nullptr;
   const void* detail_ = nullptr;
