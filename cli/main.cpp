@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "driver.h"
+#include "export.h"
 #include "std_plugins.h"
 
 #ifndef INMANTA_VERSION
@@ -29,6 +30,17 @@ int main(int argc, char** argv) {
   compile->add_option("--project", compileOptions.projectDir,
                       "The project folder (default: the nearest folder upwards with a project.yml)");
 
+  inmanta::exporter::ExportOptions exportOptions;
+  CLI::App* exportCmd = app.add_subcommand("export", "Compile the project and export its resources (to a file with -j)");
+  exportCmd->add_option("--project", exportOptions.compile.projectDir,
+                        "The project folder (default: the nearest folder upwards with a project.yml)");
+  exportCmd->add_option("-j,--json", exportOptions.jsonFile,
+                        "Write the resources to this file as JSON instead of sending them to a server (offline)");
+  exportCmd->add_flag("-g,--dependency-graph", exportOptions.dependencyGraph,
+                      "Also write the resources and their requires to dependencies.dot in the current folder");
+  exportCmd->add_flag("-v,--verbose", verbosity, "More log output: -v for info, -vv for debug");
+  exportCmd->add_flag("-X,--extended-errors", trace, "Show internal details of failures");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -44,7 +56,20 @@ int main(int argc, char** argv) {
       inmanta::stdmodule::registerStdPlugins(plugins);
       compileOptions.plugins = &plugins;
       compileOptions.keepMemoryAtExit = true;
-      return static_cast<int>(inmanta::compiler::runCompile(compileOptions, std::cout, std::cerr));
+      auto status = inmanta::compiler::runCompile(compileOptions, std::cout, std::cerr);
+      return status == inmanta::compiler::CompileStatus::Success ? 0 : static_cast<int>(status);
+    }
+    if (exportCmd->parsed()) {
+      exportOptions.compile.verbosity = verbosity;
+      exportOptions.compile.trace = trace;
+      inmanta::compiler::PluginRegistry plugins;
+      inmanta::stdmodule::registerStdPlugins(plugins);
+      inmanta::compiler::ResourceTypeRegistry types;
+      inmanta::stdmodule::registerStdResourceTypes(types);
+      exportOptions.compile.plugins = &plugins;
+      exportOptions.compile.keepMemoryAtExit = true;
+      exportOptions.types = &types;
+      return inmanta::exporter::runExport(exportOptions, std::cout, std::cerr);
     }
     std::cout << app.help();
     return 0;
