@@ -2,12 +2,14 @@
 // file (`-j`, offline: decision X2) or push it to the server over REST.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "driver.h"
 #include "resource_types.h"
+#include "push.h"
 #include "resources.h"
 
 namespace inmanta::exporter {
@@ -17,6 +19,13 @@ struct ExportOptions {
   const compiler::ResourceTypeRegistry* types = nullptr;
   std::string jsonFile;    // -j: write the resources here, no server
   bool dependencyGraph = false;  // -g: dependencies.dot in the current folder
+  // settings (4.1): files, then INMANTA_* variables, then these flags (decision X4)
+  std::string configFile;  // -c
+  std::string configDir = "/etc/inmanta/inmanta.d";
+  std::optional<std::string> environment, host, token, caFile;
+  std::optional<int> port;
+  std::optional<bool> ssl;
+  PushOptions push;
 };
 
 // Runs the export; diagnostics and the summary go to `err`. Returns the exit status.

@@ -123,6 +123,7 @@ ResourceSet buildResources(const std::vector<std::unique_ptr<Instance>>& instanc
       r.type = type.entity;
       r.rid = type.entity + "[" + *agent + "," + type.idAttribute + "=" + value + "]";
       r.instance = &instance;
+      r.agent = *agent;
       r.fields.reserve(type.fields.size());
       for (const auto& field : type.fields) {
         Value v = fieldValue(instance, type, field, sink);

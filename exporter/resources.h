@@ -23,6 +23,7 @@ struct ExportError : std::runtime_error {
 struct Resource {
   std::string type;
   std::string rid;  // without version
+  std::string agent;
   const compiler::runtime::Instance* instance = nullptr;
   std::vector<std::pair<std::string, compiler::runtime::Value>> fields;  // in export order
   std::vector<std::string> requires_;                                     // sorted rids
