@@ -5,6 +5,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -234,13 +236,30 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
       if (h.is_string() && set.files.count(h.get<std::string>())) missing.push_back(h.get<std::string>());
   log(err, options.verbosity, "INFO", "Uploading " + std::to_string(set.files.size()) + " files");
   log(err, options.verbosity, "INFO", "Only " + std::to_string(missing.size()) + " files are new and need to be uploaded");
-  for (const std::string& hash : missing) {
-    json body = {{"id", hash}, {"content", base64(set.files.at(hash))}};
-    RestReply up = client.call("PUT", "/api/v1/file/" + hash, body.dump(), false);
-    if (!up.ok())
-      log(err, options.verbosity, "ERROR",
-          "Unable to upload file with hash " + hash + " (" + client.explain("PUT", "/api/v1/file/" + hash, up) + ")");
+  // a few connections in parallel: thousands of small files are common
+  std::vector<std::string> uploadErrors(missing.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&](RestClient& uploader) {
+    for (size_t i = next++; i < missing.size(); i = next++) {
+      const std::string& hash = missing[i];
+      json body = {{"id", hash}, {"content", base64(set.files.at(hash))}};
+      RestReply up = uploader.call("PUT", "/api/v1/file/" + hash, body.dump(), false);
+      if (!up.ok())
+        uploadErrors[i] = "Unable to upload file with hash " + hash + " (" +
+                          uploader.explain("PUT", "/api/v1/file/" + hash, up) + ")";
+    }
+  };
+  size_t threads = std::min<size_t>(4, (missing.size() + 63) / 64);
+  std::vector<std::unique_ptr<RestClient>> uploaders;
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) {
+    uploaders.push_back(std::make_unique<RestClient>(client.settings()));
+    pool.emplace_back(worker, std::ref(*uploaders.back()));
   }
+  worker(client);
+  for (auto& thread : pool) thread.join();
+  for (const auto& e : uploadErrors)
+    if (!e.empty()) log(err, options.verbosity, "ERROR", e);
 
   // 7. the version
   log(err, options.verbosity, "INFO", "Sending resource updates to server");
@@ -258,6 +277,8 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   if (options.partial) {
     std::set<std::string> removed(options.removedSets.begin(), options.removedSets.end());
     for (const auto& s : set.emptiedSets) removed.insert(s);
+    if (options.softDelete)  // keep sets that still have exported resources
+      for (const auto& [rid, setName] : set.setOf) removed.erase(setName);
     rest["removed_resource_sets"] = std::vector<std::string>(removed.begin(), removed.end());
     rest["allow_handler_code_update"] = options.allowHandlerCodeUpdate;
     path = "/api/v2/version/partial";

@@ -42,14 +42,19 @@ std::string RestClient::baseUrl() const {
 }
 
 RestReply RestClient::call(const std::string& method, const std::string& path, const std::string& body, bool scoped) {
-  httplib::Client client(baseUrl());
-  client.set_connection_timeout(120, 0);
-  client.set_read_timeout(settings_.requestTimeout, 0);
-  client.set_write_timeout(settings_.requestTimeout, 0);
-  if (settings_.ssl) {
-    client.enable_server_certificate_verification(true);
-    if (!settings_.caFile.empty()) client.set_ca_cert_path(settings_.caFile.c_str());
+  if (!client_) {
+    client_ = std::make_unique<httplib::Client>(baseUrl());
+    client_->set_keep_alive(true);
+    client_->set_tcp_nodelay(true);
+    client_->set_connection_timeout(120, 0);
+    client_->set_read_timeout(settings_.requestTimeout, 0);
+    client_->set_write_timeout(settings_.requestTimeout, 0);
+    if (settings_.ssl) {
+      client_->enable_server_certificate_verification(true);
+      if (!settings_.caFile.empty()) client_->set_ca_cert_path(settings_.caFile.c_str());
+    }
   }
+  httplib::Client& client = *client_;
   httplib::Headers headers{{"Accept-Encoding", "gzip"}, {"User-Agent", "inmanta-cpp"}};
   if (!settings_.token.empty()) headers.emplace("Authorization", "Bearer " + settings_.token);
   if (scoped) headers.emplace("X-Inmanta-tid", settings_.environment);

@@ -4,6 +4,10 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+
+namespace httplib {
+class Client;
+}
 #include <string>
 
 #include "settings.h"
@@ -21,6 +25,7 @@ struct RestReply {
 
 class RestClient {
  public:
+  // One keep-alive connection per client, opened on the first call; use one client per thread.
   explicit RestClient(ServerSettings settings);
   ~RestClient();
   // `body` is JSON text (empty for GET). `scoped`: send X-Inmanta-tid.
@@ -31,8 +36,11 @@ class RestClient {
   // the server's message and what to check.
   std::string explain(const std::string& method, const std::string& path, const RestReply& reply) const;
 
+  const ServerSettings& settings() const { return settings_; }
+
  private:
   ServerSettings settings_;
+  std::unique_ptr<httplib::Client> client_;
 };
 
 // gzip (level 6) of `data`

@@ -230,6 +230,13 @@ with TestServer(scripted()) as server:
           and "version" not in put.body and "project_constraints" not in put.body, put and put.body)
     check("E-22 release uses the reply", paths(server)[-1:] == ["POST /api/v1/version/12"], paths(server))
 
+with TestServer(scripted()) as server:
+    proc = run(model_project(server.port), ["--partial", "--delete-resource-set", "set-a", "--delete-resource-set",
+                                            "old", "--soft-delete"])
+    put = next((r for r in server.requests if r.path == "/api/v2/version/partial"), None)
+    check("E-22 --soft-delete keeps sets with resources", put is not None
+          and sorted(put.body["removed_resource_sets"]) == ["old", "set-gone"], put and put.body)
+
 # E-23 deleted sets without --partial
 with TestServer(scripted()) as server:
     proc = run(model_project(server.port), [], env={"INMANTA_REMOVED_RESOURCE_SET_ID": "x"})

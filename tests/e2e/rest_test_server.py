@@ -27,9 +27,13 @@ class TestServer:
         self.handler = handler
         self.requests = []
         self.errors = []
+        self.lock = threading.Lock()
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as the reference server (tornado)
+            disable_nagle_algorithm = True
+
             def log_message(self, *args):
                 pass
 
@@ -45,7 +49,8 @@ class TestServer:
                     except ValueError as exc:
                         outer.errors.append(f"{self.command} {self.path}: body is not JSON: {exc}")
                 rec = Recorded(self.command, self.path, dict(self.headers), body, len(text), gzipped)
-                outer.requests.append(rec)
+                with outer.lock:
+                    outer.requests.append(rec)
                 try:
                     status, reply = outer.handler(rec)
                 except Exception as exc:  # a broken expectation: answer 500 and remember why
@@ -55,7 +60,6 @@ class TestServer:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
-                self.send_header("Connection", "close")
                 self.end_headers()
                 self.wfile.write(data)
 
