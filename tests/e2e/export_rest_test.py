@@ -350,5 +350,29 @@ with TestServer(scripted()) as server:
     check("empty model", proc.returncode == 0 and "Empty deployment model." in proc.stderr
           and server.requests[-1].body["resources"] == [], proc.stderr)
 
+# TLS with a CA file (a self-signed certificate for 127.0.0.1 made with the openssl tool)
+certs = tempfile.mkdtemp(prefix="inmanta-rest-tls-")
+key, cert = os.path.join(certs, "key.pem"), os.path.join(certs, "cert.pem")
+made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                       "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                      capture_output=True, text=True)
+check("TLS test certificate", made.returncode == 0, made.stderr)
+if made.returncode == 0:
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    with TestServer(scripted(), ssl_context=context) as server:
+        proc = run(model_project(server.port), ["--ssl", "--ssl-ca-cert", cert])
+        check("TLS with the CA file", proc.returncode == 0 and paths(server)[-1:] == ["PUT /api/v1/version"],
+              proc.stderr)
+        server.requests.clear()
+        proc = run(model_project(server.port, extra_inmanta="ssl = true\n"), [])
+        check("TLS without the CA: certificate refused", proc.returncode == 1 and "certificate" in proc.stderr
+              and not server.requests, proc.stderr)
+    with TestServer(scripted()) as server:
+        proc = run(model_project(server.port), ["--ssl"])
+        check("TLS against plain http", proc.returncode == 1 and "TLS" in proc.stderr
+              and "Unable to reserve version number" in proc.stderr, proc.stderr)
+
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

@@ -23,7 +23,7 @@ class Recorded:
 
 
 class TestServer:
-    def __init__(self, handler):
+    def __init__(self, handler, ssl_context=None):
         self.handler = handler
         self.requests = []
         self.errors = []
@@ -66,6 +66,8 @@ class TestServer:
             do_GET = do_POST = do_PUT = _serve
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if ssl_context is not None:
+            self.httpd.socket = ssl_context.wrap_socket(self.httpd.socket, server_side=True)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
