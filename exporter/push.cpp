@@ -295,6 +295,15 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   std::string tail = rest.dump();
   body += "], " + tail.substr(1);
   reply = client.call("PUT", path, body, true);
+  if (reply.status == 400 && reply.message().find("Invalid request: request contains fields {'pip_config'}") !=
+                                 std::string::npos) {
+    // an older server: send the same call without the fields it does not know (3.5)
+    log(err, options.verbosity, "WARNING", "The server does not accept pip_config; exporting without it");
+    rest.erase("pip_config");
+    rest.erase("project_constraints");
+    body = body.substr(0, body.size() - tail.size() + 1) + rest.dump().substr(1);
+    reply = client.call("PUT", path, body, true);
+  }
   if (!reply.ok()) return "Failed to commit resource updates (" + client.explain("PUT", path, reply) + ")";
   if (options.partial) {
     if (!reply.body.is_object() || !reply.body.contains("data") || !reply.body["data"].is_number_integer())

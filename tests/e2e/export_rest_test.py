@@ -320,6 +320,22 @@ with TestServer(scripted(status_for={"/api/v2/reserve_version": 401})) as server
     check("401 names the token", proc.returncode == 1 and "HTTP 401" in proc.stderr and "token" in proc.stderr
           and "refused /api/v2/reserve_version" in proc.stderr, proc.stderr)
 
+# an older server that does not know pip_config: the same call again without it (3.5)
+old_server = scripted()
+
+
+def old_handler(rec):
+    if rec.path == "/api/v1/version" and "pip_config" in rec.body:
+        return 400, {"message": "Invalid request: request contains fields {'pip_config'} that are not declared"}
+    return old_server(rec)
+
+
+with TestServer(old_handler) as server:
+    proc = run(model_project(server.port), [])
+    puts = [r.body for r in server.requests if r.path == "/api/v1/version"]
+    check("pip_config retry", proc.returncode == 0 and len(puts) == 2 and "pip_config" not in puts[1]
+          and "project_constraints" not in puts[1] and puts[1]["resources"] == puts[0]["resources"], proc.stderr)
+
 # E-29 server has every file
 with TestServer(scripted(missing=[])) as server:
     proc = run(model_project(server.port), [])
