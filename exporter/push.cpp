@@ -258,8 +258,16 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   }
   worker(client);
   for (auto& thread : pool) thread.join();
-  for (const auto& e : uploadErrors)
-    if (!e.empty()) log(err, options.verbosity, "ERROR", e);
+  // decision X4: an error response fails the export (the reference only logs it)
+  size_t failed = 0;
+  std::string first;
+  for (const auto& e : uploadErrors) {
+    if (e.empty()) continue;
+    if (!failed++) first = e;
+    log(err, options.verbosity, "ERROR", e);
+  }
+  if (failed)
+    return first + (failed > 1 ? " and " + std::to_string(failed - 1) + " more uploads failed" : std::string());
 
   // 7. the version
   log(err, options.verbosity, "INFO", "Sending resource updates to server");

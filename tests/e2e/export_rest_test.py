@@ -336,6 +336,14 @@ with TestServer(old_handler) as server:
     check("pip_config retry", proc.returncode == 0 and len(puts) == 2 and "pip_config" not in puts[1]
           and "project_constraints" not in puts[1] and puts[1]["resources"] == puts[0]["resources"], proc.stderr)
 
+# a refused upload fails the export (decision X4), before any version is put
+upload_path = "/api/v1/file/f572d396fae9206628714fb2ce00f72e94f2258f"
+with TestServer(scripted(status_for={upload_path: 500})) as server:
+    proc = run(model_project(server.port), [])
+    check("upload refused", proc.returncode == 1 and "Unable to upload file with hash f572d396" in proc.stderr
+          and f"refused {upload_path}" in proc.stderr
+          and "PUT /api/v1/version" not in paths(server), f"{paths(server)} {proc.stderr}")
+
 # E-29 server has every file
 with TestServer(scripted(missing=[])) as server:
     proc = run(model_project(server.port), [])
