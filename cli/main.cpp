@@ -7,6 +7,7 @@
 #include "driver.h"
 #include "installer.h"
 #include "project_tools.h"
+#include "export.h"
 #include "std_plugins.h"
 
 #ifndef INMANTA_VERSION
@@ -24,7 +25,9 @@ int main(int argc, char** argv) {
   std::string configFile;
   app.add_flag("-v,--verbose", verbosity, "More log output: -v for info, -vv for debug");
   app.add_flag("-X,--extended-errors", trace, "Show internal details of failures");
-  app.add_option("-c,--config", configFile, "Use this configuration file instead of .inmanta")->check(CLI::ExistingFile);
+  app.add_option("-c,--config", configFile, "Also read this configuration file (after .inmanta)")->check(CLI::ExistingFile);
+  std::string configDir = "/etc/inmanta/inmanta.d";
+  app.add_option("--config-dir", configDir, "The folder of *.cfg configuration files (default /etc/inmanta/inmanta.d)");
 
   inmanta::compiler::CompileOptions compileOptions;
   CLI::App* compile = app.add_subcommand("compile", "Compile the project's model (main.cf with its modules)");
@@ -65,6 +68,47 @@ int main(int argc, char** argv) {
   list->add_option("--project", listOptions.projectDir, "The project folder (default: found upwards)");
   list->add_flag("--json", listOptions.json, "Print a JSON array");
 
+  inmanta::exporter::ExportOptions exportOptions;
+  CLI::App* exportCmd = app.add_subcommand("export", "Compile the project and export its resources (to a file with -j)");
+  exportCmd->add_option("--project", exportOptions.compile.projectDir,
+                        "The project folder (default: the nearest folder upwards with a project.yml)");
+  exportCmd->add_option("-j,--json", exportOptions.jsonFile,
+                        "Write the resources to this file as JSON instead of sending them to a server (offline)");
+  exportCmd->add_flag("-g,--dependency-graph", exportOptions.dependencyGraph,
+                      "Also write the resources and their requires to dependencies.dot in the current folder");
+  auto& ex = exportOptions;
+  std::string environment, serverAddress, token, caFile, exportPlugin;
+  int serverPort = 0;
+  bool ssl = false, noSsl = false;
+  exportCmd->add_option("-e,--environment", environment, "The environment id (default: config.environment)");
+  exportCmd->add_option("--server_address", serverAddress, "The server's host (default: compiler_rest_transport.host, localhost)");
+  exportCmd->add_option("--server_port", serverPort, "The server's port (default: compiler_rest_transport.port, 8888)")
+      ->check(CLI::Range(1, 65535));
+  exportCmd->add_option("--token", token, "The bearer token for the server (default: compiler_rest_transport.token)");
+  exportCmd->add_flag("--ssl", ssl, "Talk https to the server");
+  exportCmd->add_flag("--no-ssl", noSsl, "Talk plain http to the server");
+  exportCmd->add_option("--ssl-ca-cert", caFile, "The CA bundle to check the server's certificate with")
+      ->check(CLI::ExistingFile);
+  exportCmd->add_flag("-d,--deploy", ex.push.deploy, "Release the new version for deployment");
+  exportCmd->add_flag("--full", ex.push.full, "With -d: release as a full deploy (push_full_deploy)");
+  exportCmd->add_option("--metadata", ex.push.metadata,
+                        "The version's metadata: a JSON object, or a text used as its message");
+  exportCmd->add_option("-m,--message", ex.push.message, "The version's message");
+  exportCmd->add_flag("--partial", ex.push.partial, "Export a partial version (only the resource sets of this model)");
+  exportCmd->add_flag("--allow-handler-code-update", ex.push.allowHandlerCodeUpdate,
+                      "With --partial: allow the handler code to change");
+  exportCmd->add_option("--delete-resource-set", ex.push.removedSets,
+                        "With --partial: remove this resource set (repeatable; also INMANTA_REMOVED_RESOURCE_SET_ID)");
+  exportCmd->add_flag("--soft-delete", ex.push.softDelete,
+                      "With --partial: do not remove resource sets whose resources are all gone");
+  exportCmd->add_option("--export-plugin", exportPlugin, "Run this export plugin (std defines none)");
+  exportCmd->footer(
+      "Settings come from /etc/inmanta/inmanta.cfg, /etc/inmanta/inmanta.d/*.cfg, ~/.inmanta.cfg, ./.inmanta, "
+      "./.inmanta.cfg and -c FILE (later wins), then INMANTA_<SECTION>_<OPTION> environment variables, then these "
+      "flags. Unlike the reference, flags win over INMANTA_* variables.");
+  exportCmd->add_flag("-v,--verbose", verbosity, "More log output: -v for info, -vv for debug");
+  exportCmd->add_flag("-X,--extended-errors", trace, "Show internal details of failures");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -98,7 +142,35 @@ int main(int argc, char** argv) {
       inmanta::stdmodule::registerStdPlugins(plugins);
       compileOptions.plugins = &plugins;
       compileOptions.keepMemoryAtExit = true;
-      return static_cast<int>(inmanta::compiler::runCompile(compileOptions, std::cout, std::cerr));
+      auto status = inmanta::compiler::runCompile(compileOptions, std::cout, std::cerr);
+      return status == inmanta::compiler::CompileStatus::Success ? 0 : static_cast<int>(status);
+    }
+    if (exportCmd->parsed()) {
+      exportOptions.compile.verbosity = verbosity;
+      exportOptions.compile.trace = trace;
+      inmanta::compiler::PluginRegistry plugins;
+      inmanta::stdmodule::registerStdPlugins(plugins);
+      inmanta::compiler::ResourceTypeRegistry types;
+      inmanta::stdmodule::registerStdResourceTypes(types);
+      exportOptions.compile.plugins = &plugins;
+      exportOptions.compile.keepMemoryAtExit = true;
+      exportOptions.types = &types;
+      if (!exportPlugin.empty()) {
+        // no module of this toolchain defines export plugins
+        std::cerr << "\n" << inmanta::compiler::banner("EXPORT FAILURE") << "\nError: Export function " << exportPlugin
+                  << " does not exist.\n";
+        return 1;
+      }
+      if (!environment.empty()) ex.environment = environment;
+      if (!serverAddress.empty()) ex.host = serverAddress;
+      if (serverPort) ex.port = serverPort;
+      if (!token.empty()) ex.token = token;
+      if (!caFile.empty()) ex.caFile = caFile;
+      if (ssl) ex.ssl = true;
+      if (noSsl) ex.ssl = false;
+      ex.configFile = configFile;
+      ex.configDir = configDir;
+      return inmanta::exporter::runExport(exportOptions, std::cout, std::cerr);
     }
     std::cout << app.help();
     return 0;

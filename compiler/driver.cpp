@@ -10,12 +10,11 @@
 namespace inmanta::compiler {
 
 std::string banner(const std::string& text) {
-  constexpr size_t kWidth = 79;
-  std::string middle = " " + text + " ";
+  constexpr size_t kWidth = 80;
+  std::string middle = "= " + text + " =";
   if (middle.size() >= kWidth) return middle;
-  size_t left = (kWidth - middle.size()) / 2;
-  size_t right = kWidth - middle.size() - left;
-  return std::string(left, '=') + middle + std::string(right, '=');
+  size_t side = (kWidth - middle.size()) / 2;
+  return std::string(side, '=') + middle + std::string(side, '=');
 }
 
 CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::ostream& err) {
@@ -67,6 +66,12 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
       return CompileStatus::NotCompiled;
     }
     out.flush();
+    if (options.afterCompile) {
+      if (std::optional<std::string> failure = options.afterCompile(CompiledModel{evaluator.instances(), session->project()})) {
+        err << "\n" << banner("EXPORT FAILURE") << "\n" << "Error: " << *failure << "\n";
+        return CompileStatus::ExportFailed;
+      }
+    }
     err << "\n" << banner("SUCCESS") << "\n";
 #if !defined(__SANITIZE_ADDRESS__)
     if (options.keepMemoryAtExit) (void)session.release();

@@ -1,12 +1,24 @@
 // What `inmanta compile` does, as a library call the CLI maps to an exit code.
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "plugin.h"
+#include "project/project.h"
+#include "runtime/instance.h"
 
 namespace inmanta::compiler {
+
+// What the export phase sees of a successful compile.
+struct CompiledModel {
+  const std::vector<std::unique_ptr<runtime::Instance>>& instances;
+  const ProjectConfig& project;
+};
 
 struct CompileOptions {
   std::string projectDir;  // empty: search upwards from the current folder
@@ -16,6 +28,9 @@ struct CompileOptions {
   // Leave the compile's memory to the operating system at exit instead of freeing it piece by
   // piece (a command-line run ends right after; freeing takes a third of a large compile).
   bool keepMemoryAtExit = false;
+  // Runs after a successful compile, before the summary (the export phase); a returned message
+  // ends the run with EXPORT FAILURE and `Error: <message>`.
+  std::function<std::optional<std::string>(const CompiledModel&)> afterCompile;
 };
 
 enum class CompileStatus {
@@ -23,13 +38,16 @@ enum class CompileStatus {
   Failed = 1,
   // The model parsed but its semantics are not implemented yet (issue #5): nothing ran.
   NotCompiled = 3,
+  // Compiled, but the afterCompile phase failed (exit status 1).
+  ExportFailed = 4,
 };
 
 // Runs a compile; diagnostics, warnings and the summary go to `err`, `std::print` output to
 // `out`.
 CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::ostream& err);
 
-// The summary header: the text framed by '=' to 79 columns.
+// The summary header (export spec 5.4): `= TEXT =` framed by '=' to 80 columns, rounded down
+// to the same number of '=' on both sides (79 columns for SUCCESS, 80 for EXPORT FAILURE).
 std::string banner(const std::string& text);
 
 }  // namespace inmanta::compiler

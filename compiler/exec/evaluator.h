@@ -61,6 +61,8 @@ class Evaluator {
   // Emits every file's top-level statements, runs the scheduler and the final checks. Throws
   // CompileError for the model's errors and NotYetSupported for constructs not executed yet.
   void run();
+  // Every instance made by the run, in creation order (read by the exporter).
+  const std::vector<std::unique_ptr<runtime::Instance>>& instances() const { return instances_; }
 
  private:
   class Context;

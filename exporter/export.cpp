@@ -1,0 +1,143 @@
+#include "export.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "json.h"
+#include "resources.h"
+#include "rest_client.h"
+#include "settings.h"
+
+namespace inmanta::exporter {
+
+std::string logLine(const std::string& logger, const std::string& level, const std::string& message) {
+  std::string out = logger;
+  out.resize(std::max<size_t>(out.size(), 15), ' ');
+  std::string lvl = level;
+  lvl.resize(std::max<size_t>(lvl.size(), 8), ' ');
+  return out + lvl + message;
+}
+
+std::string dependencyGraph(const std::vector<Resource>& resources) {
+  std::string out = "digraph G {\n";
+  for (const Resource& r : resources) out += "\t\"" + r.rid + ",v=0\";\n";
+  for (const Resource& r : resources)
+    for (const std::string& req : r.requires_) out += "\t\"" + r.rid + ",v=0\" -> \"" + req + "\";\n";
+  return out + "}\n";
+}
+
+namespace {
+
+bool writeFile(const std::string& path, const std::string& text, std::ostream& err) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (file) file << text;
+  if (!file) {
+    err << logLine("exporter", "ERROR", "Unable to write " + path) << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+std::string failure(const std::string& message) {
+  return "\n" + compiler::banner("EXPORT FAILURE") + "\nError: " + message + "\n";
+}
+
+std::vector<std::string> splitWords(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+}  // namespace
+
+int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err) {
+  static const compiler::ResourceTypeRegistry kNoTypes;
+  const compiler::ResourceTypeRegistry& types = options.types ? *options.types : kNoTypes;
+  const bool toServer = options.jsonFile.empty();
+  PushOptions push = options.push;
+  push.verbosity = options.compile.verbosity;
+  std::unique_ptr<RestClient> client;
+  long long version = 0;
+  if (toServer) {
+    if (const char* removed = std::getenv("INMANTA_REMOVED_RESOURCE_SET_ID"))
+      for (auto& w : splitWords(removed)) push.removedSets.push_back(w);
+    if (!push.partial && !push.removedSets.empty()) {
+      err << "A full export was requested but resource sets were marked for deletion (via the "
+             "--delete-resource-set cli option or the INMANTA_REMOVED_RESOURCE_SET_ID env variable). Only partial "
+             "exports (--partial) can delete resource sets.\n";
+      return 1;
+    }
+    ServerSettings server;
+    try {
+      Settings settings;
+      settings.readStandardFiles(options.configDir, options.configFile);
+      settings.readEnvironment();
+      const std::string t = "compiler_rest_transport";
+      if (options.environment) settings.set("config", "environment", *options.environment);
+      if (options.host) settings.set(t, "host", *options.host);
+      if (options.port) settings.set(t, "port", std::to_string(*options.port));
+      if (options.ssl) settings.set(t, "ssl", *options.ssl ? "true" : "false");
+      if (options.caFile) settings.set(t, "ssl_ca_cert_file", *options.caFile);
+      if (options.token) settings.set(t, "token", *options.token);
+      server = serverSettings(settings);
+      if (server.environment.empty()) {
+        err << logLine("exporter", "ERROR", "The environment for this model should be set!") << "\n";
+        err << failure("The environment for this model should be set! (config.environment in .inmanta, "
+                       "INMANTA_CONFIG_ENVIRONMENT or -e)");
+        return 1;
+      }
+      server.environment = normaliseUuid(server.environment);
+    } catch (const std::exception& e) {
+      err << failure(e.what());
+      return 1;
+    }
+    client = std::make_unique<RestClient>(server);
+    if (!push.partial) {
+      RestReply reply = client->call("POST", "/api/v2/reserve_version", "{}", true);
+      if (!reply.ok() || !reply.body.is_object() || !reply.body.contains("data") ||
+          !reply.body["data"].is_number_integer()) {
+        std::string why = reply.ok() ? "the reply has no version number: " + reply.body.dump()
+                                     : client->explain("POST", "/api/v2/reserve_version", reply);
+        err << failure("Unable to reserve version number from server (msg: " + why + ")");
+        return 1;
+      }
+      version = reply.body["data"].get<long long>();
+    }
+  }
+  compiler::CompileOptions compile = options.compile;
+  compile.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
+    ResourceSet set;
+    try {
+      set = buildResources(model.instances, types);
+    } catch (const ExportError& e) {
+      return std::string(e.what());
+    }
+    for (const auto& w : set.warnings) err << logLine("exporter", "WARNING", w) << "\n";
+    if (options.compile.verbosity >= 2)
+      for (const auto& i : set.infos) err << logLine("exporter", "INFO", i) << "\n";
+    if (set.resources.empty()) err << logLine("exporter", "WARNING", "Empty deployment model.") << "\n";
+    if (options.dependencyGraph && !writeFile("dependencies.dot", dependencyGraph(set.resources), err))
+      return std::string("Unable to write dependencies.dot");
+    if (!toServer) {
+      if (!writeFile(options.jsonFile, resourcesJson(set.resources), err))
+        return "Unable to write the export to " + options.jsonFile;
+      return std::nullopt;
+    }
+    return pushResources(*client, push, model.project, set, version, err);
+  };
+  compiler::CompileStatus status = compiler::runCompile(compile, out, err);
+  if (status == compiler::CompileStatus::Success) return 0;
+  // a compile that failed still leaves `[]` in the -j file (2.2)
+  if ((status == compiler::CompileStatus::Failed || status == compiler::CompileStatus::NotCompiled) && !toServer)
+    writeFile(options.jsonFile, "[]", err);
+  return 1;
+}
+
+}  // namespace inmanta::exporter

@@ -1,0 +1,49 @@
+// The REST client of the exporter (export spec 3.2): JSON bodies (gzip from 1 KiB), bearer token,
+// X-Inmanta-tid for environment-scoped calls, TLS with an optional CA file.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace httplib {
+class Client;
+}
+#include <string>
+
+#include "settings.h"
+
+namespace inmanta::exporter {
+
+struct RestReply {
+  int status = 0;         // 0: no HTTP answer (see transportError)
+  std::string transportError;
+  nlohmann::json body;    // null when the reply had no JSON body
+  // The server's `message`, or the whole reply, or the transport error, for messages.
+  std::string message() const;
+  bool ok() const { return status == 200; }
+};
+
+class RestClient {
+ public:
+  // One keep-alive connection per client, opened on the first call; use one client per thread.
+  explicit RestClient(ServerSettings settings);
+  ~RestClient();
+  // `body` is JSON text (empty for GET). `scoped`: send X-Inmanta-tid.
+  RestReply call(const std::string& method, const std::string& path, const std::string& body, bool scoped);
+  // `http://host:port`
+  std::string baseUrl() const;
+  // A one-line explanation of a failed call: the request, the status or the transport error,
+  // the server's message and what to check.
+  std::string explain(const std::string& method, const std::string& path, const RestReply& reply) const;
+
+  const ServerSettings& settings() const { return settings_; }
+
+ private:
+  ServerSettings settings_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+// gzip (level 6) of `data`
+std::string gzipCompress(const std::string& data);
+
+}  // namespace inmanta::exporter
