@@ -292,7 +292,9 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
     path = "/api/v2/version/partial";
   } else {
     rest["version"] = version;
-    rest["project_constraints"] = projectConstraints(project.requires_);
+    std::vector<std::string> requirements;
+    for (const compiler::RequirementEntry& entry : project.requires_) requirements.push_back(entry.text);
+    rest["project_constraints"] = projectConstraints(requirements);
     path = "/api/v1/version";
   }
   std::string body = "{\"resources\": [";
