@@ -56,15 +56,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
       (void)evaluatorOwner.release();
     }
 #endif
-    try {
-      evaluator.run();
-    } catch (const exec::NotYetSupported& missing) {
-      out.flush();
-      err << "inmanta: the model uses " << missing.what;
-      if (missing.location.valid()) err << " (" << session->sources().format(missing.location, true) << ")";
-      err << ", which this version does not execute yet (issue #5), so the compile is not complete\n";
-      return CompileStatus::NotCompiled;
-    }
+    evaluator.run();
     out.flush();
     if (options.afterCompile) {
       if (std::optional<std::string> failure = options.afterCompile(CompiledModel{evaluator.instances(), session->project()})) {

@@ -36,8 +36,6 @@ struct CompileOptions {
 enum class CompileStatus {
   Success = 0,
   Failed = 1,
-  // The model parsed but its semantics are not implemented yet (issue #5): nothing ran.
-  NotCompiled = 3,
   // Compiled, but the afterCompile phase failed (exit status 1).
   ExportFailed = 4,
 };

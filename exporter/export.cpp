@@ -135,7 +135,7 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   compiler::CompileStatus status = compiler::runCompile(compile, out, err);
   if (status == compiler::CompileStatus::Success) return 0;
   // a compile that failed still leaves `[]` in the -j file (2.2)
-  if ((status == compiler::CompileStatus::Failed || status == compiler::CompileStatus::NotCompiled) && !toServer)
+  if (status == compiler::CompileStatus::Failed && !toServer)
     writeFile(options.jsonFile, "[]", err);
   return 1;
 }

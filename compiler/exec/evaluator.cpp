@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 #include <variant>
 
 #include "exec/format.h"
@@ -256,10 +257,6 @@ Evaluator::Evaluator(model::Model& model, const PluginRegistry& plugins, const S
 Evaluator::~Evaluator() = default;
 
 std::string Evaluator::where(const SourceLocation& loc) const { return sources_.format(loc, false); }
-
-void Evaluator::unsupported(const std::string& what, const ast::Node* at) {
-  throw NotYetSupported{what, at != nullptr ? at->loc : SourceLocation{}};
-}
 
 void Evaluator::declare(const ast::Block& block, Scope* scope) {
   std::vector<std::string_view> names;
@@ -802,7 +799,8 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
           "index lookup", l->loc, true);
       return result;
     }
-    default: unsupported(std::string("the expression ") + ast::kindName(expr->kind), expr);
+    default:  // every expression kind is handled above; a new one must be added there
+      throw std::logic_error(std::string("no evaluation for the expression kind ") + ast::kindName(expr->kind));
   }
 }
 

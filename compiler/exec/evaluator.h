@@ -41,12 +41,6 @@ class Scope {
   Variable* find(std::string_view name) const;
 };
 
-// Thrown when the model uses a construct the engine does not execute yet.
-struct NotYetSupported {
-  std::string what;
-  SourceLocation location;
-};
-
 struct ExecOptions {
   std::ostream* out = nullptr;  // std::print
   WarningSink warn;
@@ -59,7 +53,7 @@ class Evaluator {
   Evaluator(model::Model& model, const PluginRegistry& plugins, const SourceManager& sources, ExecOptions options);
   ~Evaluator();
   // Emits every file's top-level statements, runs the scheduler and the final checks. Throws
-  // CompileError for the model's errors and NotYetSupported for constructs not executed yet.
+  // CompileError for the model's errors.
   void run();
   // Every instance made by the run, in creation order (read by the exporter).
   const std::vector<std::unique_ptr<runtime::Instance>>& instances() const { return instances_; }
@@ -87,7 +81,6 @@ class Evaluator {
                    const std::vector<std::pair<std::string, Value>>& named, bool nested = false);
   Value formatString(const ast::StringFormat* fmt, const std::vector<Value>& values);
   Value formatFString(const ast::FString* fmt, const std::vector<Value>& values);
-  [[noreturn]] void unsupported(const std::string& what, const ast::Node* at);
   std::optional<Diagnostic> checkConstraint(const model::Typedef& t, const Value& v);
   runtime::Instance* createInstance(const model::Entity* entity, SourceLocation at);
   void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
