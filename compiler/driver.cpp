@@ -1,5 +1,7 @@
 #include "driver.h"
 
+#include <charconv>
+#include <cstdlib>
 #include <filesystem>
 
 #include "compile.h"
@@ -46,6 +48,16 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     execOptions.out = &out;
     execOptions.warn = warn;
     execOptions.projectDir = session->project().dir;
+    if (const char* limit = std::getenv("INMANTA_MAX_ITERATIONS"); limit != nullptr && *limit != '\0') {
+      // the scheduler's round limit, as the reference reads it (spec 4.7)
+      std::string_view text(limit);
+      size_t value = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec != std::errc() || end != text.data() + text.size() || value == 0)
+        throw CompileError(Diagnostic(ErrorKind::CompilerException,
+                                      "INMANTA_MAX_ITERATIONS must be a positive whole number, got '" + std::string(text) + "'"));
+      execOptions.maxIterations = value;
+    }
     auto evaluatorOwner = std::make_unique<exec::Evaluator>(model, options.plugins ? *options.plugins : kNoPlugins,
                                                             session->sources(), execOptions);
     exec::Evaluator& evaluator = *evaluatorOwner;

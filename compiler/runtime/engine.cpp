@@ -305,7 +305,14 @@ FunctionUnit::FunctionUnit(Scheduler& scheduler, std::vector<Variable*> inputs, 
 // ------------------------------------------------------------------ Scheduler
 
 Scheduler::Scheduler(MessageContext messages) : messages_(std::move(messages)) {}
-Scheduler::~Scheduler() = default;
+Scheduler::~Scheduler() {
+  // the units that never ran; the others were deleted when they finished
+  for (Waiter* w = firstWaiter_; w != nullptr;) {
+    Waiter* next = w->next_;
+    delete w;
+    w = next;
+  }
+}
 
 Variable* Scheduler::makeWrapped(const Value& value) {
   Variable* v = makePlain();
@@ -363,6 +370,7 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
       try {
         next->execute();
         finished(next);
+        delete next;
       } catch (const UnsetSignal& unset) {
         next->waitFor(unset.variable);  // runs again once that value is there
       } catch (CompileError& e) {

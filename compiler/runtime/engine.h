@@ -249,8 +249,10 @@ class Scheduler {
  public:
   explicit Scheduler(MessageContext messages = {});
   ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
 
-  // Variables and units are owned by the scheduler and live as long as it.
+  // Variables are owned by the scheduler and live as long as it; units (makeUnit) until they ran.
   template <class V, class... Args>
   V* makeVariable(Args&&... args) {
     auto v = std::make_unique<V>(this, std::forward<Args>(args)...);
@@ -262,12 +264,11 @@ class Scheduler {
   Variable* makePlain() { return makeVariable<PlainHolder>(); }
   Variable* makeWrapped(const Value& value);
   template <class U, class... Args>
-  U* makeUnit(Args&&... args) {
-    auto u = std::make_unique<U>(*this, std::forward<Args>(args)...);
-    U* raw = u.get();
-    units_.push_back(std::move(u));
-    raw->ready();  // the creator's own count
-    return raw;
+  void makeUnit(Args&&... args) {
+    // owned by the list of unfinished units until it has run, then deleted at once: a compile's
+    // units and what their functions hold do not pile up
+    U* unit = new U(*this, std::forward<Args>(args)...);
+    unit->ready();  // the creator's own count
   }
 
   // Runs to the end. Returns the units still waiting (empty when everything ran).
@@ -295,7 +296,6 @@ class Scheduler {
   Waiter* firstWaiter_ = nullptr;  // unfinished units in creation order: an intrusive list
   Waiter* lastWaiter_ = nullptr;
   std::vector<std::unique_ptr<Variable>> variables_;
-  std::vector<std::unique_ptr<Waiter>> units_;
   size_t iterations_ = 0;
 };
 

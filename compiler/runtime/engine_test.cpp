@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 namespace inmanta::compiler::runtime {
 namespace {
 
@@ -84,6 +86,27 @@ TEST(Engine, OutstandingPromiseDelaysTheFreeze) {
   s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, [&] { trigger->set(Value(1), {}); });
   EXPECT_TRUE(s.run(1000).empty());
   EXPECT_TRUE(read);
+}
+
+TEST(Engine, UnitsAreReleasedOnceTheyRanAndUnfinishedOnesWithTheScheduler) {
+  // what a unit's function holds is freed as soon as the unit has run, not at the end
+  auto ranHolder = std::make_shared<int>(1);
+  auto waitingHolder = std::make_shared<int>(2);
+  {
+    Scheduler s;
+    auto* x = s.makePlain();
+    auto* never = s.makePlain();
+    s.makeUnit<FunctionUnit>(std::vector<Variable*>{x}, [ranHolder] { (void)ranHolder; });
+    s.makeUnit<FunctionUnit>(std::vector<Variable*>{never}, [waitingHolder] { (void)waitingHolder; }, "waits");
+    x->set(Value(int64_t{1}), {});
+    EXPECT_EQ(ranHolder.use_count(), 2);
+    std::vector<Waiter*> left = s.run(1000);
+    EXPECT_EQ(ranHolder.use_count(), 1);
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_EQ(left[0]->describe(), "waits");
+    EXPECT_EQ(waitingHolder.use_count(), 2);
+  }
+  EXPECT_EQ(waitingHolder.use_count(), 1);
 }
 
 TEST(Engine, WaitCycleIsBrokenByFreezingAPromisedRelation) {

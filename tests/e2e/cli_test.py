@@ -106,4 +106,26 @@ check("double set", proc.returncode == 1 and "DoubleSetException" in proc.stderr
       proc.stderr)
 
 
+# INMANTA_MAX_ITERATIONS bounds the scheduler's rounds as in the reference; a bad value is an error.
+d = project({"project.yml": PROJECT_YML, "main.cf": """
+entity A:
+end
+A.others [0:] -- A
+implement A using std::none
+a = A()
+b = A(others=a)
+std::print(std::count(b.others))
+"""})
+env = dict(os.environ, INMANTA_MAX_ITERATIONS="1")
+proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60, env=env)
+check("max iterations reached", proc.returncode == 1
+      and "CompilerException: Could not complete model, max_iterations 1 reached." in proc.stderr, proc.stderr)
+env["INMANTA_MAX_ITERATIONS"] = "many"
+proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60, env=env)
+check("max iterations malformed", proc.returncode == 1 and "INMANTA_MAX_ITERATIONS must be a positive whole number, got 'many'"
+      in proc.stderr, proc.stderr)
+env["INMANTA_MAX_ITERATIONS"] = "50"
+proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60, env=env)
+check("max iterations enough", proc.returncode == 0 and proc.stdout == "1\n", proc.stdout + proc.stderr)
+
 sys.exit(1 if failures else 0)
