@@ -121,6 +121,28 @@ void GitRepository::checkoutTag(const std::string& tag, bool force) {
   check(git_repository_set_head_detached(repo_, git_commit_id(commit.p)), "cannot move HEAD to tag " + tag + " in " + path_);
 }
 
+std::string GitRepository::checkoutBranch(const std::string& branch, bool force) {
+  std::string ref;
+  for (const std::string& candidate : {"refs/remotes/origin/" + branch, "refs/heads/" + branch, std::string("refs/remotes/origin/HEAD")}) {
+    Owned<git_object, git_object_free> probe;
+    if (git_revparse_single(&probe.p, repo_, candidate.c_str()) == 0) {
+      ref = candidate;
+      break;
+    }
+  }
+  if (ref.empty()) throw GitError("cannot find branch " + branch + " (nor a default branch) in " + path_);
+  auto commit = commitOf(repo_, ref, path_);
+  git_checkout_options options = GIT_CHECKOUT_OPTIONS_INIT;
+  options.checkout_strategy = force ? GIT_CHECKOUT_FORCE : GIT_CHECKOUT_SAFE;
+  int rc = git_checkout_tree(repo_, reinterpret_cast<git_object*>(commit.p), &options);
+  if (rc == GIT_ECONFLICT)
+    throw GitError("cannot check out " + ref + " in " + path_ + ": local changes would be overwritten (" + lastError() +
+                   "); commit, stash or discard them first");
+  check(rc, "cannot check out " + ref + " in " + path_);
+  check(git_repository_set_head_detached(repo_, git_commit_id(commit.p)), "cannot move HEAD to " + ref + " in " + path_);
+  return ref;
+}
+
 void GitRepository::checkoutHead() {
   git_checkout_options options = GIT_CHECKOUT_OPTIONS_INIT;
   options.checkout_strategy = GIT_CHECKOUT_FORCE;

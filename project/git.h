@@ -37,6 +37,9 @@ class GitRepository {
   // files are overwritten (for fresh clones); without, they make it fail and stay as they are.
   void checkoutTag(const std::string& tag, bool force);
   void checkoutHead();
+  // Makes the working tree that of branch `branch` as `origin` has it (else the local branch,
+  // else origin's default branch), detached; `force` as for checkoutTag. Returns the ref used.
+  std::string checkoutBranch(const std::string& branch, bool force);
   // Fetches branches and tags from `origin` (moved tags are updated).
   void fetch();
   // The URL of `origin`, empty without one.

@@ -250,6 +250,20 @@ std::string Resolver::conflict(const std::string& name, const std::vector<Versio
 
 void Resolver::select(Entry& e) {
   if (++e.selections > 50) fail("the requirements on " + e.name + " keep changing the chosen version; giving up");
+  if (project_.installMode == "master") {
+    // install_mode master (deprecated in the reference): the master branch, whatever the tags and
+    // constraints say (a compile warns when the version there breaks a constraint)
+    if (e.tag != "master") {
+      try {
+        e.git->checkoutBranch("master", e.state == ModuleStatus::State::Installed);
+      } catch (const GitError& err) {
+        fail("cannot install module " + e.name + " from " + (e.source.empty() ? rel(e.dir) : e.source) + ": " + err.what());
+      }
+      e.tag = "master";
+      e.loaded = false;
+    }
+    return;
+  }
   std::vector<std::pair<Version, std::string>> tagged;
   for (const std::string& tag : e.git->tags())
     if (auto v = Version::parse(tag)) tagged.emplace_back(*v, tag);

@@ -136,6 +136,24 @@ TEST_F(InstallerTest, UnconstrainedImportTakesTheNewestReleaseNotPrereleases) {
   EXPECT_EQ(installedVersion("mod"), "1.1.0rc1");
 }
 
+TEST_F(InstallerTest, InstallModeMasterTakesTheMasterBranchNotTheNewestTag) {
+  publish("mod", {{"1.0.0", ""}, {"2.0.0", ""}});
+  // a master branch that is behind the tags: master mode must take it anyway
+  fs::path work = root_ / "work" / "mod";
+  std::string git = "git -c user.name=t -c user.email=t@example.com -C " + work.string();
+  sh(git + " checkout -q -b master 1.0.0");
+  write(work / "module.yml", "name: mod\nlicense: ASL\nversion: 1.0.1.dev0\n");
+  sh(git + " commit -qam dev && " + git + " push -q " + (root_ / "repos" / "mod").string() + " master");
+  project("", "import mod\n", "install_mode: master\n");
+  run();
+  EXPECT_EQ(installedVersion("mod"), "1.0.1.dev0");
+  // without a master branch: the default branch
+  publish("other", {{"3.0.0", ""}});
+  project("", "import other\n", "install_mode: master\n");
+  run();
+  EXPECT_EQ(installedVersion("other"), "3.0.0");
+}
+
 TEST_F(InstallerTest, InstallsTransitiveImportsAndRequires) {
   publish("c", {{"1.0.0", ""}, {"2.0.0", ""}, {"2.1.0", ""}, {"3.0.0", ""}});
   publish("b", {{"0.1.0", ""}});

@@ -198,9 +198,7 @@ void parseProject(ProjectConfig& config, const Fields& f, const YAML::Node& root
     } else if (key == "install_mode") {
       config.installMode = f.string(v, key);
       if (config.installMode != "release" && config.installMode != "prerelease" && config.installMode != "master")
-        f.fail(v, key, "expected release or prerelease (got '" + config.installMode + "')");
-      if (config.installMode == "master")
-        f.fail(v, key, "install_mode master is not supported: pin versions with tags and `requires`");
+        f.fail(v, key, "expected release, prerelease or master (got '" + config.installMode + "')");
     } else if (key == "freeze_recursive") {
       config.freezeRecursive = f.boolean(v, key);
     } else if (key == "freeze_operator") {
