@@ -14,6 +14,47 @@
 #define INMANTA_VERSION "0.0.0"
 #endif
 
+namespace {
+
+// The server flags of `compile` and `export` (export spec 5.2, 5.3): they win over .inmanta and
+// INMANTA_* (decision X4).
+const char* const kSettingsFooter =
+    "Settings come from /etc/inmanta/inmanta.cfg, /etc/inmanta/inmanta.d/*.cfg, ~/.inmanta.cfg, ./.inmanta, "
+    "./.inmanta.cfg and -c FILE (later wins), then INMANTA_<SECTION>_<OPTION> environment variables, then these "
+    "flags. Unlike the reference, flags win over INMANTA_* variables.";
+
+struct ServerFlags {
+  std::string environment, serverAddress, token, caFile;
+  int serverPort = 0;
+  bool ssl = false, noSsl = false;
+
+  void add(CLI::App* cmd) {
+    cmd->add_option("-e,--environment", environment, "The environment id (default: config.environment)");
+    cmd->add_option("--server_address", serverAddress,
+                    "The server's host (default: compiler_rest_transport.host, localhost)");
+    cmd->add_option("--server_port", serverPort, "The server's port (default: compiler_rest_transport.port, 8888)")
+        ->check(CLI::Range(1, 65535));
+    cmd->add_option("--token", token, "The bearer token for the server (default: compiler_rest_transport.token)");
+    cmd->add_flag("--ssl", ssl, "Talk https to the server");
+    cmd->add_flag("--no-ssl", noSsl, "Talk plain http to the server");
+    cmd->add_option("--ssl-ca-cert", caFile, "The CA bundle to check the server's certificate with")
+        ->check(CLI::ExistingFile);
+  }
+  void applyTo(inmanta::exporter::SettingsFlags& s, const std::string& configFile, const std::string& configDir) const {
+    if (!environment.empty()) s.environment = environment;
+    if (!serverAddress.empty()) s.host = serverAddress;
+    if (serverPort) s.port = serverPort;
+    if (!token.empty()) s.token = token;
+    if (!caFile.empty()) s.caFile = caFile;
+    if (ssl) s.ssl = true;
+    if (noSsl) s.ssl = false;
+    s.configFile = configFile;
+    s.configDir = configDir;
+  }
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"inmanta: compile, export and deploy Inmanta models (inmanta-cpp)", "inmanta"};
   app.require_subcommand(0, 1);
@@ -34,6 +75,9 @@ int main(int argc, char** argv) {
   compile->add_option("--project", compileOptions.projectDir,
                       "The project folder (default: the nearest folder upwards with a project.yml)");
 
+  ServerFlags compileServer;
+  compileServer.add(compile);
+  compile->footer(kSettingsFooter);
   bool compileInstall = false;
   compile->add_flag("--install", compileInstall, "Install the project's missing modules first (as `inmanta project install`)");
 
@@ -77,18 +121,9 @@ int main(int argc, char** argv) {
   exportCmd->add_flag("-g,--dependency-graph", exportOptions.dependencyGraph,
                       "Also write the resources and their requires to dependencies.dot in the current folder");
   auto& ex = exportOptions;
-  std::string environment, serverAddress, token, caFile, exportPlugin;
-  int serverPort = 0;
-  bool ssl = false, noSsl = false;
-  exportCmd->add_option("-e,--environment", environment, "The environment id (default: config.environment)");
-  exportCmd->add_option("--server_address", serverAddress, "The server's host (default: compiler_rest_transport.host, localhost)");
-  exportCmd->add_option("--server_port", serverPort, "The server's port (default: compiler_rest_transport.port, 8888)")
-      ->check(CLI::Range(1, 65535));
-  exportCmd->add_option("--token", token, "The bearer token for the server (default: compiler_rest_transport.token)");
-  exportCmd->add_flag("--ssl", ssl, "Talk https to the server");
-  exportCmd->add_flag("--no-ssl", noSsl, "Talk plain http to the server");
-  exportCmd->add_option("--ssl-ca-cert", caFile, "The CA bundle to check the server's certificate with")
-      ->check(CLI::ExistingFile);
+  std::string exportPlugin;
+  ServerFlags exportServer;
+  exportServer.add(exportCmd);
   exportCmd->add_flag("-d,--deploy", ex.push.deploy, "Release the new version for deployment");
   exportCmd->add_flag("--full", ex.push.full, "With -d: release as a full deploy (push_full_deploy)");
   exportCmd->add_option("--metadata", ex.push.metadata,
@@ -102,10 +137,7 @@ int main(int argc, char** argv) {
   exportCmd->add_flag("--soft-delete", ex.push.softDelete,
                       "With --partial: do not remove resource sets whose resources are all gone");
   exportCmd->add_option("--export-plugin", exportPlugin, "Run this export plugin (std defines none)");
-  exportCmd->footer(
-      "Settings come from /etc/inmanta/inmanta.cfg, /etc/inmanta/inmanta.d/*.cfg, ~/.inmanta.cfg, ./.inmanta, "
-      "./.inmanta.cfg and -c FILE (later wins), then INMANTA_<SECTION>_<OPTION> environment variables, then these "
-      "flags. Unlike the reference, flags win over INMANTA_* variables.");
+  exportCmd->footer(kSettingsFooter);
   exportCmd->add_flag("-v,--verbose", verbosity, "More log output: -v for info, -vv for debug");
   exportCmd->add_flag("-X,--extended-errors", trace, "Show internal details of failures");
 
@@ -141,9 +173,13 @@ int main(int argc, char** argv) {
       inmanta::compiler::PluginRegistry plugins;
       inmanta::stdmodule::registerStdPlugins(plugins);
       compileOptions.plugins = &plugins;
+      inmanta::compiler::ResourceTypeRegistry types;
+      inmanta::stdmodule::registerStdResourceTypes(types);
+      compileOptions.resourceTypes = &types;
       compileOptions.keepMemoryAtExit = true;
-      auto status = inmanta::compiler::runCompile(compileOptions, std::cout, std::cerr);
-      return status == inmanta::compiler::CompileStatus::Success ? 0 : static_cast<int>(status);
+      inmanta::exporter::SettingsFlags settings;
+      compileServer.applyTo(settings, configFile, configDir);
+      return inmanta::exporter::runCompileWithSettings(compileOptions, settings, std::cout, std::cerr);
     }
     if (exportCmd->parsed()) {
       exportOptions.compile.verbosity = verbosity;
@@ -161,15 +197,7 @@ int main(int argc, char** argv) {
                   << " does not exist.\n";
         return 1;
       }
-      if (!environment.empty()) ex.environment = environment;
-      if (!serverAddress.empty()) ex.host = serverAddress;
-      if (serverPort) ex.port = serverPort;
-      if (!token.empty()) ex.token = token;
-      if (!caFile.empty()) ex.caFile = caFile;
-      if (ssl) ex.ssl = true;
-      if (noSsl) ex.ssl = false;
-      ex.configFile = configFile;
-      ex.configDir = configDir;
+      exportServer.applyTo(ex.settings, configFile, configDir);
       return inmanta::exporter::runExport(exportOptions, std::cout, std::cerr);
     }
     std::cout << app.help();

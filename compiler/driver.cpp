@@ -1,5 +1,6 @@
 #include "driver.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,14 @@ std::string banner(const std::string& text) {
   if (middle.size() >= kWidth) return middle;
   size_t side = (kWidth - middle.size()) / 2;
   return std::string(side, '=') + middle + std::string(side, '=');
+}
+
+std::string logLine(const std::string& logger, const std::string& level, const std::string& message) {
+  std::string out = logger;
+  out.resize(std::max<size_t>(out.size() + 1, 15), ' ');  // a longer name keeps one space
+  std::string lvl = level;
+  lvl.resize(std::max<size_t>(lvl.size(), 8), ' ');
+  return out + lvl + message;
 }
 
 CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::ostream& err) {
@@ -48,6 +57,14 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     execOptions.out = &out;
     execOptions.warn = warn;
     execOptions.projectDir = session->project().dir;
+    execOptions.settings = options.settings;
+    execOptions.server = options.server;
+    execOptions.resourceTypes = options.resourceTypes;
+    execOptions.log = [&err, &options](std::string_view level, const std::string& message) {
+      // shown from -v for warnings (always), -vv for info, -vvv for debug, as the reference's console log
+      int needed = level == "WARNING" || level == "ERROR" ? 0 : level == "INFO" ? 2 : 3;
+      if (options.verbosity >= needed) err << logLine("inmanta_plugins.std", std::string(level), message) << "\n";
+    };
     if (const char* limit = std::getenv("INMANTA_MAX_ITERATIONS"); limit != nullptr && *limit != '\0') {
       // the scheduler's round limit, as the reference reads it (spec 4.7)
       std::string_view text(limit);
@@ -71,7 +88,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     evaluator.run();
     out.flush();
     if (options.afterCompile) {
-      if (std::optional<std::string> failure = options.afterCompile(CompiledModel{evaluator.instances(), session->project()})) {
+      if (std::optional<std::string> failure = options.afterCompile(CompiledModel{evaluator.instances(), session->project(), evaluator.unknownParameters()})) {
         err << "\n" << banner("EXPORT FAILURE") << "\n" << "Error: " << *failure << "\n";
         return CompileStatus::ExportFailed;
       }

@@ -10,6 +10,7 @@
 
 #include "plugin.h"
 #include "project/project.h"
+#include "resource_types.h"
 #include "runtime/instance.h"
 
 namespace inmanta::compiler {
@@ -18,6 +19,7 @@ namespace inmanta::compiler {
 struct CompiledModel {
   const std::vector<std::unique_ptr<runtime::Instance>>& instances;
   const ProjectConfig& project;
+  const std::vector<UnknownParameter>& unknowns;  // facts the server could not give
 };
 
 struct CompileOptions {
@@ -25,6 +27,12 @@ struct CompileOptions {
   int verbosity = 0;       // -v, -vv
   bool trace = false;      // -X: also print internal details of failures
   const PluginRegistry* plugins = nullptr;  // the plugins of the modules built into the binary
+  // The resource types of those modules: std::getfact computes resource ids with them.
+  const ResourceTypeRegistry* resourceTypes = nullptr;
+  // The .inmanta settings plugins read (std::environment, server_*); empty: none.
+  std::function<std::optional<std::string>(std::string_view section, std::string_view key)> settings;
+  // The server plugins ask (std::getfact); null: none, a call fails as a refused connection.
+  ServerConnection* server = nullptr;
   // Leave the compile's memory to the operating system at exit instead of freeing it piece by
   // piece (a command-line run ends right after; freeing takes a third of a large compile).
   bool keepMemoryAtExit = false;
@@ -47,5 +55,8 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
 // The summary header (export spec 5.4): `= TEXT =` framed by '=' to 80 columns, rounded down
 // to the same number of '=' on both sides (79 columns for SUCCESS, 80 for EXPORT FAILURE).
 std::string banner(const std::string& text);
+
+// `NAME(15)LEVEL(8)message`, the reference's console log line (`%(name)-15s%(levelname)-8s`).
+std::string logLine(const std::string& logger, const std::string& level, const std::string& message);
 
 }  // namespace inmanta::compiler

@@ -37,6 +37,36 @@ struct PluginParam {
 
 class PluginContext;
 
+// The orchestrator as a compile's plugins reach it (std::getfact, std::server_token): given by
+// the caller (the CLI, from the .inmanta settings); the compiler itself never calls a server.
+class ServerConnection {
+ public:
+  struct Reply {
+    int status = 0;              // 0: no HTTP answer (`transportError` says why)
+    std::string transportError;  // e.g. "Connection refused"
+    std::string body;            // the reply's JSON text
+  };
+  virtual ~ServerConnection() = default;
+  // One call scoped to the configured environment (X-Inmanta-tid); `body` is JSON text, empty
+  // for GET; `path` is `/api/v1/...` with its query string already encoded.
+  virtual Reply call(const std::string& method, const std::string& path, const std::string& body) = 0;
+  // `http://host:port`, for messages.
+  virtual std::string address() const = 0;
+};
+
+// A fact the server could not give (export spec 1.7): listed in the version's `unknowns`.
+struct UnknownParameter {
+  std::string resource;   // the resource id
+  std::string parameter;  // the fact's name
+  std::string source = "fact";
+};
+
+// The resource id of an instance as the reference's `inmanta.resources.to_id` computes it.
+struct ResourceIdentity {
+  enum class State { NotAResource, Unknown, Known } state = State::NotAResource;
+  std::string id;  // `std::File[host,path=/etc/motd]` when Known
+};
+
 struct PluginSpec {
   std::string ns = "std";  // the module namespace the plugin is registered in
   std::string name;        // `print`; called as `std::print`
@@ -92,6 +122,17 @@ class PluginContext {
 
   // Settings from .inmanta / the environment (compiler config), e.g. ("config", "environment").
   virtual std::optional<std::string> setting(std::string_view section, std::string_view key) = 0;
+  // The server, or null when the caller gave none (a call then fails as a refused connection).
+  virtual ServerConnection* server() = 0;
+  // Adds a fact the server could not give to the version's `unknowns`.
+  virtual void reportUnknown(UnknownParameter parameter) = 0;
+  // A log line of the plugin's module (`level`: "WARNING", "INFO", "DEBUG"), shown by verbosity.
+  virtual void log(std::string_view level, const std::string& message) = 0;
+  // The resource id of an instance of a registered resource type (following the agent path and
+  // reading the id attribute; suspends like `attribute` when a value is not ready); Unknown when
+  // a value on the way is unknown; NotAResource for anything else. Throws PluginFailure when
+  // the agent path does not lead to a string.
+  virtual ResourceIdentity resourceId(const runtime::Value& instance) = 0;
 
   // Calls another registered plugin (`std::upper`) the way the reference's Python code calls a
   // plugin object (Jinja filters): the arguments are bound and type-checked as for a call in the

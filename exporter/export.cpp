@@ -8,17 +8,10 @@
 #include "json.h"
 #include "resources.h"
 #include "rest_client.h"
+#include "plugin_server.h"
 #include "settings.h"
 
 namespace inmanta::exporter {
-
-std::string logLine(const std::string& logger, const std::string& level, const std::string& message) {
-  std::string out = logger;
-  out.resize(std::max<size_t>(out.size(), 15), ' ');
-  std::string lvl = level;
-  lvl.resize(std::max<size_t>(lvl.size(), 8), ' ');
-  return out + lvl + message;
-}
 
 std::string dependencyGraph(const std::vector<Resource>& resources) {
   std::string out = "digraph G {\n";
@@ -57,10 +50,45 @@ std::vector<std::string> splitWords(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// The compile's plugins read `settings` and reach the server through `server`.
+void withSettings(compiler::CompileOptions& compile, const Settings& settings, PluginServerConnection& server) {
+  compile.settings = [&settings](std::string_view section, std::string_view key) {
+    return settings.get(std::string(section), std::string(key));
+  };
+  compile.server = &server;
+}
+
+}  // namespace
+
+int runCompileWithSettings(const compiler::CompileOptions& options, const SettingsFlags& flags, std::ostream& out,
+                           std::ostream& err) {
+  Settings settings;
+  try {
+    settings = loadSettings(flags);
+  } catch (const std::exception& e) {
+    err << "Error: " << e.what() << "\n";
+    return 1;
+  }
+  compiler::CompileOptions compile = options;
+  PluginServerConnection pluginServer(settings);
+  withSettings(compile, settings, pluginServer);
+  compiler::CompileStatus status = compiler::runCompile(compile, out, err);
+  return status == compiler::CompileStatus::Success ? 0 : static_cast<int>(status);
+}
+
 int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err) {
   static const compiler::ResourceTypeRegistry kNoTypes;
   const compiler::ResourceTypeRegistry& types = options.types ? *options.types : kNoTypes;
   const bool toServer = options.jsonFile.empty();
+  Settings settings;
+  try {
+    settings = loadSettings(options.settings);
+  } catch (const std::exception& e) {
+    err << failure(e.what());
+    return 1;
+  }
   PushOptions push = options.push;
   push.verbosity = options.compile.verbosity;
   std::unique_ptr<RestClient> client;
@@ -76,16 +104,6 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     }
     ServerSettings server;
     try {
-      Settings settings;
-      settings.readStandardFiles(options.configDir, options.configFile);
-      settings.readEnvironment();
-      const std::string t = "compiler_rest_transport";
-      if (options.environment) settings.set("config", "environment", *options.environment);
-      if (options.host) settings.set(t, "host", *options.host);
-      if (options.port) settings.set(t, "port", std::to_string(*options.port));
-      if (options.ssl) settings.set(t, "ssl", *options.ssl ? "true" : "false");
-      if (options.caFile) settings.set(t, "ssl_ca_cert_file", *options.caFile);
-      if (options.token) settings.set(t, "token", *options.token);
       server = serverSettings(settings);
       if (server.environment.empty()) {
         err << logLine("exporter", "ERROR", "The environment for this model should be set!") << "\n";
@@ -112,6 +130,9 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     }
   }
   compiler::CompileOptions compile = options.compile;
+  PluginServerConnection pluginServer(settings);
+  withSettings(compile, settings, pluginServer);
+  if (!compile.resourceTypes) compile.resourceTypes = &types;
   compile.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
     ResourceSet set;
     try {
@@ -119,6 +140,7 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     } catch (const ExportError& e) {
       return std::string(e.what());
     }
+    set.unknowns = model.unknowns;
     for (const auto& w : set.warnings) err << logLine("exporter", "WARNING", w) << "\n";
     if (options.compile.verbosity >= 2)
       for (const auto& i : set.infos) err << logLine("exporter", "INFO", i) << "\n";

@@ -11,6 +11,7 @@
 #include "resource_types.h"
 #include "push.h"
 #include "resources.h"
+#include "settings.h"
 
 namespace inmanta::exporter {
 
@@ -20,19 +21,19 @@ struct ExportOptions {
   std::string jsonFile;    // -j: write the resources here, no server
   bool dependencyGraph = false;  // -g: dependencies.dot in the current folder
   // settings (4.1): files, then INMANTA_* variables, then these flags (decision X4)
-  std::string configFile;  // -c
-  std::string configDir = "/etc/inmanta/inmanta.d";
-  std::optional<std::string> environment, host, token, caFile;
-  std::optional<int> port;
-  std::optional<bool> ssl;
+  SettingsFlags settings;
   PushOptions push;
 };
+
+// `inmanta compile` with the run's settings: plugins read them (std::environment) and reach
+// the server they name (std::getfact). Returns the exit status.
+int runCompileWithSettings(const compiler::CompileOptions& options, const SettingsFlags& flags, std::ostream& out,
+                           std::ostream& err);
 
 // Runs the export; diagnostics and the summary go to `err`. Returns the exit status.
 int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err);
 
-// `NAME(15)LEVEL(8)message`, the reference's console log line
-std::string logLine(const std::string& logger, const std::string& level, const std::string& message);
+using compiler::logLine;
 
 // The dependencies.dot text of `-g`.
 std::string dependencyGraph(const std::vector<Resource>& resources);

@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 
+#include "driver.h"
 #include "json.h"
 
 namespace inmanta::exporter {
@@ -20,7 +21,7 @@ namespace inmanta::exporter {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string logLine(const std::string& logger, const std::string& level, const std::string& message);
+using compiler::logLine;
 
 namespace {
 
@@ -275,8 +276,11 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   for (const Resource& r : set.resources) state[r.rid] = r.undefined ? "undefined" : "available";
   json meta = exportMetadata(options.metadata, options.message);
   meta["inmanta:compile:state"] = "success";
+  json unknowns = json::array();
+  for (const compiler::UnknownParameter& u : set.unknowns)
+    unknowns.push_back({{"resource", u.resource}, {"parameter", u.parameter}, {"source", u.source}});
   json rest = {{"resource_sets", set.setOf},
-               {"unknowns", json::array()},
+               {"unknowns", unknowns},
                {"resource_state", state},
                {"version_info", {{"export_metadata", meta}}},
                {"module_version_info", moduleVersionInfo(project, set)},

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin.h"
 #include "resource_types.h"
 #include "runtime/instance.h"
 
@@ -37,6 +38,7 @@ struct ResourceSet {
   std::map<std::string, std::string> files;      // sha1 -> bytes to upload
   std::vector<std::string> warnings;
   std::vector<std::string> infos;
+  std::vector<compiler::UnknownParameter> unknowns;  // facts the server could not give (1.7)
 };
 
 // Builds the resource set. Throws ExportError.

@@ -149,4 +149,18 @@ ServerSettings serverSettings(const Settings& settings) {
   return s;
 }
 
+Settings loadSettings(const SettingsFlags& flags) {
+  Settings settings;
+  settings.readStandardFiles(flags.configDir, flags.configFile);
+  settings.readEnvironment();
+  const std::string t = "compiler_rest_transport";
+  if (flags.environment) settings.set("config", "environment", *flags.environment);
+  if (flags.host) settings.set(t, "host", *flags.host);
+  if (flags.port) settings.set(t, "port", std::to_string(*flags.port));
+  if (flags.ssl) settings.set(t, "ssl", *flags.ssl ? "true" : "false");
+  if (flags.caFile) settings.set(t, "ssl_ca_cert_file", *flags.caFile);
+  if (flags.token) settings.set(t, "token", *flags.token);
+  return settings;
+}
+
 }  // namespace inmanta::exporter

@@ -48,4 +48,18 @@ struct ServerSettings {
 
 ServerSettings serverSettings(const Settings& settings);
 
+// What the command line says about the settings: -c, --config-dir and the server flags, which
+// win over the files and INMANTA_* variables (decision X4).
+struct SettingsFlags {
+  std::string configFile;  // -c
+  std::string configDir = "/etc/inmanta/inmanta.d";
+  std::optional<std::string> environment, host, token, caFile;
+  std::optional<int> port;
+  std::optional<bool> ssl;
+};
+
+// The settings of one run: the standard files, then INMANTA_* variables, then the flags.
+// Throws std::runtime_error for a malformed file.
+Settings loadSettings(const SettingsFlags& flags);
+
 }  // namespace inmanta::exporter

@@ -208,7 +208,59 @@ class Evaluator::Context : public PluginContext {
   }
   std::string callingModule() override { return callingNs != nullptr ? callingNs->module : "__config__"; }
   std::string projectDir() override { return e_.options_.projectDir; }
-  std::optional<std::string> setting(std::string_view, std::string_view) override { return std::nullopt; }
+  std::optional<std::string> setting(std::string_view section, std::string_view key) override {
+    if (!e_.options_.settings) return std::nullopt;
+    return e_.options_.settings(section, key);
+  }
+  ServerConnection* server() override { return e_.options_.server; }
+  void reportUnknown(UnknownParameter parameter) override { e_.unknownParameters_.push_back(std::move(parameter)); }
+  void log(std::string_view level, const std::string& message) override {
+    if (e_.options_.log) e_.options_.log(level, message);
+  }
+  ResourceIdentity resourceId(const Value& value) override {
+    ResourceIdentity result;
+    if (!value.isInstance() || e_.options_.resourceTypes == nullptr) return result;
+    auto* instance = static_cast<runtime::Instance*>(value.asInstance());
+    const ResourceTypeSpec* type = nullptr;
+    for (const model::Entity* e : instance->entity->lineage()) {  // the entity itself, then its parents
+      for (const ResourceTypeSpec& t : e_.options_.resourceTypes->types())
+        if (t.entity == e->fullName) type = &t;
+      if (type != nullptr) break;
+    }
+    if (type == nullptr) return result;
+    std::string path;
+    for (const std::string& el : type->agentPath) path += (path.empty() ? "" : ".") + el;
+    // the agent: follow the path (the first of a list, as the reference does)
+    Value at = value;
+    for (size_t i = 0; i < type->agentPath.size(); ++i) {
+      if (at.isList() && !at.asList().empty()) at = at.asList().front();
+      if (!at.isInstance() || static_cast<runtime::Instance*>(at.asInstance())->slot(type->agentPath[i]) == nullptr)
+        throw PluginFailure("Exception", "Unable to get the name of agent " + instance->display() + " belongs to. In path " +
+                                             path + ", '" + type->agentPath[i] + "' does not exist");
+      at = attribute(at, type->agentPath[i]);
+      if (at.isUnknown()) {
+        result.state = ResourceIdentity::State::Unknown;
+        return result;
+      }
+    }
+    Value id = attribute(value, type->idAttribute);
+    if (id.isUnknown()) {
+      result.state = ResourceIdentity::State::Unknown;
+      return result;
+    }
+    if (!at.isString())
+      throw PluginFailure("ResourceException", "The agent attribute should lead to a string, got " + runtime::repr(at) +
+                                                   " of type <class '" + runtime::pythonTypeName(at) + "'>");
+    std::string agent = at.asString(), idValue = runtime::printForm(id);
+    // the reference's Id() refuses what would not parse back (export spec 1.4)
+    if (agent.find(',') != std::string::npos)
+      throw PluginFailure("ValueError", "Invalid agent name '" + agent + "': cannot contain ','.");
+    if (idValue.find(']') != std::string::npos)
+      throw PluginFailure("ValueError", "Invalid attribute value '" + idValue + "': cannot contain ']'.");
+    result.state = ResourceIdentity::State::Known;
+    result.id = type->entity + "[" + agent + "," + type->idAttribute + "=" + idValue + "]";
+    return result;
+  }
   Value callPlugin(std::string_view fullName, const std::vector<Value>& args,
                    const std::vector<std::pair<std::string, Value>>& kwargs) override {
     const PluginSpec* plugin = e_.plugins_.find(fullName);

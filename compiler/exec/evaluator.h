@@ -5,8 +5,10 @@
 // operators, attribute chains).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 #include "model/model.h"
 #include "parse/pyregex.h"
 #include "plugin.h"
+#include "resource_types.h"
 #include "runtime/engine.h"
 #include "runtime/instance.h"
 #include "source/source.h"
@@ -46,6 +49,12 @@ struct ExecOptions {
   WarningSink warn;
   std::string projectDir;
   size_t maxIterations = 100000;
+  // What plugins may read and call (PluginContext::setting, server, resourceId, log); each may
+  // be empty: no settings, no server, no resource types, no log.
+  std::function<std::optional<std::string>(std::string_view section, std::string_view key)> settings;
+  ServerConnection* server = nullptr;
+  const ResourceTypeRegistry* resourceTypes = nullptr;
+  std::function<void(std::string_view level, const std::string& message)> log;
 };
 
 class Evaluator {
@@ -57,6 +66,8 @@ class Evaluator {
   void run();
   // Every instance made by the run, in creation order (read by the exporter).
   const std::vector<std::unique_ptr<runtime::Instance>>& instances() const { return instances_; }
+  // The facts plugins could not get from the server, in the order they were asked.
+  const std::vector<UnknownParameter>& unknownParameters() const { return unknownParameters_; }
 
  private:
   class Context;
@@ -135,6 +146,7 @@ class Evaluator {
   std::unique_ptr<Context> context_;
   std::map<std::string, std::unique_ptr<PyRegex>> regexes_;
   std::vector<std::unique_ptr<runtime::Instance>> instances_;
+  std::vector<UnknownParameter> unknownParameters_;
   std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
   std::map<const ast::Constructor*, const model::Entity*> constructorTypes_;
   // per entity, computed on first use (node-based maps: references stay valid)

@@ -10,9 +10,11 @@ import base64
 import hashlib
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,11 +43,11 @@ def project(files):
     return d
 
 
-def run(d, args, env=None):
+def run(d, args, env=None, command="export"):
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
     full_env["HOME"] = d  # no ~/.inmanta.cfg of the machine
     full_env.update(env or {})
-    return subprocess.run([INMANTA, "--config-dir", os.path.join(d, "no-config-dir"), "export", *args], cwd=d,
+    return subprocess.run([INMANTA, "--config-dir", os.path.join(d, "no-config-dir"), command, *args], cwd=d,
                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, env=full_env)
 
 
@@ -139,9 +141,25 @@ for scenario in fixture["scenarios"]:
 
 
 # ----------------------------------------------------------------- scenarios with a scripted server
-def scripted(version=7, missing=None, put_status=200, release_status=200, reserve_status=200, status_for=None):
-    """A server answering like the reference; `missing`: the hashes it lacks (None: all)."""
+def scripted(version=7, missing=None, put_status=200, release_status=200, reserve_status=200, status_for=None,
+             facts=None, listed_facts=()):
+    """A server answering like the reference; `missing`: the hashes it lacks (None: all); `facts`:
+    {(resource id, name): value} it answers one by one; `listed_facts`: those in the list call."""
     def handler(rec):
+        if rec.path == "/api/v1/parameter" and rec.method == "POST":
+            assert rec.body == {}, rec.body
+            return 200, {"parameters": [{"resource_id": r, "name": n, "value": v} for (r, n), v in (facts or {}).items()
+                                        if (r, n) in listed_facts]}
+        if rec.path == "/api/v1/environment_auth":
+            assert rec.body == {"client_types": ["agent"], "idempotent": True}, rec.body
+            return 200, {"token": "agent-token"}
+        if rec.path.startswith("/api/v1/parameter/") and rec.method == "GET":
+            name, query = urllib.parse.unquote(rec.path[len("/api/v1/parameter/"):].split("?")[0]), \
+                urllib.parse.parse_qs(urllib.parse.urlsplit(rec.path).query)
+            key = (query["resource_id"][0], name)
+            if key in (facts or {}):
+                return 200, {"parameter": {"value": facts[key], "name": name, "resource_id": key[0]}}
+            return 404, {"message": f"Request or referenced resource does not exist: parameter {name} not found"}
         if status_for and rec.path in status_for:
             return status_for[rec.path], {"message": f"refused {rec.path}"}
         if rec.path == "/api/v2/reserve_version":
@@ -373,6 +391,79 @@ with TestServer(scripted()) as server:
     proc = run(model_project(server.port, main="x = 1\n"), [])
     check("empty model", proc.returncode == 0 and "Empty deployment model." in proc.stderr
           and server.requests[-1].body["resources"] == [], proc.stderr)
+
+# E-32 facts (3.9): std::getfact asks the server during the compile
+FACT_MODEL = """import std::testing
+n = std::testing::NullResource(name="n")
+v = std::getfact(n, "f")
+std::print(v)
+std::testing::NullResource(name=v)
+std::print(std::getfact(n, "g", default_value="dflt"))
+"""
+N_ID = "std::testing::NullResource[internal,name=n]"
+with TestServer(scripted(facts={(N_ID, "f"): "known", (N_ID, "g"): "listed"}, listed_facts={(N_ID, "g")})) as server:
+    proc = run(model_project(server.port, main=FACT_MODEL), [])
+    put = next((r.body for r in server.requests if r.path == "/api/v1/version"), {})
+    fact_calls = [r for r in server.requests if "/parameter" in r.path]
+    check("E-32 known fact", proc.returncode == 0 and sorted(proc.stdout.split()) == ["known", "listed"]
+          and put.get("unknowns") == []
+          and "std::testing::NullResource[internal,name=known],v=0" in [r["id"] for r in put.get("resources", [])],
+          f"{proc.stdout!r} {proc.stderr} {put.get('unknowns')}")
+    check("E-32 calls", [f"{r.method} {r.path}" for r in fact_calls] == [
+        "POST /api/v1/parameter",
+        "GET /api/v1/parameter/f?resource_id=std%3A%3Atesting%3A%3ANullResource%5Binternal%2Cname%3Dn%5D"]
+          and all(r.headers.get("x-inmanta-tid") == ENV and r.headers.get("authorization") == f"Bearer {TOKEN}"
+                  for r in fact_calls), paths(server))
+with TestServer(scripted(facts={})) as server:
+    proc = run(model_project(server.port, main=FACT_MODEL), ["-vv"])
+    put = next((r.body for r in server.requests if r.path == "/api/v1/version"), {})
+    ids = [r["id"] for r in put.get("resources", [])]
+    check("E-32 unknown fact", proc.returncode == 0 and put.get("unknowns") == [
+        {"resource": N_ID, "parameter": "f", "source": "fact"}, {"resource": N_ID, "parameter": "g", "source": "fact"}]
+          and ids == [N_ID + ",v=0"] and "dflt" in proc.stdout.split()
+          and f"Param f of resource {N_ID} is unknown" in proc.stderr, f"{ids} {put.get('unknowns')} {proc.stderr}")
+
+# facts in `inmanta compile`: the same calls with -e and the server flags; nothing listening is a warning
+with TestServer(scripted(facts={(N_ID, "f"): "from-compile"})) as server:
+    d = project({"main.cf": FACT_MODEL, "project.yml": "name: e2e\n"})
+    proc = run(d, ["-e", ENV, "--server_address", "127.0.0.1", "--server_port", str(server.port)], command="compile")
+    check("compile asks for facts", proc.returncode == 0 and sorted(proc.stdout.split()) == ["dflt", "from-compile"]
+          and sorted(r.path.split("?")[0] for r in server.requests) == [
+              "/api/v1/parameter", "/api/v1/parameter", "/api/v1/parameter/f", "/api/v1/parameter/g"],
+          f"{proc.stdout!r} {proc.stderr} {paths(server)}")
+with socket.socket() as probe:  # a port nothing listens on
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+proc = run(d, ["-e", ENV, "--server_address", "127.0.0.1", "--server_port", str(port)], command="compile")
+check("compile with the server down", proc.returncode == 0 and "dflt" in proc.stdout.split()
+      and f"Param f of resource {N_ID} is unknown because the server at http://127.0.0.1:{port} could not be reached"
+      in proc.stderr and "WARNING" in proc.stderr, proc.stderr)
+proc = run(d, [], command="compile")
+check("getfact without environment", proc.returncode == 1
+      and "The environment of this model should be configured in config>environment" in proc.stderr
+      and "std::getfact" in proc.stderr, proc.stderr)
+
+# resource ids as the reference's to_id: the registered type of a subtype, the agent path
+SUB_MODEL = """h = std::Host(name="h1", os=std::linux)
+f = std::ConfigFile(host=h, path="/x", content="")
+std::print(std::getfact(f, "size"))
+"""
+with TestServer(scripted(facts={("std::File[h1,path=/x]", "size"): "12"})) as server:
+    d = project({"main.cf": SUB_MODEL, "project.yml": "name: e2e\n"})
+    proc = run(d, ["-e", ENV, "--server_port", str(server.port), "--server_address", "127.0.0.1"], command="compile")
+    check("getfact of a ConfigFile", proc.returncode == 0 and proc.stdout == "12\n", proc.stderr)
+    d = project({"main.cf": "import std::testing\nstd::getfact(std::testing::NullResource(name='x]y'), 'f')\n",
+                 "project.yml": "name: e2e\n"})
+    proc = run(d, ["-e", ENV, "--server_port", str(server.port), "--server_address", "127.0.0.1"], command="compile")
+    check("getfact of an id that cannot be", proc.returncode == 1
+          and "Invalid attribute value 'x]y': cannot contain ']'." in proc.stderr, proc.stderr)
+
+# the compile reads .inmanta: std::environment, std::server_token (a token from the server)
+with TestServer(scripted()) as server:
+    proc = run(model_project(server.port, main="std::print(std::environment())\nstd::print(std::server_token())\n"),
+               [], command="compile")
+    check("compile reads .inmanta", proc.returncode == 0 and proc.stdout == f"{ENV}\nagent-token\n"
+          and paths(server) == ["POST /api/v1/environment_auth"], f"{proc.stdout!r} {proc.stderr}")
 
 # TLS with a CA file (a self-signed certificate for 127.0.0.1 made with the openssl tool)
 certs = tempfile.mkdtemp(prefix="inmanta-rest-tls-")

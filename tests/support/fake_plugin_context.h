@@ -86,6 +86,29 @@ class FakePluginContext : public PluginContext {
     if (it == settings.end()) return std::nullopt;
     return it->second;
   }
+  // the server plugins reach (none when null), the unknowns they report, their log lines
+  ServerConnection* serverConnection = nullptr;
+  std::vector<UnknownParameter> unknowns;
+  std::vector<std::pair<std::string, std::string>> logs;
+  // resourceId: by instance entity, `type[agent,attr=` + the id attribute's value + `]`
+  std::map<std::string, std::pair<std::string, std::string>> resourcePrefixes;  // entity -> (prefix, id attribute)
+  ServerConnection* server() override { return serverConnection; }
+  void reportUnknown(UnknownParameter p) override { unknowns.push_back(std::move(p)); }
+  void log(std::string_view level, const std::string& message) override { logs.emplace_back(level, message); }
+  ResourceIdentity resourceId(const runtime::Value& instance) override {
+    ResourceIdentity r;
+    if (!instance.isInstance()) return r;
+    auto it = resourcePrefixes.find(entityName(instance));
+    if (it == resourcePrefixes.end()) return r;
+    runtime::Value id = attribute(instance, it->second.second);
+    if (id.isUnknown()) {
+      r.state = ResourceIdentity::State::Unknown;
+      return r;
+    }
+    r.state = ResourceIdentity::State::Known;
+    r.id = it->second.first + runtime::printForm(id) + "]";
+    return r;
+  }
   runtime::Value variable(std::string_view name) override {
     for (const std::string& u : unreadyVariables)
       if (u == name) throw PluginSuspend(nullptr);

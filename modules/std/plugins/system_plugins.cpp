@@ -1,7 +1,7 @@
 // std plugins: environment variables, passwords, server settings, facts and module files
-// (spec Appendix A.8). All I/O goes through the plugin context's folders and settings; this
-// build has no orchestrator client, so what needs the server answers as the reference does
-// when the server cannot be reached.
+// (spec Appendix A.8). All I/O goes through the plugin context's folders, settings and server
+// connection; what needs the server answers as the reference does when the server cannot be
+// reached or has no answer.
 #include <openssl/rand.h>
 
 #include <algorithm>
@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+
+#include <nlohmann/json.hpp>
 
 #include "std_plugins.h"
 #include "std_support.h"
@@ -169,6 +171,112 @@ std::string requireEnvironment(PluginContext& ctx) {
   return *env;
 }
 
+// ------------------------------------------------------------------ the server
+
+// urllib.parse.quote(text, safe=""), or quote_plus for a query string value
+std::string urlQuote(const std::string& text, bool plus) {
+  static const char* const kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else if (plus && c == ' ') {
+      out += '+';
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// A JSON value as the model sees the Python object json.loads gives.
+Value fromJson(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return Value();
+    case nlohmann::json::value_t::boolean: return Value(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return Value(j.get<int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      if (j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return Value(j.get<double>());
+      return Value(static_cast<int64_t>(j.get<uint64_t>()));
+    case nlohmann::json::value_t::number_float: return Value(j.get<double>());
+    case nlohmann::json::value_t::string: return Value(j.get<std::string>());
+    case nlohmann::json::value_t::array: {
+      ValueList list;
+      for (const auto& e : j) list.push_back(fromJson(e));
+      return Value(std::move(list));
+    }
+    case nlohmann::json::value_t::object: {
+      runtime::ValueDict dict;
+      for (const auto& [k, v] : j.items()) dict.items.emplace_back(k, fromJson(v));
+      return Value(std::move(dict));
+    }
+    default: return Value();
+  }
+}
+
+// A server reply's JSON body, or null when it has none or it is not JSON.
+nlohmann::json replyJson(const compiler::ServerConnection::Reply& reply) {
+  nlohmann::json body = nlohmann::json::parse(reply.body, nullptr, false);
+  return body.is_discarded() ? nlohmann::json() : body;
+}
+
+compiler::ServerConnection::Reply serverCall(PluginContext& ctx, const std::string& method, const std::string& path,
+                                             const std::string& body) {
+  if (compiler::ServerConnection* server = ctx.server()) return server->call(method, path, body);
+  compiler::ServerConnection::Reply none;
+  none.transportError = "no server is configured for this run";
+  return none;
+}
+
+// The facts the server knows, by resource id and name: loaded by the first std::getfact of a
+// compile (and again while the server has none, as the reference's module-level cache does).
+using FactCache = std::map<std::string, std::map<std::string, nlohmann::json>>;
+
+Value getFact(PluginContext& ctx, const Value& resource, const std::string& name, const Value& fallback) {
+  if (!resource.isInstance())
+    fail("AttributeError", "'" + proxyTypeName(resource) + "' object has no attribute '_type'");
+  compiler::ResourceIdentity identity = ctx.resourceId(resource);
+  if (identity.state == compiler::ResourceIdentity::State::NotAResource)
+    fail("Exception", "Facts can only be retreived from resources.");
+  if (identity.state == compiler::ResourceIdentity::State::Unknown) return Value::unknown();
+  const std::string& rid = identity.id;
+  requireEnvironment(ctx);
+  std::shared_ptr<void>& slot = ctx.compileState("std::getfact");
+  if (!slot) slot = std::make_shared<FactCache>();
+  auto& cache = *static_cast<FactCache*>(slot.get());
+  if (cache.empty()) {
+    auto reply = serverCall(ctx, "POST", "/api/v1/parameter", "{}");
+    nlohmann::json body = reply.status == 200 ? replyJson(reply) : nlohmann::json();
+    if (body.is_object() && body.contains("parameters") && body["parameters"].is_array())
+      for (const auto& p : body["parameters"])
+        if (p.is_object() && p.contains("resource_id") && p["resource_id"].is_string() && p.contains("name") &&
+            p["name"].is_string())
+          cache[p["resource_id"].get<std::string>()][p["name"].get<std::string>()] = p.value("value", nlohmann::json());
+  }
+  if (auto r = cache.find(rid); r != cache.end())
+    if (auto f = r->second.find(name); f != r->second.end()) return fromJson(f->second);
+  auto reply = serverCall(ctx, "GET", "/api/v1/parameter/" + urlQuote(name, false) + "?resource_id=" + urlQuote(rid, true), "");
+  if (reply.status == 200) {
+    nlohmann::json body = replyJson(reply);
+    if (body.is_object() && body.contains("parameter") && body["parameter"].is_object())
+      return fromJson(body["parameter"].value("value", nlohmann::json()));
+    fail("KeyError", "'parameter'");  // the reference indexes result["parameter"]["value"]
+  }
+  if (reply.status == 0) {
+    std::string where = ctx.server() != nullptr ? " at " + ctx.server()->address() : "";
+    ctx.log("WARNING", "Param " + name + " of resource " + rid + " is unknown because the server" + where +
+                           " could not be reached (" + reply.transportError + ")");
+  } else {
+    ctx.log("INFO", "Param " + name + " of resource " + rid + " is unknown");
+  }
+  ctx.reportUnknown({rid, name, "fact"});
+  if (!fallback.isNull()) return fallback;
+  return Value::unknown();
+}
+
 // inmanta.config.is_bool
 bool settingBool(const std::string& value) {
   std::string lower;
@@ -181,18 +289,6 @@ bool settingBool(const std::string& value) {
 int64_t settingInt(const std::string& value) { return pyIntOf(Value(value)); }
 
 // The resource entities of std (spec A.9): only these have ids, and so facts.
-bool isResource(PluginContext& ctx, const Value& v) {
-  for (const char* entity : {"std::File", "std::Directory", "std::Service", "std::Package", "std::Symlink",
-                             "std::AgentConfig", "std::testing::NullResource"}) {
-    try {
-      if (ctx.isInstanceOf(v, entity)) return true;
-    } catch (const PluginFailure&) {
-      // that entity is not part of this compile
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 void registerSystemPlugins(PluginRegistry& registry) {
@@ -266,11 +362,20 @@ void registerSystemPlugins(PluginRegistry& registry) {
   });
   addPlugin(
       registry, "server_token", {param("client_types", "string[]", Value(ValueList{Value("agent")}))}, "string",
-      [](PluginContext& ctx, const Args&, const Kwargs&) {
+      [](PluginContext& ctx, const Args& a, const Kwargs&) {
         std::string token = ctx.setting("compiler_rest_transport", "token").value_or("");
         if (token.empty()) return Value("");
         requireEnvironment(ctx);
-        fail("Exception", "Unable to get a valid token");  // a new token needs the server
+        // a token for these client types, from the server (create_token, idempotent)
+        nlohmann::json request = {{"client_types", nlohmann::json::array()}, {"idempotent", true}};
+        for (const Value& t : a[0].asList()) request["client_types"].push_back(t.asString());
+        auto reply = serverCall(ctx, "POST", "/api/v1/environment_auth", request.dump());
+        nlohmann::json body = reply.status == 200 ? replyJson(reply) : nlohmann::json();
+        if (body.is_object() && body.contains("token") && body["token"].is_string())
+          return Value(body["token"].get<std::string>());
+        ctx.log("WARNING", "Unable to get a new token (" +
+                               (reply.status == 0 ? reply.transportError : "HTTP " + std::to_string(reply.status)) + ")");
+        fail("Exception", "Unable to get a valid token");
       },
       {.contextAware = true});
   addPlugin(registry, "server_port", {}, "int", [](PluginContext& ctx, const Args&, const Kwargs&) {
@@ -280,14 +385,7 @@ void registerSystemPlugins(PluginRegistry& registry) {
   addPlugin(
       registry, "getfact", {param("resource", "any"), param("fact_name", "string"), paramNone("default_value", "any")},
       "any",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        if (!a[0].isInstance()) fail("AttributeError", "'" + proxyTypeName(a[0]) + "' object has no attribute '_type'");
-        if (!isResource(ctx, a[0])) fail("Exception", "Facts can only be retreived from resources.");
-        requireEnvironment(ctx);
-        // no server to ask: the fact is unknown
-        if (!a[2].isNull()) return a[2];
-        return Value::unknown();
-      },
+      [](PluginContext& ctx, const Args& a, const Kwargs&) { return getFact(ctx, a[0], a[1].asString(), a[2]); },
       {.contextAware = true});
   addPlugin(
       registry, "source", {param("path", "string")}, "string",

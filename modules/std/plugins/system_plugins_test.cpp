@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -155,18 +156,44 @@ TEST_F(SystemPlugins, ServerCa) {
   EXPECT_EQ(str("server_ca", {}), "-----BEGIN CERTIFICATE-----\n");
 }
 
-TEST_F(SystemPlugins, ServerTokenNeedsTheServer) {
+// A server that answers from the test's function and records each call.
+struct FakeServer : compiler::ServerConnection {
+  std::vector<std::string> calls;  // `METHOD path body`
+  std::function<Reply(const std::string& method, const std::string& path)> answer;
+  Reply call(const std::string& method, const std::string& path, const std::string& body) override {
+    calls.push_back(method + " " + path + (body.empty() ? "" : " " + body));
+    return answer ? answer(method, path) : Reply{0, "connection refused", ""};
+  }
+  std::string address() const override { return "http://localhost:8888"; }
+};
+
+TEST_F(SystemPlugins, ServerTokenAsksTheServer) {
   EXPECT_EQ(compiler::runtime::repr(*spec("server_token").params[0].defaultValue), "['agent']");
   EXPECT_EQ(spec("server_token").params[0].type, "string[]");
   ctx.settings[{"compiler_rest_transport", "token"}] = "abc";
   EXPECT_EQ(failure("server_token", {}), "Exception: The environment of this model should be configured in config>environment");
   ctx.settings[{"config", "environment"}] = "env";
+  EXPECT_EQ(failure("server_token", {}), "Exception: Unable to get a valid token");  // no server
+  FakeServer server;
+  ctx.serverConnection = &server;
+  server.answer = [](const std::string&, const std::string&) {
+    return compiler::ServerConnection::Reply{200, "", R"({"token": "tok-1"})"};
+  };
+  EXPECT_EQ(str("server_token", {compiler::runtime::ValueList{"agent", "compiler"}}), "tok-1");
+  ASSERT_EQ(server.calls.size(), 1u);
+  EXPECT_EQ(server.calls[0], R"(POST /api/v1/environment_auth {"client_types":["agent","compiler"],"idempotent":true})");
+  server.answer = [](const std::string&, const std::string&) {
+    return compiler::ServerConnection::Reply{403, "", R"({"message": "no"})"};
+  };
   EXPECT_EQ(failure("server_token", {}), "Exception: Unable to get a valid token");
+  ASSERT_FALSE(ctx.logs.empty());
+  EXPECT_EQ(ctx.logs.back(), std::make_pair(std::string("WARNING"), std::string("Unable to get a new token (HTTP 403)")));
 }
 
-TEST_F(SystemPlugins, Getfact) {
-  FakeInstance file("std::File", {});
+TEST_F(SystemPlugins, GetfactWithoutServerIsUnknown) {
+  FakeInstance file("std::File", {{"path", "/etc/motd"}});
   FakeInstance host("std::Host", {});
+  ctx.resourcePrefixes["std::File"] = {"std::File[h1,path=", "path"};
   EXPECT_EQ(failure("getfact", {"x", "size"}), "AttributeError: 'str' object has no attribute '_type'");
   EXPECT_EQ(failure("getfact", {instance(host), "size"}), "Exception: Facts can only be retreived from resources.");
   EXPECT_EQ(failure("getfact", {instance(file), "size"}),
@@ -174,9 +201,70 @@ TEST_F(SystemPlugins, Getfact) {
   ctx.settings[{"config", "environment"}] = "env";
   EXPECT_TRUE(call("getfact", {instance(file), "size"}).isUnknown());
   EXPECT_EQ(call("getfact", {instance(file), "size", 5}).asInt(), 5);
-  FakeInstance custom("__config__::MyFile", {});
-  custom.isA = {"std::File", "std::Resource"};
-  EXPECT_TRUE(call("getfact", {instance(custom), "size"}).isUnknown());
+  // every miss is an entry of the version's unknowns, also when the default was used
+  ASSERT_EQ(ctx.unknowns.size(), 2u);
+  EXPECT_EQ(ctx.unknowns[1].resource, "std::File[h1,path=/etc/motd]");
+  EXPECT_EQ(ctx.unknowns[1].parameter, "size");
+  EXPECT_EQ(ctx.unknowns[1].source, "fact");
+  ASSERT_EQ(ctx.logs.size(), 2u);
+  EXPECT_EQ(ctx.logs[0].first, "WARNING");
+  EXPECT_EQ(ctx.logs[0].second,
+            "Param size of resource std::File[h1,path=/etc/motd] is unknown because the server could not be reached "
+            "(no server is configured for this run)");
+}
+
+TEST_F(SystemPlugins, GetfactAsksTheServer) {
+  ctx.settings[{"config", "environment"}] = "env";
+  ctx.resourcePrefixes["std::File"] = {"std::File[h 1,path=", "path"};
+  FakeInstance file("std::File", {{"path", "/etc/motd"}});
+  FakeServer server;
+  ctx.serverConnection = &server;
+  server.answer = [](const std::string& method, const std::string& path) {
+    using Reply = compiler::ServerConnection::Reply;
+    if (method == "POST" && path == "/api/v1/parameter")
+      return Reply{200, "", R"({"parameters": [{"resource_id": "std::File[h 1,path=/etc/motd]", "name": "size", "value": "42"}]})"};
+    if (path == "/api/v1/parameter/owner%20name?resource_id=std%3A%3AFile%5Bh+1%2Cpath%3D%2Fetc%2Fmotd%5D")
+      return Reply{200, "", R"({"parameter": {"value": "root"}})"};
+    return Reply{404, "", R"({"message": "Parameter not found"})"};
+  };
+  EXPECT_EQ(str("getfact", {instance(file), "size"}), "42");  // from the list, loaded once
+  EXPECT_EQ(str("getfact", {instance(file), "owner name"}), "root");
+  EXPECT_TRUE(call("getfact", {instance(file), "mtime"}).isUnknown());
+  EXPECT_EQ(str("getfact", {instance(file), "mtime", "never"}), "never");
+  std::vector<std::string> expected{
+      "POST /api/v1/parameter {}",
+      "GET /api/v1/parameter/owner%20name?resource_id=std%3A%3AFile%5Bh+1%2Cpath%3D%2Fetc%2Fmotd%5D",
+      "GET /api/v1/parameter/mtime?resource_id=std%3A%3AFile%5Bh+1%2Cpath%3D%2Fetc%2Fmotd%5D",
+      "GET /api/v1/parameter/mtime?resource_id=std%3A%3AFile%5Bh+1%2Cpath%3D%2Fetc%2Fmotd%5D"};
+  EXPECT_EQ(server.calls, expected);
+  ASSERT_EQ(ctx.unknowns.size(), 2u);
+  EXPECT_EQ(ctx.unknowns[0].parameter, "mtime");
+  EXPECT_EQ(ctx.logs[0], std::make_pair(std::string("INFO"),
+                                        std::string("Param mtime of resource std::File[h 1,path=/etc/motd] is unknown")));
+  // a resource whose id is not known yet: the fact is unknown, nothing is asked
+  FakeInstance unknownPath("std::File", {{"path", compiler::runtime::Value::unknown()}});
+  EXPECT_TRUE(call("getfact", {instance(unknownPath), "size"}).isUnknown());
+  EXPECT_EQ(server.calls.size(), expected.size());
+  // a 200 without the parameter is the reference's KeyError
+  server.answer = [](const std::string&, const std::string&) { return compiler::ServerConnection::Reply{200, "", "{}"}; };
+  EXPECT_EQ(failure("getfact", {instance(file), "other"}), "KeyError: 'parameter'");
+}
+
+TEST_F(SystemPlugins, GetfactReloadsAnEmptyFactList) {
+  ctx.settings[{"config", "environment"}] = "env";
+  ctx.resourcePrefixes["std::File"] = {"std::File[h,path=", "path"};
+  FakeInstance file("std::File", {{"path", "/a"}});
+  FakeServer server;
+  ctx.serverConnection = &server;
+  server.answer = [](const std::string& method, const std::string&) {
+    using Reply = compiler::ServerConnection::Reply;
+    if (method == "POST") return Reply{200, "", R"({"parameters": []})"};
+    return Reply{200, "", R"({"parameter": {"value": {"n": [1, 2.5, true, null]}}})"};
+  };
+  EXPECT_EQ(compiler::runtime::repr(call("getfact", {instance(file), "x"})), "{'n': [1, 2.5, True, null]}");
+  EXPECT_EQ(compiler::runtime::repr(call("getfact", {instance(file), "x"})), "{'n': [1, 2.5, True, null]}");
+  EXPECT_EQ(server.calls.size(), 4u);  // the list is asked again while the server has no facts
+  EXPECT_TRUE(ctx.unknowns.empty());
 }
 
 // ------------------------------------------------------------------ module files
