@@ -1202,6 +1202,7 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
                       "Invalid class type for " + runtime::str(v) + ", should be " + target->fullName);
   }
 
+  std::string_view attributeName() const override { return attribute_->name; }
   bool hasInverse() const override { return attribute_->isRelation && attribute_->inverse != nullptr; }
 
   void setInverse(const Variable& self, const Value& other, SourceLocation location) const override {
@@ -1241,7 +1242,6 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
     }
     slot->policy = slotPolicy(attr);
     slot->owner = instance;
-    slot->attributeName = attr->name;
     instance->slots.push_back(slot);
   }
   instance->self = scheduler_.makeWrapped(Value(static_cast<runtime::InstanceBase*>(instance)));

@@ -21,7 +21,7 @@ bool ResultCollector::receiveFlatten(const Value& value, SourceLocation location
 
 // ------------------------------------------------------------------ Variable
 
-Variable::Variable(Kind kind, Scheduler* scheduler) : kind_(kind), scheduler_(scheduler) {
+Variable::Variable(Kind kind, Scheduler* scheduler) : scheduler_(scheduler), kind_(kind) {
   tracksPromises_ = delayed();
 }
 
@@ -30,17 +30,20 @@ Value Variable::get() const {
   return value_;
 }
 
+const Value& Variable::current() const {
+  if (kind_ == Kind::List && !hasValue_) return static_cast<const ListVariable*>(this)->snapshot();
+  return value_;
+}
+
 void Variable::waitFor(Waiter* waiter) {
   if (hasValue_) waiter->ready();
-  else waiters_.push_back(waiter);
+  else waiters_.push(waiter);
 }
 
 bool Variable::listen(ResultCollector*, SourceLocation) { return false; }
 
 void Variable::notifyWaiters() {
-  std::vector<Waiter*> waiting;
-  waiting.swap(waiters_);
-  for (Waiter* w : waiting) w->ready();
+  for (Waiter* w : waiters_.take()) w->ready();
 }
 
 void Variable::validate(const Value& value) {
@@ -83,20 +86,19 @@ void Variable::freeze() {
 }
 
 Promise* Variable::setPromise() {
+  ++promises_;
   if (!tracksPromises_) {
     // a promise on a variable that does not track them: fulfilled by setting the value
-    promises_.push_back(std::make_unique<Promise>(Promise{this, true}));
     ++donePromises_;
-    return promises_.back().get();
+    return scheduler_->makePromise(this, true);
   }
-  promises_.push_back(std::make_unique<Promise>(Promise{this, false}));
-  return promises_.back().get();
+  return scheduler_->makePromise(this, false);
 }
 
 Promise* Variable::progressionPromise() {
   if (!tracksPromises_) return nullptr;
-  promises_.push_back(std::make_unique<Promise>(Promise{this, false}));
-  return promises_.back().get();
+  ++promises_;
+  return scheduler_->makePromise(this, false);
 }
 
 void Variable::fulfill(Promise* promise) {
@@ -123,7 +125,7 @@ Value OptionVariable::get() const {
   if (v.isNull())
     fail(ErrorKind::OptionalValueException,
          "Optional variable accessed that has no value (attribute `" + std::string(entityName) + "." +
-             std::string(attributeName) + "` of `" +
+             std::string(attributeName()) + "` of `" +
              (owner ? owner->display() : std::string()) + "`)");
   return v;
 }
@@ -155,13 +157,21 @@ ListVariable::ListVariable(Scheduler* scheduler, int64_t lowerBound, std::option
 }
 
 bool ListVariable::canGet() const {
-  return static_cast<int64_t>(items_.size()) >= low_ && waitingProviders() == 0;
+  return static_cast<int64_t>(values().size()) >= low_ && waitingProviders() == 0;
 }
 
 int ListVariable::progressPotential() const { return static_cast<int>(waiters_.size()) - gradualWaiters_; }
 
+const Value& ListVariable::snapshot() const {
+  if (stale_) {
+    const_cast<Value&>(value_) = Value(ValueList(items_));
+    stale_ = false;
+  }
+  return value_;
+}
+
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
-  for (const Value& v : std::vector<Value>(items_)) collector->receive(v, location);
+  for (const Value& v : std::vector<Value>(values())) collector->receive(v, location);
   if (!hasValue_) {
     if (std::find(listeners_.begin(), listeners_.end(), collector) != listeners_.end()) {
       ++gradualWaiters_;
@@ -174,7 +184,10 @@ bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
 }
 
 void ListVariable::freeze() {
-  value_ = Value(ValueList(items_));
+  if (hasValue_) return;
+  value_ = Value(std::move(items_));
+  items_ = {};
+  stale_ = false;
   Variable::freeze();
   listeners_.clear();
 }
@@ -189,14 +202,14 @@ bool sameInstance(const Value& a, const Value& b) {
 // Returns true when the value was new and appended.
 bool ListVariable::addOne(const Value& value, SourceLocation location, bool recur) {
   auto present = [&] {
-    for (const Value& v : items_)
+    for (const Value& v : values())
       if (sameInstance(v, value)) return true;
     return false;
   };
   if (hasValue_) {
     if (present()) return false;
-    if (high_ && static_cast<int64_t>(items_.size()) == *high_)
-      fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName) + "' of instance '" +
+    if (high_ && static_cast<int64_t>(values().size()) == *high_)
+      fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName()) + "' of instance '" +
                                             (owner ? owner->display() : std::string()) + "'",
            location);
     fail(ErrorKind::ModifiedAfterFreezeException, "List modified after freeze", location);
@@ -207,7 +220,7 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
     return false;
   }
   items_.push_back(value);
-  value_ = Value(ValueList(items_));
+  stale_ = true;
   for (size_t i = 0; i < listeners_.size();) {
     ResultCollector* l = listeners_[i];
     if (l->receive(value, location)) {
@@ -229,12 +242,12 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
 
 void ListVariable::set(const Value& value, SourceLocation location, bool recur) {
   if (value.isNull()) {
-    if (!items_.empty()) {
-      std::string values;
-      for (const Value& v : items_) values += (values.empty() ? "" : ", ") + str(v);
-      fail(ErrorKind::RuntimeException, "Trying to set relation attribute `" + std::string(attributeName) + "` of instance `" +
+    if (!values().empty()) {
+      std::string text;
+      for (const Value& v : values()) text += (text.empty() ? "" : ", ") + str(v);
+      fail(ErrorKind::RuntimeException, "Trying to set relation attribute `" + std::string(attributeName()) + "` of instance `" +
                                             (owner ? owner->display() : std::string()) +
-                                            "` to null but it has values `" + values + "` assigned already",
+                                            "` to null but it has values `" + text + "` assigned already",
            location);
     }
     freeze();

@@ -61,6 +61,8 @@ class SlotPolicy {
   virtual ~SlotPolicy() = default;
   // The error for a value this slot must not take, if any (never called with an unknown).
   virtual std::optional<Diagnostic> validate(const Value& value) const = 0;
+  // The attribute's name in the model.
+  virtual std::string_view attributeName() const { return {}; }
   // Sets the inverse end on the other instance; `self`'s owner is the instance to put there.
   virtual bool hasInverse() const { return false; }
   virtual void setInverse(const Variable& /*self*/, const Value& /*other*/, SourceLocation /*location*/) const {}
@@ -71,7 +73,7 @@ class SlotPolicy {
 // elements of a list literal; `Wrapped` holds a value known at creation.
 class Variable {
  public:
-  enum class Kind { Plain, Single, Option, List, Collector, Wrapped };
+  enum class Kind : uint8_t { Plain, Single, Option, List, Collector, Wrapped };
   Variable(Kind kind, Scheduler* scheduler);
   virtual ~Variable() = default;
   Variable(const Variable&) = delete;
@@ -82,7 +84,7 @@ class Variable {
   // The value; UnsetSignal when not ready; an OptionalValueException for an empty optional.
   virtual Value get() const;
   // What is there now, ready or not (a relation's values so far).
-  const Value& current() const { return value_; }
+  const Value& current() const;
   const SourceLocation& setAt() const { return setAt_; }
   void waitFor(Waiter* waiter);
   // Registers a gradual listener; false when this kind does not report values one by one.
@@ -96,7 +98,7 @@ class Variable {
   // Null when this variable no longer tracks promises (frozen) or never does.
   Promise* progressionPromise();
   void fulfill(Promise* promise);
-  size_t waitingProviders() const { return tracksPromises_ ? promises_.size() - donePromises_ : 0; }
+  size_t waitingProviders() const { return tracksPromises_ ? promises_ - donePromises_ : 0; }
   virtual bool canGet() const { return hasValue_; }
   virtual int progressPotential() const { return static_cast<int>(waiters_.size()); }
   // Relation variables are frozen before collectors (the candidate queue's order, 4.7).
@@ -108,11 +110,12 @@ class Variable {
     if (delayed() && canGet()) queue();
   }
 
-  // For attribute and relation slots: their attribute's policy (outlives the variables), the
-  // owner and the attribute's name, for messages and inverses.
+  // For attribute and relation slots: their attribute's policy (outlives the variables) and the
+  // owner, for messages and inverses.
   const SlotPolicy* policy = nullptr;
   InstanceBase* owner = nullptr;
-  std::string_view attributeName;  // the model's name of it, which outlives the compile's variables
+  // The model's name of the attribute (empty for other variables).
+  std::string_view attributeName() const { return policy != nullptr ? policy->attributeName() : std::string_view(); }
 
  protected:
   void notifyWaiters();
@@ -120,16 +123,50 @@ class Variable {
   void validate(const Value& value);
   [[noreturn]] void doubleSet(const Value& value, SourceLocation location) const;
 
-  Kind kind_;
+  // The units waiting for the value, in arrival order: the first inline (most variables have at
+  // most one), the others in a vector made when needed. A variable exists per attribute of every
+  // instance and per expression evaluated, so its size is the compile's memory.
+  class Waiters {
+   public:
+    Waiters() = default;
+    Waiters(const Waiters&) = delete;
+    Waiters& operator=(const Waiters&) = delete;
+    ~Waiters() { delete more_; }
+    void push(Waiter* w) {
+      if (first_ == nullptr && (more_ == nullptr || more_->empty())) {
+        first_ = w;
+        return;
+      }
+      if (more_ == nullptr) more_ = new std::vector<Waiter*>();
+      more_->push_back(w);
+    }
+    size_t size() const { return (first_ != nullptr ? 1 : 0) + (more_ != nullptr ? more_->size() : 0); }
+    // Empties the list and returns what was in it, in order.
+    std::vector<Waiter*> take() {
+      std::vector<Waiter*> out;
+      out.reserve(size());
+      if (first_ != nullptr) out.push_back(first_);
+      if (more_ != nullptr) out.insert(out.end(), more_->begin(), more_->end());
+      first_ = nullptr;
+      if (more_ != nullptr) more_->clear();
+      return out;
+    }
+
+   private:
+    Waiter* first_ = nullptr;
+    std::vector<Waiter*>* more_ = nullptr;
+  };
+
   Scheduler* scheduler_;
   Value value_;
-  bool hasValue_ = false;
   SourceLocation setAt_;
-  std::vector<Waiter*> waiters_;
+  Kind kind_;
+  bool hasValue_ = false;
   bool tracksPromises_ = false;
-  std::vector<std::unique_ptr<Promise>> promises_;
-  size_t donePromises_ = 0;
   bool queued_ = false;
+  uint32_t promises_ = 0;  // made on this variable (the promises themselves live in the scheduler)
+  uint32_t donePromises_ = 0;
+  Waiters waiters_;
 };
 
 // An optional relation end [0:1].
@@ -151,10 +188,14 @@ class ListVariable : public Variable {
   void freeze() override;
   bool canGet() const override;
   int progressPotential() const override;
-  const std::vector<Value>& values() const { return items_; }
+  // The values so far (all of them once frozen).
+  const std::vector<Value>& values() const { return hasValue_ ? value_.asList() : items_; }
+  // The values so far as one list value, built when asked (not per added value).
+  const Value& snapshot() const;
 
  private:
   bool addOne(const Value& value, SourceLocation location, bool recur);
+  mutable bool stale_ = false;  // value_ lags behind items_ until the next snapshot
   int64_t low_ = 0;
   std::optional<int64_t> high_;
   std::vector<Value> items_;
@@ -274,6 +315,8 @@ class Scheduler {
   // Runs to the end. Returns the units still waiting (empty when everything ran).
   std::vector<Waiter*> run(size_t maxIterations);
 
+  // A promise on `owner`, kept as long as the scheduler (units hold it until they fulfil it).
+  Promise* makePromise(Variable* owner, bool done) { return &promises_.emplace_back(Promise{owner, done}); }
   void addRunning(Waiter* waiter) { runQueue_.push_back(waiter); }
   void addPossible(Variable* variable);
   void registerWaiter(Waiter* waiter);
@@ -296,6 +339,7 @@ class Scheduler {
   Waiter* firstWaiter_ = nullptr;  // unfinished units in creation order: an intrusive list
   Waiter* lastWaiter_ = nullptr;
   std::vector<std::unique_ptr<Variable>> variables_;
+  std::deque<Promise> promises_;
   size_t iterations_ = 0;
 };
 

@@ -128,7 +128,11 @@ TEST(Engine, OptionalFrozenEmptyRaisesOnRead) {
   auto* opt = s.makeVariable<OptionVariable>();
   opt->owner = &a;
   opt->entityName = "__config__::A";
-  opt->attributeName = "b";
+  struct NamedB : SlotPolicy {
+    std::optional<Diagnostic> validate(const Value&) const override { return std::nullopt; }
+    std::string_view attributeName() const override { return "b"; }
+  } policy;
+  opt->policy = &policy;
   bool failed = false;
   s.makeUnit<FunctionUnit>(std::vector<Variable*>{opt}, [&] {
     try {
