@@ -479,9 +479,11 @@ Variable* Evaluator::lookup(const ast::Name& name, Scope* scope) {
 Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
   switch (expr->kind) {
     case ast::Kind::Literal: {
+      // one ready variable per literal in the source, read by every evaluation of it
       auto* lit = static_cast<const ast::Literal*>(expr);
-      Value v = literalValue(lit);
-      return scheduler_.makeWrapped(v);
+      Variable*& shared = literals_[lit];
+      if (shared == nullptr) shared = scheduler_.makeWrapped(literalValue(lit));
+      return shared;
     }
     case ast::Kind::VarRef:
       return lookup(static_cast<const ast::VarRef*>(expr)->name, scope);

@@ -147,6 +147,7 @@ class Evaluator {
   std::map<std::string, std::unique_ptr<PyRegex>> regexes_;
   std::vector<std::unique_ptr<runtime::Instance>> instances_;
   std::vector<UnknownParameter> unknownParameters_;
+  std::unordered_map<const ast::Literal*, Variable*> literals_;
   std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
   std::map<const ast::Constructor*, const model::Entity*> constructorTypes_;
   // per entity, computed on first use (node-based maps: references stay valid)
