@@ -351,15 +351,20 @@ void Evaluator::emitBlock(const ast::Block& block, Scope* scope, bool topLevel) 
   }
 }
 
-Variable* Evaluator::unitAfter(std::vector<Variable*> inputs, const ast::Node* at, std::function<Value()> compute) {
-  Variable* result = scheduler_.makePlain();
-  scheduler_.makeUnit<runtime::FunctionUnit>(
-      std::move(inputs), [result, compute = std::move(compute), at] { result->set(compute(), at->loc); },
-      ast::kindName(at->kind), at->loc, true);
-  return result;
+Variable* Evaluator::unitAfter(std::vector<Variable*> inputs, const ast::Node* /*at*/, std::function<Value()> compute) {
+  // evaluated in the unit that reads it (the reference's ReferenceStatement)
+  return scheduler_.makeVariable<runtime::DirectVariable>(std::move(inputs), std::move(compute));
 }
 
 // ------------------------------------------------------------------ statements
+
+void Evaluator::evaluateStatement(const ast::Expr* expr, Scope* scope) {
+  Variable* v = emit(expr, scope);
+  // an expression evaluated directly needs a unit of its own when nothing reads its value
+  if (v->kind() == Variable::Kind::Direct)
+    scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{v}, [v] { (void)v->get(); },
+                                               ast::kindName(expr->kind), expr->loc, true);
+}
 
 void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
   switch (stmt->kind) {
@@ -367,7 +372,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
     case ast::Kind::Relation: case ast::Kind::Typedef: case ast::Kind::Index:
       return;  // definitions were handled by the definition phase
     case ast::Kind::ExprStmt:
-      emit(static_cast<const ast::ExprStmt*>(stmt)->expr, scope);
+      evaluateStatement(static_cast<const ast::ExprStmt*>(stmt)->expr, scope);
       return;
     case ast::Kind::Assign: {
       auto* a = static_cast<const ast::Assign*>(stmt);
@@ -449,7 +454,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       return;
     }
     default:
-      emit(static_cast<const ast::Expr*>(static_cast<const ast::Node*>(stmt)), scope);
+      evaluateStatement(static_cast<const ast::Expr*>(static_cast<const ast::Node*>(stmt)), scope);
       return;
   }
 }

@@ -86,6 +86,8 @@ class Evaluator {
   Variable* emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs = nullptr);
   Variable* lookup(const ast::Name& name, Scope* scope);
   Variable* unitAfter(std::vector<Variable*> inputs, const ast::Node* at, std::function<Value()> compute);
+  // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
+  void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
   // calling another through its context) lets the callee's failures pass unwrapped.
   Value callPlugin(const PluginSpec& plugin, SourceLocation at, const std::vector<Value>& positional,

@@ -286,13 +286,42 @@ void CollectorVariable::fulfilled() {
 
 Waiter::Waiter(Scheduler& scheduler) : scheduler_(scheduler) { scheduler_.registerWaiter(this); }
 
+Value DirectVariable::get() const {
+  if (!hasValue_) {
+    auto* self = const_cast<DirectVariable*>(this);
+    self->value_ = compute_();
+    self->hasValue_ = true;
+    self->compute_ = nullptr;  // what it captured is no longer needed
+  }
+  return value_;
+}
+
+void Waiter::leaves(Variable* v, std::vector<Variable*>& out) {
+  if (v->kind() == Variable::Kind::Direct && !v->isReady()) {
+    for (Variable* in : static_cast<DirectVariable*>(v)->inputs()) leaves(in, out);
+    return;
+  }
+  out.push_back(v);
+}
+
 void Waiter::waitFor(Variable* variable) {
-  inputs_.push_back(variable);
-  ++waitCount_;
-  variable->waitFor(this);
+  std::vector<Variable*> wanted;
+  leaves(variable, wanted);
+  for (Variable* v : wanted) {
+    inputs_.push_back(v);
+    ++waitCount_;
+    v->waitFor(this);
+  }
 }
 
 void Waiter::waitForInputs() {
+  bool direct = false;
+  for (Variable* v : inputs_) direct = direct || v->kind() == Variable::Kind::Direct;
+  if (direct) {
+    std::vector<Variable*> wanted;
+    for (Variable* v : inputs_) leaves(v, wanted);
+    inputs_ = std::move(wanted);
+  }
   for (Variable* v : inputs_) {
     ++waitCount_;
     v->waitFor(this);

@@ -73,7 +73,7 @@ class SlotPolicy {
 // elements of a list literal; `Wrapped` holds a value known at creation.
 class Variable {
  public:
-  enum class Kind : uint8_t { Plain, Single, Option, List, Collector, Wrapped };
+  enum class Kind : uint8_t { Plain, Single, Option, List, Collector, Wrapped, Direct };
   Variable(Kind kind, Scheduler* scheduler);
   virtual ~Variable() = default;
   Variable(const Variable&) = delete;
@@ -216,6 +216,23 @@ class CollectorVariable : public Variable {
   std::vector<Value> items_;
 };
 
+// The value of an expression the reference evaluates directly inside the unit that reads it
+// (operators, plugin calls, casts, list and dict literals, dict lookups, string formatting: its
+// ReferenceStatements): no unit of its own. A unit that waits for it waits for its inputs
+// instead (transitively), and reading it computes the value then, once. So a whole expression
+// tree runs in its consumer's unit, in that unit's turn, as in the reference.
+class DirectVariable : public Variable {
+ public:
+  DirectVariable(Scheduler* scheduler, std::vector<Variable*> inputs, std::function<Value()> compute)
+      : Variable(Kind::Direct, scheduler), inputs_(std::move(inputs)), compute_(std::move(compute)) {}
+  Value get() const override;
+  const std::vector<Variable*>& inputs() const { return inputs_; }
+
+ private:
+  std::vector<Variable*> inputs_;
+  std::function<Value()> compute_;
+};
+
 // An executable unit: waits until every variable it needs is ready, then runs (spec 4.1).
 class Waiter {
  public:
@@ -234,8 +251,11 @@ class Waiter {
   virtual bool isExecutionUnit() const { return false; }
 
  protected:
-  // Waits for every variable already in inputs_.
+  // Waits for every variable already in inputs_ (replacing direct values by their inputs).
   void waitForInputs();
+  // Adds the variables `v` stands for to `out`: itself, or for a direct value not computed yet,
+  // what it is computed from.
+  static void leaves(Variable* v, std::vector<Variable*>& out);
 
   Scheduler& scheduler_;
   std::vector<Variable*> inputs_;

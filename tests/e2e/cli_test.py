@@ -99,6 +99,16 @@ proc, _ = run(["compile"], cwd=d)
 check("compiles", proc.returncode == 0 and proc.stdout == "1\n" and "SUCCESS" in proc.stderr,
       f"{proc.returncode} {proc.stdout} {proc.stderr}")
 
+# An expression is evaluated in the unit of the statement that uses it, as the reference's
+# ReferenceStatements are (operators, plugin calls, casts, literals, lookups, formatting): a
+# statement whose inputs are ready runs in source order; one waiting for `x` runs once x is set.
+d = project({"project.yml": PROJECT_YML, "main.cf": (
+    'std::print(1 + 1)\nstd::print("a")\nx = 3\nstd::print(x * 2)\nstd::print("b")\n'
+    'std::print(std::upper("c"))\nstd::print("1-1" + string(int("4")))\nstd::print("d")\n')})
+proc, _ = run(["compile"], cwd=d)
+check("statement order of direct expressions", proc.returncode == 0 and proc.stdout.split() == [
+    "2", "a", "b", "C", "1-14", "d", "6"], f"{proc.stdout!r} {proc.stderr}")
+
 # A run-time error: kind, location, exit 1.
 d = project({"project.yml": PROJECT_YML, "main.cf": "x = 1\nx = 2\n"})
 proc, _ = run(["compile"], cwd=d)
