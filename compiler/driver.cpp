@@ -61,7 +61,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     execOptions.server = options.server;
     execOptions.resourceTypes = options.resourceTypes;
     execOptions.log = [&err, &options](std::string_view level, const std::string& message) {
-      // shown from -v for warnings (always), -vv for info, -vvv for debug, as the reference's console log
+      // warnings always, info from -vv, debug from -vvv, as the reference's console log
       int needed = level == "WARNING" || level == "ERROR" ? 0 : level == "INFO" ? 2 : 3;
       if (options.verbosity >= needed) err << logLine("inmanta_plugins.std", std::string(level), message) << "\n";
     };

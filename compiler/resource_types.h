@@ -68,6 +68,30 @@ struct ResourceTypeSpec {
   std::function<bool(const runtime::Instance&)> ignore;
 };
 
+// Resource ids (export spec 1.4), for the exporter and for ids computed during a compile
+// (std::getfact): the reference's messages, and its Id() checks.
+inline std::string agentPathError(const ResourceTypeSpec& type, const std::string& instance,
+                                  const std::string& element) {
+  std::string path;
+  for (const std::string& p : type.agentPath) path += (path.empty() ? "" : ".") + p;
+  return "Unable to get the name of agent " + instance + " belongs to. In path " + path + ", '" + element +
+         "' does not exist";
+}
+inline std::string agentNotStringError(const runtime::Value& agent) {
+  return "The agent attribute should lead to a string, got " + runtime::repr(agent) + " of type <class '" +
+         runtime::pythonTypeName(agent) + "'>";
+}
+// Empty when the agent and the id value make an id that parses back, else why not.
+inline std::string idPartError(const std::string& agent, const std::string& value) {
+  if (agent.find(',') != std::string::npos) return "Invalid agent name '" + agent + "': cannot contain ','.";
+  if (value.find(']') != std::string::npos) return "Invalid attribute value '" + value + "': cannot contain ']'.";
+  return {};
+}
+// `TYPE[AGENT,ATTR=VALUE]`
+inline std::string resourceId(const ResourceTypeSpec& type, const std::string& agent, const std::string& value) {
+  return type.entity + "[" + agent + "," + type.idAttribute + "=" + value + "]";
+}
+
 // A resource as dependency managers see it, after requires flattening.
 struct ResourceRecord {
   std::string type;   // the registered entity name

@@ -31,31 +31,22 @@ bool isA(const Instance& instance, const std::string& entity) {
   return false;
 }
 
-std::string joinPath(const std::vector<std::string>& path) {
-  std::string out;
-  for (const auto& p : path) out += (out.empty() ? "" : ".") + p;
-  return out;
-}
-
 // Follows the agent path; nullopt when a value on the way is unknown (the resource is skipped).
 std::optional<std::string> agentOf(const Instance& instance, const ResourceTypeSpec& type) {
   const Instance* at = &instance;
   for (size_t i = 0; i < type.agentPath.size(); ++i) {
     const std::string& el = type.agentPath[i];
     if (!at->slot(el))
-      throw ExportError("Unable to get the name of agent " + instance.display() + " belongs to. In path " +
-                        joinPath(type.agentPath) + ", '" + el + "' does not exist");
+      throw ExportError(compiler::agentPathError(type, instance.display(), el));
     Value v = readAttribute(*at, el);
     if (v.isUnknown()) return std::nullopt;
     if (i + 1 == type.agentPath.size()) {
       if (!v.isString())
-        throw ExportError("The agent attribute should lead to a string, got " + compiler::runtime::repr(v) +
-                          " of type <class '" + compiler::runtime::pythonTypeName(v) + "'>");
+        throw ExportError(compiler::agentNotStringError(v));
       return v.asString();
     }
     if (!v.isInstance())
-      throw ExportError("Unable to get the name of agent " + instance.display() + " belongs to. In path " +
-                        joinPath(type.agentPath) + ", '" + type.agentPath[i + 1] + "' does not exist");
+      throw ExportError(compiler::agentPathError(type, instance.display(), type.agentPath[i + 1]));
     at = static_cast<const Instance*>(v.asInstance());
   }
   throw ExportError("The resource type " + type.entity + " has an empty agent path");
@@ -81,8 +72,6 @@ Value fieldValue(const Instance& instance, const ResourceTypeSpec& type, const c
                       e.what() + ")");
   }
 }
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 }  // namespace
 
@@ -110,10 +99,7 @@ ResourceSet buildResources(const std::vector<std::unique_ptr<Instance>>& instanc
         continue;
       }
       std::string value = compiler::runtime::printForm(idValue);
-      if (agent->find(',') != std::string::npos)
-        throw ExportError("Invalid agent name " + quoted(*agent) + ": cannot contain ','.");
-      if (value.find(']') != std::string::npos)
-        throw ExportError("Invalid attribute value " + quoted(value) + ": cannot contain ']'.");
+      if (std::string why = compiler::idPartError(*agent, value); !why.empty()) throw ExportError(why);
       if (type.ignore && type.ignore(instance)) {
         out.infos.push_back("Ignoring resource of type " + type.entity + " because it requested to ignore it.");
         notExported.insert(&instance);
@@ -121,7 +107,7 @@ ResourceSet buildResources(const std::vector<std::unique_ptr<Instance>>& instanc
       }
       Resource r;
       r.type = type.entity;
-      r.rid = type.entity + "[" + *agent + "," + type.idAttribute + "=" + value + "]";
+      r.rid = compiler::resourceId(type, *agent, value);
       r.instance = &instance;
       r.agent = *agent;
       r.fields.reserve(type.fields.size());

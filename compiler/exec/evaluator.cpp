@@ -228,37 +228,26 @@ class Evaluator::Context : public PluginContext {
       if (type != nullptr) break;
     }
     if (type == nullptr) return result;
-    std::string path;
-    for (const std::string& el : type->agentPath) path += (path.empty() ? "" : ".") + el;
     // the agent: follow the path (the first of a list, as the reference does)
     Value at = value;
-    for (size_t i = 0; i < type->agentPath.size(); ++i) {
+    for (const std::string& element : type->agentPath) {
       if (at.isList() && !at.asList().empty()) at = at.asList().front();
-      if (!at.isInstance() || static_cast<runtime::Instance*>(at.asInstance())->slot(type->agentPath[i]) == nullptr)
-        throw PluginFailure("Exception", "Unable to get the name of agent " + instance->display() + " belongs to. In path " +
-                                             path + ", '" + type->agentPath[i] + "' does not exist");
-      at = attribute(at, type->agentPath[i]);
-      if (at.isUnknown()) {
-        result.state = ResourceIdentity::State::Unknown;
-        return result;
-      }
+      if (!at.isInstance() || static_cast<runtime::Instance*>(at.asInstance())->slot(element) == nullptr)
+        throw PluginFailure("Exception", agentPathError(*type, instance->display(), element));
+      at = attribute(at, element);
+      if (at.isUnknown()) break;
     }
-    Value id = attribute(value, type->idAttribute);
+    Value id = at.isUnknown() ? at : attribute(value, type->idAttribute);
     if (id.isUnknown()) {
       result.state = ResourceIdentity::State::Unknown;
       return result;
     }
-    if (!at.isString())
-      throw PluginFailure("ResourceException", "The agent attribute should lead to a string, got " + runtime::repr(at) +
-                                                   " of type <class '" + runtime::pythonTypeName(at) + "'>");
+    if (!at.isString()) throw PluginFailure("ResourceException", agentNotStringError(at));
     std::string agent = at.asString(), idValue = runtime::printForm(id);
     // the reference's Id() refuses what would not parse back (export spec 1.4)
-    if (agent.find(',') != std::string::npos)
-      throw PluginFailure("ValueError", "Invalid agent name '" + agent + "': cannot contain ','.");
-    if (idValue.find(']') != std::string::npos)
-      throw PluginFailure("ValueError", "Invalid attribute value '" + idValue + "': cannot contain ']'.");
+    if (std::string why = idPartError(agent, idValue); !why.empty()) throw PluginFailure("ValueError", why);
     result.state = ResourceIdentity::State::Known;
-    result.id = type->entity + "[" + agent + "," + type->idAttribute + "=" + idValue + "]";
+    result.id = compiler::resourceId(*type, agent, idValue);
     return result;
   }
   Value callPlugin(std::string_view fullName, const std::vector<Value>& args,
@@ -351,8 +340,7 @@ void Evaluator::emitBlock(const ast::Block& block, Scope* scope, bool topLevel) 
   }
 }
 
-Variable* Evaluator::unitAfter(std::vector<Variable*> inputs, const ast::Node* /*at*/, std::function<Value()> compute) {
-  // evaluated in the unit that reads it (the reference's ReferenceStatement)
+Variable* Evaluator::directValue(std::vector<Variable*> inputs, std::function<Value()> compute) {
   return scheduler_.makeVariable<runtime::DirectVariable>(std::move(inputs), std::move(compute));
 }
 
@@ -527,14 +515,14 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       }
       Variable* left = emit(b->lhs, scope);
       Variable* right = emit(b->rhs, scope);
-      return unitAfter({left, right}, b, [left, right, b]() -> Value {
+      return directValue({left, right}, [left, right, b]() -> Value {
         return applyBinary(b->op, left->get(), right->get(), b->loc);
       });
     }
     case ast::Kind::Not: {
       auto* n = static_cast<const ast::Not*>(expr);
       Variable* operand = emit(n->operand, scope);
-      return unitAfter({operand}, n, [operand, n]() -> Value {
+      return directValue({operand}, [operand, n]() -> Value {
         Value v = operand->get();
         if (v.isUnknown()) return v;
         if (!v.isBool())
@@ -567,7 +555,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* l = static_cast<const ast::ListLit*>(expr);
       std::vector<Variable*> elements;
       for (const ast::Expr* e : l->elements) elements.push_back(emit(e, scope, lhs));
-      return unitAfter(elements, l, [elements]() -> Value {
+      return directValue(elements, [elements]() -> Value {
         ValueList out;
         for (Variable* v : elements) {
           Value x = v->get();
@@ -581,7 +569,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* d = static_cast<const ast::DictLit*>(expr);
       std::vector<Variable*> values;
       for (const auto& [k, v] : d->entries) values.push_back(emit(v, scope));
-      return unitAfter(values, d, [values, d]() -> Value {
+      return directValue(values, [values, d]() -> Value {
         ValueDict out;
         for (size_t i = 0; i < values.size(); ++i) out.items.emplace_back(d->entries[i].first, values[i]->get());
         return Value(std::move(out));
@@ -591,7 +579,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* m = static_cast<const ast::MapLookup*>(expr);
       Variable* map = emit(m->map, scope);
       Variable* key = emit(m->key, scope);
-      return unitAfter({map, key}, m, [map, key, m]() -> Value {
+      return directValue({map, key}, [map, key, m]() -> Value {
         Value d = map->get();
         Value k = key->get();
         if (d.isUnknown() || k.isUnknown()) return Value::unknown();
@@ -661,7 +649,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* f = static_cast<const ast::StringFormat*>(expr);
       std::vector<Variable*> refs;
       for (const auto& p : f->parts) refs.push_back(emit(p.ref, scope));
-      return unitAfter(refs, f, [this, refs, f]() -> Value {
+      return directValue(refs, [this, refs, f]() -> Value {
         std::vector<Value> values;
         for (Variable* v : refs) values.push_back(v->get());
         return formatString(f, values);
@@ -671,7 +659,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* f = static_cast<const ast::FString*>(expr);
       std::vector<Variable*> refs;
       for (const auto& r : f->refs) refs.push_back(emit(r.ref, scope));
-      return unitAfter(refs, f, [this, refs, f]() -> Value {
+      return directValue(refs, [this, refs, f]() -> Value {
         std::vector<Value> values;
         for (Variable* v : refs) values.push_back(v->get());
         return formatFString(f, values);
@@ -761,7 +749,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                                : name == "float" ? runtime::CastType::Float
                                : name == "bool" ? runtime::CastType::Bool
                                                 : runtime::CastType::Number;
-        return unitAfter({arg}, call, [arg, to, call]() -> Value {
+        return directValue({arg}, [arg, to, call]() -> Value {
           runtime::OpResult r = runtime::cast(to, arg->get());
           if (r.error) fail(ErrorKind::RuntimeException, r.error->message, call->loc, true);
           return r.value;
@@ -783,7 +771,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       for (auto& [n, v] : named) all.push_back(v);
       all.insert(all.end(), wrapped.begin(), wrapped.end());
       model::Namespace* ns = scope->ns;
-      return unitAfter(all, call, [this, plugin, call, positional, named, wrapped, ns, scope]() -> Value {
+      return directValue(all, [this, plugin, call, positional, named, wrapped, ns, scope]() -> Value {
         std::vector<Value> args;
         for (Variable* v : positional) args.push_back(v->get());
         std::vector<std::pair<std::string, Value>> kwargs;

@@ -1,8 +1,9 @@
 // Executing a defined model (spec 4): every top-level statement of every file is emitted into
 // the scheduler as units that wait for the variables they read. Each expression is emitted
-// into a result variable that its consumer waits on; composite expressions add the units
-// that compute them, in stages where the reference stages them (conditionals, lazy boolean
-// operators, attribute chains).
+// into a result variable that its consumer waits on. The expressions the reference evaluates
+// directly (operators, plugin calls, casts, literals, lookups, formatting) are computed in the
+// unit that reads them; the others add units of their own where the reference stages them
+// (conditionals, lazy boolean operators, attribute chains, index lookups).
 #pragma once
 
 #include <functional>
@@ -85,7 +86,9 @@ class Evaluator {
   // Emits `expr` and returns the variable its value will be in.
   Variable* emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs = nullptr);
   Variable* lookup(const ast::Name& name, Scope* scope);
-  Variable* unitAfter(std::vector<Variable*> inputs, const ast::Node* at, std::function<Value()> compute);
+  // A value computed from `inputs` in the unit that reads it, as the reference's
+  // ReferenceStatements are evaluated (runtime::DirectVariable).
+  Variable* directValue(std::vector<Variable*> inputs, std::function<Value()> compute);
   // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
   void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
