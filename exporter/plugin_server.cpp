@@ -28,7 +28,7 @@ compiler::ServerConnection::Reply PluginServerConnection::call(const std::string
   RestReply answer = client_->call(method, path, body, true);
   reply.status = answer.status;
   reply.transportError = answer.transportError;
-  if (!answer.body.is_null()) reply.body = answer.body.dump();
+  reply.body = std::move(answer.text);
   return reply;
 }
 

@@ -90,6 +90,7 @@ RestReply RestClient::call(const std::string& method, const std::string& path, c
     return reply;
   }
   reply.status = result->status;
+  reply.text = result->body;
   if (!result->body.empty()) {
     reply.body = nlohmann::json::parse(result->body, nullptr, false);
     if (reply.body.is_discarded()) reply.body = result->body;
