@@ -213,12 +213,17 @@ TEST_F(SystemPlugins, GetfactWithoutServerIsUnknown) {
             "(no server is configured for this run)");
 }
 
-TEST_F(SystemPlugins, GetfactAsksTheServer) {
+// A compile with an environment and `server`, where a File's id is `std::File[AGENT,path=...]`.
+void useServer(FakePluginContext& ctx, FakeServer& server, const std::string& agent) {
   ctx.settings[{"config", "environment"}] = "env";
-  ctx.resourcePrefixes["std::File"] = {"std::File[h 1,path=", "path"};
+  ctx.resourcePrefixes["std::File"] = {"std::File[" + agent + ",path=", "path"};
+  ctx.serverConnection = &server;
+}
+
+TEST_F(SystemPlugins, GetfactAsksTheServer) {
   FakeInstance file("std::File", {{"path", "/etc/motd"}});
   FakeServer server;
-  ctx.serverConnection = &server;
+  useServer(ctx, server, "h 1");
   server.answer = [](const std::string& method, const std::string& path) {
     using Reply = compiler::ServerConnection::Reply;
     if (method == "POST" && path == "/api/v1/parameter")
@@ -251,11 +256,9 @@ TEST_F(SystemPlugins, GetfactAsksTheServer) {
 }
 
 TEST_F(SystemPlugins, GetfactReloadsAnEmptyFactList) {
-  ctx.settings[{"config", "environment"}] = "env";
-  ctx.resourcePrefixes["std::File"] = {"std::File[h,path=", "path"};
   FakeInstance file("std::File", {{"path", "/a"}});
   FakeServer server;
-  ctx.serverConnection = &server;
+  useServer(ctx, server, "h");
   server.answer = [](const std::string& method, const std::string&) {
     using Reply = compiler::ServerConnection::Reply;
     if (method == "POST") return Reply{200, "", R"({"parameters": []})"};
