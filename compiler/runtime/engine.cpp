@@ -291,7 +291,8 @@ Value DirectVariable::get() const {
     auto* self = const_cast<DirectVariable*>(this);
     self->value_ = compute_();
     self->hasValue_ = true;
-    self->compute_ = nullptr;  // what it captured is no longer needed
+    self->compute_ = nullptr;  // what it captured and read is no longer needed
+    self->inputs_ = {};
   }
   return value_;
 }
