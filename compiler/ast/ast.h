@@ -89,6 +89,13 @@ using LiteralValue = std::variant<NullValue, bool, int64_t, double, std::string>
 
 struct Literal : Expr {
   LiteralValue value;
+  // The evaluator's ready variable holding the value, made once per literal and compile; `owner`
+  // is the evaluator's unique number (another evaluator replaces it).
+  struct Cache {
+    uint64_t owner = 0;
+    void* value = nullptr;
+  };
+  mutable Cache cache;
   Literal(SourceLocation l, LiteralValue v) : Expr(Kind::Literal, l), value(std::move(v)) {}
 };
 

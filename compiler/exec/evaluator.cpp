@@ -1,6 +1,7 @@
 #include "exec/evaluator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -293,7 +294,10 @@ Evaluator::Evaluator(model::Model& model, const PluginRegistry& plugins, const S
       sources_(sources),
       options_(std::move(options)),
       scheduler_(runtime::MessageContext{[this](const SourceLocation& l) { return where(l); }}),
-      context_(std::make_unique<Context>(*this)) {}
+      context_(std::make_unique<Context>(*this)) {
+  static std::atomic<uint64_t> evaluators{0};
+  generation_ = ++evaluators;
+}
 
 Evaluator::~Evaluator() = default;
 
@@ -340,17 +344,13 @@ void Evaluator::emitBlock(const ast::Block& block, Scope* scope, bool topLevel) 
   }
 }
 
-Variable* Evaluator::directValue(std::vector<Variable*> inputs, std::function<Value()> compute) {
-  return scheduler_.makeVariable<runtime::DirectVariable>(std::move(inputs), std::move(compute));
-}
-
 // ------------------------------------------------------------------ statements
 
 void Evaluator::evaluateStatement(const ast::Expr* expr, Scope* scope) {
   Variable* v = emit(expr, scope);
   // an expression evaluated directly needs a unit of its own when nothing reads its value
   if (v->kind() == Variable::Kind::Direct)
-    scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{v}, [v] { (void)v->get(); },
+    scheduler_.unit({v}, [v] { (void)v->get(); },
                                                ast::kindName(expr->kind), expr->loc, true);
 }
 
@@ -369,8 +369,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       auto it = scope->slots.find(ref->name.text);
       Variable* target = it != scope->slots.end() ? it->second : scope->find(ref->name.text);
       Variable* value = emit(a->value, scope);
-      scheduler_.makeUnit<runtime::FunctionUnit>(
-          std::vector<Variable*>{value}, [target, value, a] { target->set(value->get(), a->loc); },
+      scheduler_.unit({value}, [target, value, a] { target->set(value->get(), a->loc); },
           assignLabel(ref), a->loc, true);
       return;
     }
@@ -380,9 +379,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       both.insert(both.end(), i->elseBlock.begin(), i->elseBlock.end());
       auto commit = eagerPromises(both, {}, scope);
       Variable* cond = emit(i->condition, scope);
-      scheduler_.makeUnit<runtime::FunctionUnit>(
-          std::vector<Variable*>{cond},
-          [this, cond, i, scope, commit] {
+      scheduler_.unit({cond}, [this, cond, i, scope, commit] {
             struct Committer {
               std::function<void()> f;
               ~Committer() { f(); }
@@ -416,9 +413,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
         emitBlock(f->body, inner, false);
       };
       auto wholeList = [this, f, iterate, commit](Variable* iterable) {
-        scheduler_.makeUnit<runtime::FunctionUnit>(
-            std::vector<Variable*>{iterable},
-            [iterable, f, iterate, commit] {
+        scheduler_.unit({iterable}, [iterable, f, iterate, commit] {
               Value v = iterable->get();
               if (!v.isUnknown()) {
                 if (!v.isList())
@@ -436,7 +431,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
         if (v->kind() != Variable::Kind::List) return wholeList(v);
         collectors_.push_back(std::make_unique<EachValue>(iterate));
         v->listen(collectors_.back().get(), f->loc);
-        scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{v}, [commit] { commit(); }, "for", f->loc, false);
+        scheduler_.unit({v}, [commit] { commit(); }, "for", f->loc, false);
       });
       if (!viaVariable) wholeList(emit(f->iterable, scope));
       return;
@@ -474,9 +469,11 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     case ast::Kind::Literal: {
       // one ready variable per literal in the source, read by every evaluation of it
       auto* lit = static_cast<const ast::Literal*>(expr);
-      Variable*& shared = literals_[lit];
-      if (shared == nullptr) shared = scheduler_.makeWrapped(literalValue(lit));
-      return shared;
+      if (lit->cache.owner != generation_) {
+        lit->cache.owner = generation_;
+        lit->cache.value = scheduler_.makeWrapped(literalValue(lit));
+      }
+      return static_cast<Variable*>(lit->cache.value);
     }
     case ast::Kind::VarRef:
       return lookup(static_cast<const ast::VarRef*>(expr)->name, scope);
@@ -488,9 +485,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
         Variable* left = emit(b->lhs, scope);
         Variable* result = scheduler_.makePlain();
         bool isAnd = b->op == ast::BinaryOp::And;
-        scheduler_.makeUnit<runtime::FunctionUnit>(
-            std::vector<Variable*>{left},
-            [this, left, result, b, scope, isAnd] {
+        scheduler_.unit({left}, [this, left, result, b, scope, isAnd] {
               Value l = left->get();
               if (l.isUnknown()) return result->set(Value::unknown(), b->loc);
               if (!l.isBool())
@@ -500,9 +495,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                      b->loc);
               if (l.asBool() != isAnd) return result->set(l, b->loc);
               Variable* right = emit(b->rhs, scope);
-              scheduler_.makeUnit<runtime::FunctionUnit>(
-                  std::vector<Variable*>{right},
-                  [right, result, b] {
+              scheduler_.unit({right}, [right, result, b] {
                     Value r = right->get();
                     if (!r.isUnknown() && !r.isBool())
                       fail(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(r) + "', expected bool", b->loc);
@@ -515,14 +508,14 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       }
       Variable* left = emit(b->lhs, scope);
       Variable* right = emit(b->rhs, scope);
-      return directValue({left, right}, [left, right, b]() -> Value {
+      return scheduler_.makeDirect({left, right}, [left, right, b]() -> Value {
         return applyBinary(b->op, left->get(), right->get(), b->loc);
       });
     }
     case ast::Kind::Not: {
       auto* n = static_cast<const ast::Not*>(expr);
       Variable* operand = emit(n->operand, scope);
-      return directValue({operand}, [operand, n]() -> Value {
+      return scheduler_.makeDirect({operand}, [operand, n]() -> Value {
         Value v = operand->get();
         if (v.isUnknown()) return v;
         if (!v.isBool())
@@ -534,9 +527,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* c = static_cast<const ast::Conditional*>(expr);
       Variable* cond = emit(c->condition, scope);
       Variable* result = scheduler_.makePlain();
-      scheduler_.makeUnit<runtime::FunctionUnit>(
-          std::vector<Variable*>{cond},
-          [this, cond, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
+      scheduler_.unit({cond}, [this, cond, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
             Value v = cond->get();
             if (v.isUnknown()) return result->set(Value::unknown(), c->loc);
             if (!v.isBool())
@@ -544,8 +535,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                    "Invalid value `" + runtime::repr(v) + "`: the condition for a conditional expression must be a boolean expression",
                    c->loc);
             Variable* branch = emit(v.asBool() ? c->whenTrue : c->whenFalse, scope, lhsCopy ? &*lhsCopy : nullptr);
-            scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{branch},
-                                                       [branch, result, c] { result->set(branch->get(), c->loc); },
+            scheduler_.unit({branch}, [branch, result, c] { result->set(branch->get(), c->loc); },
                                                        "conditional", c->loc, true);
           },
           "conditional", c->loc, true);
@@ -553,11 +543,11 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     }
     case ast::Kind::ListLit: {
       auto* l = static_cast<const ast::ListLit*>(expr);
-      std::vector<Variable*> elements;
+      runtime::VarList elements;
       for (const ast::Expr* e : l->elements) elements.push_back(emit(e, scope, lhs));
-      return directValue(elements, [elements]() -> Value {
+      return scheduler_.makeDirect(std::move(elements), [](const runtime::VarList& in) -> Value {
         ValueList out;
-        for (Variable* v : elements) {
+        for (Variable* v : in) {
           Value x = v->get();
           if (x.isList()) out.insert(out.end(), x.asList().begin(), x.asList().end());
           else out.push_back(x);
@@ -567,11 +557,12 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     }
     case ast::Kind::DictLit: {
       auto* d = static_cast<const ast::DictLit*>(expr);
-      std::vector<Variable*> values;
+      runtime::VarList values;
       for (const auto& [k, v] : d->entries) values.push_back(emit(v, scope));
-      return directValue(values, [values, d]() -> Value {
+      return scheduler_.makeDirect(std::move(values), [d](const runtime::VarList& in) -> Value {
         ValueDict out;
-        for (size_t i = 0; i < values.size(); ++i) out.items.emplace_back(d->entries[i].first, values[i]->get());
+        out.items.reserve(in.size());
+        for (size_t i = 0; i < in.size(); ++i) out.items.emplace_back(d->entries[i].first, in[i]->get());
         return Value(std::move(out));
       });
     }
@@ -579,7 +570,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* m = static_cast<const ast::MapLookup*>(expr);
       Variable* map = emit(m->map, scope);
       Variable* key = emit(m->key, scope);
-      return directValue({map, key}, [map, key, m]() -> Value {
+      return scheduler_.makeDirect({map, key}, [map, key, m]() -> Value {
         Value d = map->get();
         Value k = key->get();
         if (d.isUnknown() || k.isUnknown()) return Value::unknown();
@@ -607,9 +598,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
           collectors_.push_back(std::make_unique<IsDefinedListener>(result, d->loc));
           slot->listen(collectors_.back().get(), d->loc);
         }
-        scheduler_.makeUnit<runtime::FunctionUnit>(
-            std::vector<Variable*>{slot},
-            [slot, result, d] {
+        scheduler_.unit({slot}, [slot, result, d] {
               if (result->isReady()) return;
               Value x;
               try {
@@ -634,9 +623,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
         return result;
       }
       Variable* object = emit(d->object, scope);
-      scheduler_.makeUnit<runtime::FunctionUnit>(
-          std::vector<Variable*>{object},
-          [object, d, onSlot] {
+      scheduler_.unit({object}, [object, d, onSlot] {
             Value o = object->get();
             std::string name(d->attribute.text);
             Variable* slot = attributeSlot(o, name, d->object, d->loc);
@@ -647,21 +634,23 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     }
     case ast::Kind::StringFormat: {
       auto* f = static_cast<const ast::StringFormat*>(expr);
-      std::vector<Variable*> refs;
+      runtime::VarList refs;
       for (const auto& p : f->parts) refs.push_back(emit(p.ref, scope));
-      return directValue(refs, [this, refs, f]() -> Value {
+      return scheduler_.makeDirect(std::move(refs), [this, f](const runtime::VarList& in) -> Value {
         std::vector<Value> values;
-        for (Variable* v : refs) values.push_back(v->get());
+        values.reserve(in.size());
+        for (Variable* v : in) values.push_back(v->get());
         return formatString(f, values);
       });
     }
     case ast::Kind::FString: {
       auto* f = static_cast<const ast::FString*>(expr);
-      std::vector<Variable*> refs;
+      runtime::VarList refs;
       for (const auto& r : f->refs) refs.push_back(emit(r.ref, scope));
-      return directValue(refs, [this, refs, f]() -> Value {
+      return scheduler_.makeDirect(std::move(refs), [this, f](const runtime::VarList& in) -> Value {
         std::vector<Value> values;
-        for (Variable* v : refs) values.push_back(v->get());
+        values.reserve(in.size());
+        for (Variable* v : in) values.push_back(v->get());
         return formatFString(f, values);
       });
     }
@@ -669,9 +658,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* c = static_cast<const ast::ListComp*>(expr);
       Variable* iterable = emit(c->iterable, scope);
       Variable* result = scheduler_.makePlain();
-      scheduler_.makeUnit<runtime::FunctionUnit>(
-          std::vector<Variable*>{iterable},
-          [this, iterable, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
+      scheduler_.unit({iterable}, [this, iterable, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
             Value it = iterable->get();
             if (it.isUnknown()) return result->set(Value(ValueList{Value::unknown()}), c->loc);
             if (!it.isList())
@@ -691,8 +678,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
               auto emitValue = [this, c, inner, part, element, lhsCopy] {
                 if (element.isUnknown()) return part->set(Value::unknown(), c->loc);
                 Variable* v = emit(c->value, inner, lhsCopy ? &*lhsCopy : nullptr);
-                scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{v},
-                                                           [v, part, c] { part->set(v->get(), c->loc); },
+                scheduler_.unit({v}, [v, part, c] { part->set(v->get(), c->loc); },
                                                            "list comprehension", c->loc, true);
               };
               if (c->guard == nullptr) {
@@ -700,9 +686,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                 continue;
               }
               Variable* guard = emit(c->guard, inner);
-              scheduler_.makeUnit<runtime::FunctionUnit>(
-                  std::vector<Variable*>{guard},
-                  [guard, part, c, element, emitValue] {
+              scheduler_.unit({guard}, [guard, part, c, element, emitValue] {
                     Value g = guard->get();
                     if (g.isUnknown()) return part->set(Value::unknown(), c->loc);
                     if (!g.isBool())
@@ -715,9 +699,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                   },
                   "list comprehension", c->loc, true);
             }
-            scheduler_.makeUnit<runtime::FunctionUnit>(
-                parts,
-                [parts, result, c] {
+            scheduler_.unit(runtime::VarList(parts), [parts, result, c] {
                   ValueList out;
                   for (Variable* p : parts) {
                     Value v = p->get();
@@ -749,7 +731,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                                : name == "float" ? runtime::CastType::Float
                                : name == "bool" ? runtime::CastType::Bool
                                                 : runtime::CastType::Number;
-        return directValue({arg}, [arg, to, call]() -> Value {
+        return scheduler_.makeDirect({arg}, [arg, to, call]() -> Value {
           runtime::OpResult r = runtime::cast(to, arg->get());
           if (r.error) fail(ErrorKind::RuntimeException, r.error->message, call->loc, true);
           return r.value;
@@ -761,23 +743,21 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
         fail(ErrorKind::RuntimeException,
              "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc, true);
       const PluginSpec* plugin = def->plugin();
-      std::vector<Variable*> positional;
-      std::vector<std::pair<std::string, Variable*>> named;
-      std::vector<Variable*> wrapped;
-      for (const ast::Expr* a : call->args) positional.push_back(emit(a, scope));
-      for (const ast::KwArg& kw : call->named.kwargs) named.emplace_back(std::string(kw.name.text), emit(kw.value, scope));
-      for (const ast::Expr* w : call->named.wrapped) wrapped.push_back(emit(w, scope));
-      std::vector<Variable*> all = positional;
-      for (auto& [n, v] : named) all.push_back(v);
-      all.insert(all.end(), wrapped.begin(), wrapped.end());
+      // the inputs: the positional arguments, the named ones, then the ** dicts, in that order
+      runtime::VarList all;
+      for (const ast::Expr* a : call->args) all.push_back(emit(a, scope));
+      for (const ast::KwArg& kw : call->named.kwargs) all.push_back(emit(kw.value, scope));
+      for (const ast::Expr* w : call->named.wrapped) all.push_back(emit(w, scope));
       model::Namespace* ns = scope->ns;
-      return directValue(all, [this, plugin, call, positional, named, wrapped, ns, scope]() -> Value {
+      return scheduler_.makeDirect(std::move(all), [this, plugin, call, ns, scope](const runtime::VarList& in) -> Value {
+        size_t next = 0;
         std::vector<Value> args;
-        for (Variable* v : positional) args.push_back(v->get());
+        args.reserve(call->args.size());
+        for (size_t i = 0; i < call->args.size(); ++i) args.push_back(in[next++]->get());
         std::vector<std::pair<std::string, Value>> kwargs;
-        for (const auto& [n, v] : named) kwargs.emplace_back(n, v->get());
-        for (Variable* w : wrapped) {
-          Value d = w->get();
+        for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text), in[next++]->get());
+        for (; next < in.size(); ++next) {
+          Value d = in[next]->get();
           if (d.isUnknown()) return Value::unknown();
           if (!d.isDict())
             fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", call->loc, true);
@@ -816,9 +796,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       std::vector<Variable*> wrapped;
       for (const ast::Expr* w : l->named.wrapped) wrapped.push_back(emit(w, scope));
       Variable* result = scheduler_.makePlain();
-      scheduler_.makeUnit<runtime::FunctionUnit>(
-          std::vector<Variable*>{object},
-          [this, object, l, args, wrapped, result] {
+      scheduler_.unit({object}, [this, object, l, args, wrapped, result] {
             Value o = object->get();
             std::string rel(l->relation.text);
             if (!o.isInstance())
@@ -839,8 +817,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                    l->loc);
             Variable* found = emitIndexLookup(attr->target(), args, wrapped,
                                               {{attr->inverse->name, Value(static_cast<runtime::InstanceBase*>(instance))}}, l);
-            scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{found},
-                                                       [found, result, l] { result->set(found->get(), l->loc); },
+            scheduler_.unit({found}, [found, result, l] { result->set(found->get(), l->loc); },
                                                        "index lookup", l->loc, true);
           },
           "index lookup", l->loc, true);
@@ -1221,6 +1198,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
                                                            [this](const SourceLocation& l) { return where(l); }));
   runtime::Instance* instance = instances_.back().get();
   instance->constructedAt = at;
+  instance->slots.reserve(entity->order.size());
   for (const model::Attribute* attr : entity->order) {
     Variable* slot = nullptr;
     if (!attr->isRelation) {
@@ -1301,13 +1279,12 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
   std::optional<Lhs> target = lhs ? std::optional<Lhs>(*lhs) : std::nullopt;
   std::vector<Variable*> wrapped;
   for (const ast::Expr* w : ctor->named.wrapped) wrapped.push_back(emit(w, scope));
-  std::vector<Variable*> inputs;
+  runtime::VarList inputs;
   for (auto& [kw, v] : early) inputs.push_back(v);
-  inputs.insert(inputs.end(), wrapped.begin(), wrapped.end());
+  for (Variable* w : wrapped) inputs.push_back(w);
   Variable* result = scheduler_.makePlain();
-  scheduler_.makeUnit<runtime::FunctionUnit>(
-      inputs,
-      [this, ctor, entity, early, late, wrapped, result, &indexAttributes, scope, target] {
+  scheduler_.unit(std::move(inputs), [this, ctor, entity, early = std::move(early), late = std::move(late),
+                                      wrapped = std::move(wrapped), result, &indexAttributes, scope, target] {
         // construction-time values: index arguments and **dict entries
         std::vector<std::pair<std::string, Value>> values;
         for (const auto& [kw, v] : early) values.emplace_back(std::string(kw->name.text), v->get());
@@ -1385,10 +1362,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         result->set(Value(static_cast<runtime::InstanceBase*>(instance)), ctor->loc);
         for (const auto& [name, v] : values) setAttribute(instance, entity->attribute(name), v, ctor->loc, true);
         // the other arguments, asynchronously (step 6)
-        std::set<std::string> explicitNames;
-        for (const auto& [name, v] : values) explicitNames.insert(name);
         for (const ast::KwArg* kw : late) {
-          explicitNames.insert(std::string(kw->name.text));
           const model::Attribute* attr = entity->attribute(kw->name.text);
           Variable* slot = instance->slot(attr->name);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
@@ -1398,9 +1372,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           }
           Lhs here{instance, attr};
           Variable* value = emit(kw->value, scope, attr->isRelation ? &here : nullptr);
-          scheduler_.makeUnit<runtime::FunctionUnit>(
-              std::vector<Variable*>{value},
-              [this, instance, attr, value, ctor, slot, promise] {
+          scheduler_.unit({value}, [this, instance, attr, value, ctor, slot, promise] {
                 setAttribute(instance, attr, value->get(), ctor->loc, true);
                 if (promise != nullptr) slot->fulfill(promise);
               },
@@ -1413,15 +1385,17 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               ctor->loc, true);
         }
         // defaults not overridden
+        auto isExplicit = [&](std::string_view name) {
+          return std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; }) ||
+                 std::any_of(late.begin(), late.end(), [&](const ast::KwArg* kw) { return kw->name.text == name; });
+        };
         for (const auto& [name, dflt] : entity->defaults) {
-          if (explicitNames.count(name)) continue;
+          if (isExplicit(name)) continue;
           const model::Attribute* attr = entity->attribute(name);
           Variable* value = emit(dflt.expr, topScopes_.at(dflt.ns));
           Variable* slot = instance->slot(attr->name);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
-          scheduler_.makeUnit<runtime::FunctionUnit>(
-              std::vector<Variable*>{value},
-              [this, instance, attr, value, ctor, slot, promise] {
+          scheduler_.unit({value}, [this, instance, attr, value, ctor, slot, promise] {
                 setAttribute(instance, attr, value->get(), ctor->loc, true);
                 if (promise != nullptr) slot->fulfill(promise);
               },
@@ -1483,9 +1457,7 @@ void Evaluator::selectImplementations(runtime::Instance* instance) {
     }
     Scope* scope = instanceScope(instance, rule->ns);
     Variable* cond = emit(rule->when, scope);
-    scheduler_.makeUnit<runtime::FunctionUnit>(
-        std::vector<Variable*>{cond},
-        [this, cond, rule, instance] {
+    scheduler_.unit({cond}, [this, cond, rule, instance] {
           Value c = cond->get();
           if (c.isUnknown()) return;
           if (!c.isBool())
@@ -1501,7 +1473,9 @@ void Evaluator::selectImplementations(runtime::Instance* instance) {
 }
 
 void Evaluator::runImplementation(runtime::Instance* instance, const model::Implementation* impl) {
-  if (!instance->implementations.insert(impl).second) return;
+  auto& done = instance->implementations;
+  if (std::find(done.begin(), done.end(), impl) != done.end()) return;
+  done.push_back(impl);
   Scope* base = instanceScope(instance, impl->ns);
   scopes_.push_back(std::make_unique<Scope>(base, impl->ns));
   Scope* body = scopes_.back().get();
@@ -1512,15 +1486,11 @@ void Evaluator::runImplementation(runtime::Instance* instance, const model::Impl
 Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
   Variable* object = emit(ref->object, scope);
   Variable* result = scheduler_.makePlain();
-  scheduler_.makeUnit<runtime::FunctionUnit>(
-      std::vector<Variable*>{object},
-      [this, object, ref, result] {
+  scheduler_.unit({object}, [this, object, ref, result] {
         Value o = object->get();
         std::string name(ref->attribute.text);
         Variable* slot = attributeSlot(o, name, ref->object, ref->loc);
-        scheduler_.makeUnit<runtime::FunctionUnit>(
-            std::vector<Variable*>{slot},
-            [slot, result, ref] {
+        scheduler_.unit({slot}, [slot, result, ref] {
               try {
                 result->set(slot->get(), ref->loc);
               } catch (CompileError& e) {
@@ -1538,9 +1508,7 @@ Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
 void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
   auto* target = static_cast<const ast::AttrRef*>(assign->target);
   Variable* object = emit(target->object, scope);
-  scheduler_.makeUnit<runtime::FunctionUnit>(
-      std::vector<Variable*>{object},
-      [this, object, target, assign, scope] {
+  scheduler_.unit({object}, [this, object, target, assign, scope] {
         Value o = object->get();
         std::string name(target->attribute.text);
         if (!o.isInstance())
@@ -1563,9 +1531,7 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
         }
         Lhs here{instance, attr};
         Variable* value = emit(assign->value, scope, attr->isRelation ? &here : nullptr);
-        scheduler_.makeUnit<runtime::FunctionUnit>(
-            std::vector<Variable*>{value},
-            [this, instance, attr, value, assign, slot, promise] {
+        scheduler_.unit({value}, [this, instance, attr, value, assign, slot, promise] {
               setAttribute(instance, attr, value->get(), assign->loc, true);
               if (promise != nullptr) slot->fulfill(promise);
             },
@@ -1658,9 +1624,7 @@ Variable* Evaluator::emitIndexLookup(const model::Entity* entity, std::vector<st
   for (auto& [n, v] : args) inputs.push_back(v);
   inputs.insert(inputs.end(), wrapped.begin(), wrapped.end());
   Variable* result = scheduler_.makePlain();
-  scheduler_.makeUnit<runtime::FunctionUnit>(
-      inputs,
-      [this, entity, args, wrapped, fixed, at, result] {
+  scheduler_.unit(runtime::VarList(inputs), [this, entity, args, wrapped, fixed, at, result] {
         std::vector<std::pair<std::string, Value>> values = fixed;
         auto add = [&](const std::string& name, const Value& v) {
           if (std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; }))
@@ -1964,9 +1928,7 @@ bool Evaluator::whenVariable(const ast::Expr* e, Scope* scope, std::function<voi
   if (e->kind != ast::Kind::AttrRef) return false;
   auto* ref = static_cast<const ast::AttrRef*>(e);
   Variable* object = emit(ref->object, scope);
-  scheduler_.makeUnit<runtime::FunctionUnit>(
-      std::vector<Variable*>{object},
-      [object, ref, then] {
+  scheduler_.unit({object}, [object, ref, then] {
         Value o = object->get();
         std::string name(ref->attribute.text);
         Variable* slot = attributeSlot(o, name, ref->object, ref->loc);
@@ -2011,13 +1973,11 @@ void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Ins
     if (v->kind() == Variable::Kind::List) {
       collectors_.push_back(std::make_unique<SetEach>(set));
       v->listen(collectors_.back().get(), at);
-      scheduler_.makeUnit<runtime::FunctionUnit>(std::vector<Variable*>{v}, [done] { done(); }, "relation assignment",
+      scheduler_.unit({v}, [done] { done(); }, "relation assignment",
                                                  at, true);
       return;
     }
-    scheduler_.makeUnit<runtime::FunctionUnit>(
-        std::vector<Variable*>{v},
-        [v, set, done] {
+    scheduler_.unit({v}, [v, set, done] {
           set(v->get());
           done();
         },
@@ -2026,9 +1986,7 @@ void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Ins
   if (viaVariable) return;
   Lhs here{target, attr};
   Variable* v = emit(value, scope, &here);
-  scheduler_.makeUnit<runtime::FunctionUnit>(
-      std::vector<Variable*>{v},
-      [v, set, done] {
+  scheduler_.unit({v}, [v, set, done] {
         set(v->get());
         done();
       },
@@ -2095,9 +2053,7 @@ std::function<void()> Evaluator::eagerPromises(const ast::Block& body, const std
       continue;
     }
     std::string name(target->attribute.text);
-    scheduler_.makeUnit<runtime::FunctionUnit>(
-        std::vector<Variable*>{object},
-        [object, name, state] {
+    scheduler_.unit({object}, [object, name, state] {
           Value o;
           try {
             o = object->get();

@@ -86,9 +86,6 @@ class Evaluator {
   // Emits `expr` and returns the variable its value will be in.
   Variable* emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs = nullptr);
   Variable* lookup(const ast::Name& name, Scope* scope);
-  // A value computed from `inputs` in the unit that reads it, as the reference's
-  // ReferenceStatements are evaluated (runtime::DirectVariable).
-  Variable* directValue(std::vector<Variable*> inputs, std::function<Value()> compute);
   // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
   void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
@@ -152,7 +149,8 @@ class Evaluator {
   std::map<std::string, std::unique_ptr<PyRegex>> regexes_;
   std::vector<std::unique_ptr<runtime::Instance>> instances_;
   std::vector<UnknownParameter> unknownParameters_;
-  std::unordered_map<const ast::Literal*, Variable*> literals_;
+  // this evaluator among all (ast::Literal::cache belongs to one evaluator at a time)
+  uint64_t generation_ = 0;
   std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
   std::map<const ast::Constructor*, const model::Entity*> constructorTypes_;
   // per entity, computed on first use (node-based maps: references stay valid)

@@ -1,6 +1,8 @@
 #include "runtime/engine.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 namespace inmanta::compiler::runtime {
 
@@ -43,7 +45,7 @@ void Variable::waitFor(Waiter* waiter) {
 bool Variable::listen(ResultCollector*, SourceLocation) { return false; }
 
 void Variable::notifyWaiters() {
-  for (Waiter* w : waiters_.take()) w->ready();
+  waiters_.drain([](Waiter* w) { w->ready(); });
 }
 
 void Variable::validate(const Value& value) {
@@ -149,9 +151,17 @@ void OptionVariable::set(const Value& value, SourceLocation location, bool recur
 
 // ------------------------------------------------------------------ ListVariable
 
+namespace {
+// One shared empty list: most relation ends stay empty.
+const Value& emptyList() {
+  static const Value empty{ValueList{}};
+  return empty;
+}
+}  // namespace
+
 ListVariable::ListVariable(Scheduler* scheduler, int64_t lowerBound, std::optional<int64_t> upperBound)
     : Variable(Kind::List, scheduler) {
-  value_ = Value(ValueList{});
+  value_ = emptyList();
   low_ = lowerBound;
   high_ = upperBound;
 }
@@ -185,7 +195,7 @@ bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
 
 void ListVariable::freeze() {
   if (hasValue_) return;
-  value_ = Value(std::move(items_));
+  value_ = items_.empty() ? emptyList() : Value(std::move(items_));
   items_ = {};
   stale_ = false;
   Variable::freeze();
@@ -289,15 +299,15 @@ Waiter::Waiter(Scheduler& scheduler) : scheduler_(scheduler) { scheduler_.regist
 Value DirectVariable::get() const {
   if (!hasValue_) {
     auto* self = const_cast<DirectVariable*>(this);
-    self->value_ = compute_();
+    self->value_ = self->compute();
     self->hasValue_ = true;
-    self->compute_ = nullptr;  // what it captured and read is no longer needed
-    self->inputs_ = {};
+    self->done();  // what it captured and read is no longer needed
+    self->inputs_.release();
   }
   return value_;
 }
 
-void Waiter::leaves(Variable* v, std::vector<Variable*>& out) {
+void Waiter::leaves(Variable* v, VarList& out) {
   if (v->kind() == Variable::Kind::Direct && !v->isReady()) {
     for (Variable* in : static_cast<DirectVariable*>(v)->inputs()) leaves(in, out);
     return;
@@ -306,7 +316,7 @@ void Waiter::leaves(Variable* v, std::vector<Variable*>& out) {
 }
 
 void Waiter::waitFor(Variable* variable) {
-  std::vector<Variable*> wanted;
+  VarList wanted;
   leaves(variable, wanted);
   for (Variable* v : wanted) {
     inputs_.push_back(v);
@@ -319,7 +329,7 @@ void Waiter::waitForInputs() {
   bool direct = false;
   for (Variable* v : inputs_) direct = direct || v->kind() == Variable::Kind::Direct;
   if (direct) {
-    std::vector<Variable*> wanted;
+    VarList wanted;
     for (Variable* v : inputs_) leaves(v, wanted);
     inputs_ = std::move(wanted);
   }
@@ -334,17 +344,6 @@ void Waiter::ready() {
   if (waitCount_ == 0) scheduler_.addRunning(this);
 }
 
-FunctionUnit::FunctionUnit(Scheduler& scheduler, std::vector<Variable*> inputs, std::function<void()> body,
-                           UnitLabel description, SourceLocation location, bool executionUnit)
-    : Waiter(scheduler),
-      body_(std::move(body)),
-      description_(std::move(description)),
-      location_(location),
-      executionUnit_(executionUnit) {
-  inputs_ = std::move(inputs);
-  waitForInputs();
-}
-
 // ------------------------------------------------------------------ Scheduler
 
 Scheduler::Scheduler(MessageContext messages) : messages_(std::move(messages)) {}
@@ -355,6 +354,27 @@ Scheduler::~Scheduler() {
     delete w;
     w = next;
   }
+  for (Variable* v : variables_) v->~Variable();
+}
+
+void* Scheduler::allocate(size_t size, size_t align) {
+  auto fits = [&] {
+    if (chunkNext_ == nullptr) return false;
+    auto at = reinterpret_cast<uintptr_t>(chunkNext_);
+    uintptr_t aligned = (at + align - 1) & ~(uintptr_t(align) - 1);
+    return aligned + size <= reinterpret_cast<uintptr_t>(chunkEnd_);
+  };
+  if (!fits()) {
+    constexpr size_t kChunk = 64 * 1024;
+    size_t bytes = std::max(kChunk, size + align);
+    chunks_.emplace_back(new std::byte[bytes]);  // not zeroed: every object is constructed in it
+    chunkNext_ = chunks_.back().get();
+    chunkEnd_ = chunkNext_ + bytes;
+  }
+  auto at = reinterpret_cast<uintptr_t>(chunkNext_);
+  uintptr_t aligned = (at + align - 1) & ~(uintptr_t(align) - 1);
+  chunkNext_ = reinterpret_cast<std::byte*>(aligned + size);
+  return reinterpret_cast<void*>(aligned);
 }
 
 Variable* Scheduler::makeWrapped(const Value& value) {
@@ -403,6 +423,7 @@ bool Scheduler::breakWaitCycle() {
 
 std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
   iterations_ = 0;
+  struct Stats { Scheduler* s; ~Stats() { if (getenv("INMANTA_STATS")) { fprintf(stderr, "units %zu iterations %zu vars", s->statUnits, s->iterations_); for (size_t k : s->statVars) fprintf(stderr, " %zu", k); fprintf(stderr, "\n"); if (s->statLabels) { std::vector<std::pair<size_t,std::string>> v; for (auto& [a,b] : *s->statLabels) v.emplace_back(b,a); std::sort(v.rbegin(), v.rend()); for (size_t i=0;i<v.size()&&i<25;++i) fprintf(stderr, "  %zu %s\n", v[i].first, v[i].second.c_str()); } } } } stats{this};
   while (iterations_ < maxIterations) {
     if (runQueue_.empty() && candidates_.empty() && otherCandidates_.empty() && zeroWaiters_.empty()) break;
     ++iterations_;

@@ -8,11 +8,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <list>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "diag/diagnostic.h"
@@ -23,6 +26,80 @@ namespace inmanta::compiler::runtime {
 class Scheduler;
 class Waiter;
 class Variable;
+
+// The variables a unit or a direct value reads: most read one or two, so those are kept inline
+// and only longer lists take memory of their own.
+class VarList {
+ public:
+  VarList() = default;
+  VarList(std::initializer_list<Variable*> items) { assign(items.begin(), items.end()); }
+  explicit VarList(const std::vector<Variable*>& items) { assign(items.data(), items.data() + items.size()); }
+  VarList(const VarList& other) { assign(other.begin(), other.end()); }
+  VarList& operator=(const VarList& other) {
+    if (this != &other) {
+      size_ = 0;
+      assign(other.begin(), other.end());
+    }
+    return *this;
+  }
+  VarList(VarList&& other) noexcept { take(other); }
+  VarList& operator=(VarList&& other) noexcept {
+    if (this != &other) {
+      release();
+      take(other);
+    }
+    return *this;
+  }
+  ~VarList() { delete[] heap_; }
+  void push_back(Variable* v) {
+    if (size_ == capacity()) grow();
+    data()[size_++] = v;
+  }
+  void clear() { size_ = 0; }
+  // Frees what it holds (for values that no longer need their inputs).
+  void release() {
+    delete[] heap_;
+    heap_ = nullptr;
+    heapCapacity_ = 0;
+    size_ = 0;
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Variable* const* begin() const { return data(); }
+  Variable* const* end() const { return data() + size_; }
+  Variable* operator[](size_t i) const { return data()[i]; }
+
+ private:
+  static constexpr uint32_t kInline = 2;
+  Variable** data() { return heap_ != nullptr ? heap_ : inline_; }
+  Variable* const* data() const { return heap_ != nullptr ? heap_ : inline_; }
+  uint32_t capacity() const { return heap_ != nullptr ? heapCapacity_ : kInline; }
+  void assign(Variable* const* first, Variable* const* last) {
+    for (; first != last; ++first) push_back(*first);
+  }
+  void take(VarList& other) {
+    if (other.heap_ != nullptr) {
+      heap_ = std::exchange(other.heap_, nullptr);
+      heapCapacity_ = std::exchange(other.heapCapacity_, 0);
+      size_ = std::exchange(other.size_, 0);
+    } else {
+      assign(other.begin(), other.end());
+      other.size_ = 0;
+    }
+  }
+  void grow() {
+    uint32_t next = capacity() * 2;
+    auto* bigger = new Variable*[next];
+    std::copy(data(), data() + size_, bigger);
+    delete[] heap_;
+    heap_ = bigger;
+    heapCapacity_ = next;
+  }
+  Variable* inline_[kInline] = {nullptr, nullptr};
+  Variable** heap_ = nullptr;
+  uint32_t size_ = 0;
+  uint32_t heapCapacity_ = 0;
+};
 
 // Receives the values of a relation or list one by one for gradual execution (spec 4.5).
 class ResultCollector {
@@ -141,15 +218,18 @@ class Variable {
       more_->push_back(w);
     }
     size_t size() const { return (first_ != nullptr ? 1 : 0) + (more_ != nullptr ? more_->size() : 0); }
-    // Empties the list and returns what was in it, in order.
-    std::vector<Waiter*> take() {
-      std::vector<Waiter*> out;
-      out.reserve(size());
-      if (first_ != nullptr) out.push_back(first_);
-      if (more_ != nullptr) out.insert(out.end(), more_->begin(), more_->end());
+    // Empties the list and calls `f` on what was in it, in order (f must not add waiters here).
+    template <class F>
+    void drain(F&& f) {
+      Waiter* first = first_;
+      std::vector<Waiter*>* more = more_;
       first_ = nullptr;
-      if (more_ != nullptr) more_->clear();
-      return out;
+      more_ = nullptr;
+      if (first != nullptr) f(first);
+      if (more != nullptr) {
+        for (Waiter* w : *more) f(w);
+        delete more;
+      }
     }
 
    private:
@@ -223,14 +303,35 @@ class CollectorVariable : public Variable {
 // tree runs in its consumer's unit, in that unit's turn, as in the reference.
 class DirectVariable : public Variable {
  public:
-  DirectVariable(Scheduler* scheduler, std::vector<Variable*> inputs, std::function<Value()> compute)
-      : Variable(Kind::Direct, scheduler), inputs_(std::move(inputs)), compute_(std::move(compute)) {}
+  DirectVariable(Scheduler* scheduler, VarList inputs) : Variable(Kind::Direct, scheduler), inputs_(std::move(inputs)) {}
   Value get() const override;
-  const std::vector<Variable*>& inputs() const { return inputs_; }
+  const VarList& inputs() const { return inputs_; }
+
+ protected:
+  virtual Value compute() = 0;
+  // Drops what the computation captured once it has run.
+  virtual void done() = 0;
 
  private:
-  std::vector<Variable*> inputs_;
-  std::function<Value()> compute_;
+  VarList inputs_;
+};
+
+// A direct value computed by a function object kept inline (no allocation of its own).
+template <class F>
+class LambdaDirect final : public DirectVariable {
+ public:
+  LambdaDirect(Scheduler* scheduler, VarList inputs, F compute)
+      : DirectVariable(scheduler, std::move(inputs)), compute_(std::move(compute)) {}
+
+ protected:
+  Value compute() override {
+    if constexpr (std::is_invocable_v<F&, const VarList&>) return (*compute_)(inputs());
+    else return (*compute_)();
+  }
+  void done() override { compute_.reset(); }
+
+ private:
+  std::optional<F> compute_;
 };
 
 // An executable unit: waits until every variable it needs is ready, then runs (spec 4.1).
@@ -244,7 +345,7 @@ class Waiter {
   void ready();
   virtual void execute() = 0;
   // What the unit waits on, in order (the scheduler's wait-cycle breaker walks these).
-  const std::vector<Variable*>& inputs() const { return inputs_; }
+  const VarList& inputs() const { return inputs_; }
   // A description for "not all statements executed" and the location to report it at.
   virtual std::string describe() const { return "unit"; }
   virtual SourceLocation location() const { return {}; }
@@ -255,10 +356,10 @@ class Waiter {
   void waitForInputs();
   // Adds the variables `v` stands for to `out`: itself, or for a direct value not computed yet,
   // what it is computed from.
-  static void leaves(Variable* v, std::vector<Variable*>& out);
+  static void leaves(Variable* v, VarList& out);
 
   Scheduler& scheduler_;
-  std::vector<Variable*> inputs_;
+  VarList inputs_;
 
  private:
   friend class Scheduler;
@@ -288,18 +389,27 @@ class UnitLabel {
   const void* detail_ = nullptr;
 };
 
-// A unit whose work is a function: the common case.
-class FunctionUnit : public Waiter {
+// A unit whose work is a function object, kept inline: the common case (Scheduler::unit).
+template <class F>
+class FunctionUnit final : public Waiter {
  public:
-  FunctionUnit(Scheduler& scheduler, std::vector<Variable*> inputs, std::function<void()> body,
-               UnitLabel description = {}, SourceLocation location = {}, bool executionUnit = false);
+  FunctionUnit(Scheduler& scheduler, VarList inputs, F body, UnitLabel description, SourceLocation location,
+               bool executionUnit)
+      : Waiter(scheduler),
+        body_(std::move(body)),
+        description_(description),
+        location_(location),
+        executionUnit_(executionUnit) {
+    inputs_ = std::move(inputs);
+    waitForInputs();
+  }
   void execute() override { body_(); }
   std::string describe() const override { return description_.text(); }
   SourceLocation location() const override { return location_; }
   bool isExecutionUnit() const override { return executionUnit_; }
 
  private:
-  std::function<void()> body_;
+  F body_;
   UnitLabel description_;
   SourceLocation location_;
   bool executionUnit_;
@@ -313,23 +423,33 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Variables are owned by the scheduler and live as long as it; units (makeUnit) until they ran.
+  // Variables are owned by the scheduler and live as long as it (in its arena); units (unit())
+  // until they ran.
   template <class V, class... Args>
   V* makeVariable(Args&&... args) {
-    auto v = std::make_unique<V>(this, std::forward<Args>(args)...);
-    V* raw = v.get();
-    variables_.push_back(std::move(v));
+    V* raw = new (allocate(sizeof(V), alignof(V))) V(this, std::forward<Args>(args)...);
+    ++statVars[static_cast<int>(raw->kind())];
+    variables_.push_back(raw);
     raw->created();
     return raw;
   }
   Variable* makePlain() { return makeVariable<PlainHolder>(); }
   Variable* makeWrapped(const Value& value);
-  template <class U, class... Args>
-  void makeUnit(Args&&... args) {
+  // A direct value (DirectVariable) computed by `compute` from `inputs`.
+  template <class F>
+  Variable* makeDirect(VarList inputs, F compute) {
+    return makeVariable<LambdaDirect<F>>(std::move(inputs), std::move(compute));
+  }
+  // A unit that runs `body` once every variable of `inputs` is ready.
+  template <class F>
+  void unit(VarList inputs, F body, UnitLabel description = {}, SourceLocation location = {},
+            bool executionUnit = false) {
     // owned by the list of unfinished units until it has run, then deleted at once: a compile's
     // units and what their functions hold do not pile up
-    U* unit = new U(*this, std::forward<Args>(args)...);
-    unit->ready();  // the creator's own count
+    auto* u = new FunctionUnit<F>(*this, std::move(inputs), std::move(body), description, location, executionUnit);
+    ++statUnits;
+    if (statLabels) ++(*statLabels)[description.text()];
+    u->ready();  // the creator's own count
   }
 
   // Runs to the end. Returns the units still waiting (empty when everything ran).
@@ -343,13 +463,17 @@ class Scheduler {
   void finished(Waiter* waiter);
   const MessageContext& messages() const { return messages_; }
   size_t iterations() const { return iterations_; }
+  size_t statVars[8] = {};
+  size_t statUnits = 0;
+  std::map<std::string, size_t>* statLabels = nullptr;
 
  private:
   struct PlainHolder : Variable {
     explicit PlainHolder(Scheduler* s) : Variable(Kind::Plain, s) {}
   };
-  bool freezeOne(std::deque<Variable*>& relations, std::deque<Variable*>& others, bool checkPotential);
   bool breakWaitCycle();
+  // Bump allocation of variables: they all live until the scheduler goes.
+  void* allocate(size_t size, size_t align);
 
   MessageContext messages_;
   std::deque<Waiter*> runQueue_;
@@ -358,7 +482,10 @@ class Scheduler {
   std::deque<Variable*> zeroWaiters_;
   Waiter* firstWaiter_ = nullptr;  // unfinished units in creation order: an intrusive list
   Waiter* lastWaiter_ = nullptr;
-  std::vector<std::unique_ptr<Variable>> variables_;
+  std::vector<Variable*> variables_;  // in the arena, destroyed with the scheduler
+  std::vector<std::unique_ptr<std::byte[]>> chunks_;
+  std::byte* chunkNext_ = nullptr;
+  std::byte* chunkEnd_ = nullptr;
   std::deque<Promise> promises_;
   size_t iterations_ = 0;
 };

@@ -24,8 +24,8 @@ TEST(Engine, PlainVariableRunsWaitersWhenSet) {
   Scheduler s;
   Variable* x = s.makePlain();
   std::vector<int> order;
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{x}, [&] { order.push_back(2); });
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, [&] {
+  s.unit({x}, [&] { order.push_back(2); });
+  s.unit({}, [&] {
     order.push_back(1);
     x->set(Value(1), {});
   });
@@ -74,16 +74,16 @@ TEST(Engine, OutstandingPromiseDelaysTheFreeze) {
   auto* list = s.makeVariable<ListVariable>();
   Promise* p = list->setPromise();
   bool read = false;
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{list}, [&] {
+  s.unit({list}, [&] {
     read = true;
     EXPECT_EQ(list->get().asList().size(), 1u);
   });
   Variable* trigger = s.makePlain();
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{trigger}, [&] {
+  s.unit({trigger}, [&] {
     list->set(Value(static_cast<InstanceBase*>(&b)), {});
     list->fulfill(p);
   });
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, [&] { trigger->set(Value(1), {}); });
+  s.unit({}, [&] { trigger->set(Value(1), {}); });
   EXPECT_TRUE(s.run(1000).empty());
   EXPECT_TRUE(read);
 }
@@ -96,8 +96,8 @@ TEST(Engine, UnitsAreReleasedOnceTheyRanAndUnfinishedOnesWithTheScheduler) {
     Scheduler s;
     auto* x = s.makePlain();
     auto* never = s.makePlain();
-    s.makeUnit<FunctionUnit>(std::vector<Variable*>{x}, [ranHolder] { (void)ranHolder; });
-    s.makeUnit<FunctionUnit>(std::vector<Variable*>{never}, [waitingHolder] { (void)waitingHolder; }, "waits");
+    s.unit({x}, [ranHolder] { (void)ranHolder; });
+    s.unit({never}, [waitingHolder] { (void)waitingHolder; }, "waits");
     x->set(Value(int64_t{1}), {});
     EXPECT_EQ(ranHolder.use_count(), 2);
     std::vector<Waiter*> left = s.run(1000);
@@ -116,7 +116,7 @@ TEST(Engine, WaitCycleIsBrokenByFreezingAPromisedRelation) {
   Promise* eager = list->progressionPromise();
   ASSERT_NE(eager, nullptr);
   bool counted = false;
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{list}, [&] { counted = true; });
+  s.unit({list}, [&] { counted = true; });
   EXPECT_TRUE(s.run(1000).empty());
   EXPECT_TRUE(counted);
   EXPECT_TRUE(list->isReady());
@@ -134,7 +134,7 @@ TEST(Engine, OptionalFrozenEmptyRaisesOnRead) {
   } policy;
   opt->policy = &policy;
   bool failed = false;
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{opt}, [&] {
+  s.unit({opt}, [&] {
     try {
       opt->get();
     } catch (const CompileError& e) {
@@ -149,8 +149,8 @@ TEST(Engine, UnitsWaitingForeverAreReported) {
   Scheduler s;
   Variable* x = s.makePlain();
   Variable* y = s.makePlain();
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{y}, [&] { x->set(y->get(), {}); }, "x = y");
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{x}, [&] { y->set(x->get(), {}); }, "y = x");
+  s.unit({y}, [&] { x->set(y->get(), {}); }, "x = y");
+  s.unit({x}, [&] { y->set(x->get(), {}); }, "y = x");
   auto left = s.run(1000);
   ASSERT_EQ(left.size(), 2u);
   EXPECT_EQ(left[0]->describe(), "x = y");
@@ -160,11 +160,11 @@ TEST(Engine, UnsetReadRequeuesTheUnit) {
   Scheduler s;
   Variable* x = s.makePlain();
   int runs = 0;
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, [&] {
+  s.unit({}, [&] {
     ++runs;
     (void)x->get();  // suspends until x is set
   });
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, [&] { x->set(Value(3), {}); });
+  s.unit({}, [&] { x->set(Value(3), {}); });
   EXPECT_TRUE(s.run(1000).empty());
   EXPECT_EQ(runs, 2);
 }
@@ -192,12 +192,12 @@ TEST(Engine, IterationLimit) {
   again = [&] {
     if (++created < 1000) {
       auto* v = s.makePlain();
-      s.makeUnit<FunctionUnit>(std::vector<Variable*>{v}, again);
+      s.unit({v}, again);
       auto* list = s.makeVariable<ListVariable>();
-      s.makeUnit<FunctionUnit>(std::vector<Variable*>{list}, [v] { v->set(Value(1), {}); });
+      s.unit({list}, [v] { v->set(Value(1), {}); });
     }
   };
-  s.makeUnit<FunctionUnit>(std::vector<Variable*>{}, again);
+  s.unit({}, again);
   (void)x;
   EXPECT_THROW(s.run(50), CompileError);
 }

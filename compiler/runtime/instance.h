@@ -2,7 +2,6 @@
 #pragma once
 
 #include <functional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -33,7 +32,8 @@ class Instance : public InstanceBase {
   std::vector<Variable*> slots;  // parallel to entity->order
   Variable* self = nullptr;
   std::vector<SourceLocation> locations;
-  std::set<const model::Implementation*> implementations;
+  // the implementations run for it (few: a vector searched linearly)
+  std::vector<const model::Implementation*> implementations;
   SourceLocation constructedAt;
 
  private:
