@@ -1,8 +1,6 @@
 #include "runtime/engine.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 namespace inmanta::compiler::runtime {
 
@@ -423,7 +421,6 @@ bool Scheduler::breakWaitCycle() {
 
 std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
   iterations_ = 0;
-  struct Stats { Scheduler* s; ~Stats() { if (getenv("INMANTA_STATS")) { fprintf(stderr, "units %zu iterations %zu vars", s->statUnits, s->iterations_); for (size_t k : s->statVars) fprintf(stderr, " %zu", k); fprintf(stderr, "\n"); if (s->statLabels) { std::vector<std::pair<size_t,std::string>> v; for (auto& [a,b] : *s->statLabels) v.emplace_back(b,a); std::sort(v.rbegin(), v.rend()); for (size_t i=0;i<v.size()&&i<25;++i) fprintf(stderr, "  %zu %s\n", v[i].first, v[i].second.c_str()); } } } } stats{this};
   while (iterations_ < maxIterations) {
     if (runQueue_.empty() && candidates_.empty() && otherCandidates_.empty() && zeroWaiters_.empty()) break;
     ++iterations_;

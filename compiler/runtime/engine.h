@@ -428,7 +428,6 @@ class Scheduler {
   template <class V, class... Args>
   V* makeVariable(Args&&... args) {
     V* raw = new (allocate(sizeof(V), alignof(V))) V(this, std::forward<Args>(args)...);
-    ++statVars[static_cast<int>(raw->kind())];
     variables_.push_back(raw);
     raw->created();
     return raw;
@@ -447,8 +446,6 @@ class Scheduler {
     // owned by the list of unfinished units until it has run, then deleted at once: a compile's
     // units and what their functions hold do not pile up
     auto* u = new FunctionUnit<F>(*this, std::move(inputs), std::move(body), description, location, executionUnit);
-    ++statUnits;
-    if (statLabels) ++(*statLabels)[description.text()];
     u->ready();  // the creator's own count
   }
 
@@ -463,9 +460,6 @@ class Scheduler {
   void finished(Waiter* waiter);
   const MessageContext& messages() const { return messages_; }
   size_t iterations() const { return iterations_; }
-  size_t statVars[8] = {};
-  size_t statUnits = 0;
-  std::map<std::string, size_t>* statLabels = nullptr;
 
  private:
   struct PlainHolder : Variable {
