@@ -85,7 +85,11 @@ Value applyBinary(ast::BinaryOp op, const Value& l, const Value& r, SourceLocati
 }
 
 // The slot of attribute `name` of the instance `o`, the value of `objectExpr` (spec 5.8 errors).
-Variable* attributeSlot(const Value& o, const std::string& name, const ast::Expr* objectExpr, SourceLocation at) {
+Variable* attributeSlot(const Value& o, std::string_view attribute, const ast::Expr* objectExpr, SourceLocation at) {
+  auto* instance = o.isInstance() ? static_cast<runtime::Instance*>(o.asInstance()) : nullptr;
+  if (instance != nullptr)
+    if (Variable* slot = instance->slot(attribute)) return slot;
+  std::string name(attribute);
   if (o.isList())
     fail(ErrorKind::RuntimeException, "can not get attribute " + name + ", " + runtime::repr(o) + " is not an entity but a list",
          at);
@@ -94,12 +98,8 @@ Variable* attributeSlot(const Value& o, const std::string& name, const ast::Expr
          "can not get attribute " + name + ", " + ast::dump(objectExpr) + " is not an entity but a " +
              runtime::pythonTypeName(o) + " with value '" + runtime::str(o) + "'",
          at);
-  auto* instance = static_cast<runtime::Instance*>(o.asInstance());
-  Variable* slot = instance->slot(name);
-  if (slot == nullptr)
-    fail(ErrorKind::NotFoundException,
-         "could not find attribute with name: " + name + " in type " + instance->entity->fullName, at);
-  return slot;
+  fail(ErrorKind::NotFoundException, "could not find attribute with name: " + name + " in type " + instance->entity->fullName,
+       at);
 }
 
 std::string joinQuoted(const std::vector<std::string>& names) {
@@ -147,10 +147,29 @@ struct SingleHolder : runtime::Variable {
   explicit SingleHolder(runtime::Scheduler* s) : Variable(Kind::Single, s) {}
 };
 
+Variable* Scope::own(std::string_view name) const {
+  if (index_) {
+    auto it = index_->find(name);
+    return it == index_->end() ? nullptr : it->second;
+  }
+  for (const auto& [n, v] : slots_)
+    if (n == name) return v;
+  return nullptr;
+}
+
+void Scope::declare(std::string_view name, Variable* variable) {
+  if (own(name) != nullptr) return;
+  slots_.emplace_back(name, variable);
+  if (index_) {
+    index_->emplace(name, variable);
+  } else if (slots_.size() >= kIndexFrom) {
+    index_ = std::make_unique<std::unordered_map<std::string_view, Variable*>>(slots_.begin(), slots_.end());
+  }
+}
+
 Variable* Scope::find(std::string_view name) const {
   for (const Scope* s = this; s != nullptr; s = s->parent) {
-    auto it = s->slots.find(name);
-    if (it != s->slots.end()) return it->second;
+    if (Variable* v = s->own(name)) return v;
     if (s->instance != nullptr) {
       if (name == "self") return s->instance->self;
       if (Variable* attribute = s->instance->slot(name)) return attribute;
@@ -307,15 +326,14 @@ void Evaluator::declare(const ast::Block& block, Scope* scope) {
   std::vector<std::string_view> names;
   assignedNames(block, names);
   for (std::string_view n : names)
-    if (scope->slots.find(n) == scope->slots.end()) scope->slots.emplace(std::string(n), scheduler_.makePlain());
+    if (scope->own(n) == nullptr) scope->declare(n, scheduler_.makePlain());
 }
 
 void Evaluator::run() {
   normalize();
   // every file's top-level scope first: qualified references may point into any of them
   for (const auto& ns : model_.namespaces()) {
-    scopes_.push_back(std::make_unique<Scope>(nullptr, ns.get()));
-    Scope* top = scopes_.back().get();
+    Scope* top = &scopes_.emplace_back(nullptr, ns.get());
     topScopes_[ns.get()] = top;
     declare(ns->file->statements, top);
   }
@@ -366,8 +384,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       auto* a = static_cast<const ast::Assign*>(stmt);
       if (a->target->kind != ast::Kind::VarRef) return emitAttributeAssign(a, scope);
       auto* ref = static_cast<const ast::VarRef*>(a->target);
-      auto it = scope->slots.find(ref->name.text);
-      Variable* target = it != scope->slots.end() ? it->second : scope->find(ref->name.text);
+      Variable* target = scope->find(ref->name.text);
       Variable* value = emit(a->value, scope);
       scheduler_.unit({value}, [target, value, a] { target->set(value->get(), a->loc); },
           assignLabel(ref), a->loc, true);
@@ -391,8 +408,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
                    "Invalid value `" + runtime::repr(c) + "`: the condition for an if statement can only be a boolean expression",
                    i->loc);
             const ast::Block& branch = c.asBool() ? i->thenBlock : i->elseBlock;
-            scopes_.push_back(std::make_unique<Scope>(scope, scope->ns));
-            Scope* inner = scopes_.back().get();
+            Scope* inner = &scopes_.emplace_back(scope, scope->ns);
             declare(branch, inner);
             emitBlock(branch, inner, false);
           },
@@ -404,11 +420,10 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       auto commit = eagerPromises(f->body, {std::string(f->variable.text)}, scope);
       auto iterate = [this, f, scope](const Value& element) {
         if (element.isUnknown()) return;
-        scopes_.push_back(std::make_unique<Scope>(scope, scope->ns));
-        Scope* inner = scopes_.back().get();
+        Scope* inner = &scopes_.emplace_back(scope, scope->ns);
         Variable* loopVar = scheduler_.makePlain();
         loopVar->set(element, f->loc);
-        inner->slots.emplace(std::string(f->variable.text), loopVar);
+        inner->declare(f->variable.text, loopVar);
         declare(f->body, inner);
         emitBlock(f->body, inner, false);
       };
@@ -455,10 +470,10 @@ Variable* Evaluator::lookup(const ast::Name& name, Scope* scope) {
            "Namespace " + std::string(prefix) + " not found. Try importing it with `import " + std::string(prefix) + "`",
            name.loc, true);
     Scope* top = topScopes_.at(vis->second);
-    auto it = top->slots.find(text.substr(sep + 2));
-    if (it == top->slots.end())
+    Variable* found = top->own(text.substr(sep + 2));
+    if (found == nullptr)
       fail(ErrorKind::NotFoundException, "variable " + std::string(text.substr(sep + 2)) + " not found", name.loc, true);
-    return it->second;
+    return found;
   }
   if (Variable* v = scope->find(text)) return v;
   fail(ErrorKind::NotFoundException, "variable " + std::string(text) + " not found", name.loc, true);
@@ -468,12 +483,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
   switch (expr->kind) {
     case ast::Kind::Literal: {
       // one ready variable per literal in the source, read by every evaluation of it
-      auto* lit = static_cast<const ast::Literal*>(expr);
-      if (lit->cache.owner != generation_) {
-        lit->cache.owner = generation_;
-        lit->cache.value = scheduler_.makeWrapped(literalValue(lit));
-      }
-      return static_cast<Variable*>(lit->cache.value);
+      return literalVariable(static_cast<const ast::Literal*>(expr));
     }
     case ast::Kind::VarRef:
       return lookup(static_cast<const ast::VarRef*>(expr)->name, scope);
@@ -625,8 +635,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       Variable* object = emit(d->object, scope);
       scheduler_.unit({object}, [object, d, onSlot] {
             Value o = object->get();
-            std::string name(d->attribute.text);
-            Variable* slot = attributeSlot(o, name, d->object, d->loc);
+            Variable* slot = attributeSlot(o, d->attribute.text, d->object, d->loc);
             onSlot(slot);
           },
           "is defined", d->loc, true);
@@ -668,11 +677,10 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
             // per element: the guard, then the value when the guard holds
             std::vector<Variable*> parts;
             for (const Value& element : it.asList()) {
-              scopes_.push_back(std::make_unique<Scope>(scope, scope->ns));
-              Scope* inner = scopes_.back().get();
+              Scope* inner = &scopes_.emplace_back(scope, scope->ns);
               Variable* loopVar = scheduler_.makePlain();
               loopVar->set(element, c->loc);
-              inner->slots.emplace(std::string(c->variable.text), loopVar);
+              inner->declare(c->variable.text, loopVar);
               Variable* part = scheduler_.makePlain();
               parts.push_back(part);
               auto emitValue = [this, c, inner, part, element, lhsCopy] {
@@ -1035,14 +1043,21 @@ std::optional<Diagnostic> Evaluator::checkConstraint(const model::Typedef& t, co
                     t.location, false);
 }
 
+Variable* Evaluator::literalVariable(const ast::Literal* lit) {
+  if (lit->cache.owner != generation_) {
+    lit->cache.owner = generation_;
+    lit->cache.value = scheduler_.makeWrapped(literalValue(lit));
+  }
+  return static_cast<Variable*>(lit->cache.value);
+}
+
 Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t) {
   auto bad = [&](const ast::Expr* x) -> Value {
     fail(ErrorKind::DirectExecuteException, "The statement " + pretty(x) + " can not be executed in this context", x->loc);
   };
   switch (e->kind) {
     case ast::Kind::Literal: {
-      auto* lit = static_cast<const ast::Literal*>(e);
-      return literalValue(lit);
+      return literalVariable(static_cast<const ast::Literal*>(e))->current();
     }
     case ast::Kind::VarRef: {
       std::string_view n = static_cast<const ast::VarRef*>(e)->name.text;
@@ -1187,6 +1202,19 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
   const model::Attribute* attribute_;
 };
 
+const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
+  auto [it, added] = plans_.try_emplace(entity);
+  EntityPlan& plan = it->second;
+  if (added) {
+    for (const model::Attribute* attr : entity->order) plan.policies.push_back(slotPolicy(attr));
+    for (const auto& [name, dflt] : entity->defaults) {
+      const model::Attribute* attr = entity->attribute(name);
+      plan.defaults.push_back({&name, attr, entity->positionOf(attr), dflt.expr, topScopes_.at(dflt.ns)});
+    }
+  }
+  return plan;
+}
+
 const runtime::SlotPolicy* Evaluator::slotPolicy(const model::Attribute* attribute) {
   auto& policy = policies_[attribute];
   if (!policy) policy = std::make_unique<AttributePolicy>(this, attribute);
@@ -1199,6 +1227,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
   runtime::Instance* instance = instances_.back().get();
   instance->constructedAt = at;
   instance->slots.reserve(entity->order.size());
+  const std::vector<const runtime::SlotPolicy*>& policies = planOf(entity).policies;
   for (const model::Attribute* attr : entity->order) {
     Variable* slot = nullptr;
     if (!attr->isRelation) {
@@ -1213,7 +1242,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
       // the bounds are known before the scheduler first looks at the slot
       slot = scheduler_.makeVariable<runtime::ListVariable>(attr->multiplicity.low, attr->multiplicity.high);
     }
-    slot->policy = slotPolicy(attr);
+    slot->policy = policies[instance->slots.size()];
     slot->owner = instance;
     instance->slots.push_back(slot);
   }
@@ -1223,7 +1252,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
 
 void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                              SourceLocation at, bool recur) {
-  Variable* slot = instance->slot(attribute->name);
+  Variable* slot = instance->slot(attribute);
   try {
     slot->set(value, at, recur);
   } catch (const CompileError& e) {
@@ -1319,7 +1348,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           auto dflt = entity->defaults.find(a);
           if (dflt != entity->defaults.end() && dflt->second.expr->kind == ast::Kind::Literal) {
             auto* lit = static_cast<const ast::Literal*>(dflt->second.expr);
-            Value v = literalValue(lit);
+            const Value& v = literalVariable(lit)->current();
             values.emplace_back(a, v);
           }
         }
@@ -1364,7 +1393,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         // the other arguments, asynchronously (step 6)
         for (const ast::KwArg* kw : late) {
           const model::Attribute* attr = entity->attribute(kw->name.text);
-          Variable* slot = instance->slot(attr->name);
+          Variable* slot = instance->slot(attr);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           if (attr->isMulti()) {
             assignGradual(kw->value, scope, instance, attr, ctor->loc, [slot, promise] { slot->fulfill(promise); });
@@ -1389,11 +1418,12 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           return std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; }) ||
                  std::any_of(late.begin(), late.end(), [&](const ast::KwArg* kw) { return kw->name.text == name; });
         };
-        for (const auto& [name, dflt] : entity->defaults) {
+        for (const EntityPlan::Default& dflt : planOf(entity).defaults) {
+          const std::string& name = *dflt.name;
           if (isExplicit(name)) continue;
-          const model::Attribute* attr = entity->attribute(name);
-          Variable* value = emit(dflt.expr, topScopes_.at(dflt.ns));
-          Variable* slot = instance->slot(attr->name);
+          const model::Attribute* attr = dflt.attribute;
+          Variable* value = emit(dflt.expr, dflt.scope);
+          Variable* slot = instance->slots[dflt.position];
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           scheduler_.unit({value}, [this, instance, attr, value, ctor, slot, promise] {
                 setAttribute(instance, attr, value->get(), ctor->loc, true);
@@ -1443,8 +1473,7 @@ const std::vector<const model::ImplementRule*>& Evaluator::implementRulesOf(cons
 }
 
 Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* ns) {
-  scopes_.push_back(std::make_unique<Scope>(topScopes_.at(ns), ns));
-  Scope* s = scopes_.back().get();
+  Scope* s = &scopes_.emplace_back(topScopes_.at(ns), ns);
   s->instance = instance;
   return s;
 }
@@ -1477,8 +1506,7 @@ void Evaluator::runImplementation(runtime::Instance* instance, const model::Impl
   if (std::find(done.begin(), done.end(), impl) != done.end()) return;
   done.push_back(impl);
   Scope* base = instanceScope(instance, impl->ns);
-  scopes_.push_back(std::make_unique<Scope>(base, impl->ns));
-  Scope* body = scopes_.back().get();
+  Scope* body = &scopes_.emplace_back(base, impl->ns);
   declare(impl->definition->body, body);
   emitBlock(impl->definition->body, body, false);
 }
@@ -1488,8 +1516,7 @@ Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
   Variable* result = scheduler_.makePlain();
   scheduler_.unit({object}, [this, object, ref, result] {
         Value o = object->get();
-        std::string name(ref->attribute.text);
-        Variable* slot = attributeSlot(o, name, ref->object, ref->loc);
+        Variable* slot = attributeSlot(o, ref->attribute.text, ref->object, ref->loc);
         scheduler_.unit({slot}, [slot, result, ref] {
               try {
                 result->set(slot->get(), ref->loc);
@@ -1930,8 +1957,7 @@ bool Evaluator::whenVariable(const ast::Expr* e, Scope* scope, std::function<voi
   Variable* object = emit(ref->object, scope);
   scheduler_.unit({object}, [object, ref, then] {
         Value o = object->get();
-        std::string name(ref->attribute.text);
-        Variable* slot = attributeSlot(o, name, ref->object, ref->loc);
+        Variable* slot = attributeSlot(o, ref->attribute.text, ref->object, ref->loc);
         then(slot);
       },
       exprLabel(ref), ref->loc, true);

@@ -6,6 +6,7 @@
 // (conditionals, lazy boolean operators, attribute chains, index lookups).
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -38,11 +39,21 @@ class Scope {
   Scope(Scope* enclosing, model::Namespace* owner) : parent(enclosing), ns(owner) {}
   Scope* const parent;
   model::Namespace* const ns;
-  std::map<std::string, Variable*, std::less<>> slots;
   // An instance's scope (implementations, `when` conditions): its attributes and `self`.
   const runtime::Instance* instance = nullptr;
   // The innermost declaring scope's variable, else null.
   Variable* find(std::string_view name) const;
+  // This block's own variable of that name, else null.
+  Variable* own(std::string_view name) const;
+  // Declares `name` (text that outlives the scope: the syntax tree's) unless it is declared.
+  void declare(std::string_view name, Variable* variable);
+
+ private:
+  // Most blocks declare a handful of names: searched in order; a top-level scope with many
+  // gets a hash index as well.
+  static constexpr size_t kIndexFrom = 16;
+  std::vector<std::pair<std::string_view, Variable*>> slots_;
+  std::unique_ptr<std::unordered_map<std::string_view, Variable*>> index_;
 };
 
 struct ExecOptions {
@@ -86,6 +97,8 @@ class Evaluator {
   // Emits `expr` and returns the variable its value will be in.
   Variable* emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs = nullptr);
   Variable* lookup(const ast::Name& name, Scope* scope);
+  // The ready variable holding a literal's value: one per literal and compile.
+  Variable* literalVariable(const ast::Literal* lit);
   // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
   void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
@@ -115,6 +128,19 @@ class Evaluator {
   void runImplementation(runtime::Instance* instance, const model::Implementation* impl);
   class AttributePolicy;  // the runtime::SlotPolicy of an attribute's slots
   const runtime::SlotPolicy* slotPolicy(const model::Attribute* attribute);
+  // What creating an instance of an entity needs, worked out at its first instance.
+  struct EntityPlan {
+    std::vector<const runtime::SlotPolicy*> policies;  // parallel to entity->order
+    struct Default {
+      const std::string* name;
+      const model::Attribute* attribute;
+      size_t position;  // of its slot
+      const ast::Expr* expr;
+      Scope* scope;  // where the default is evaluated: its namespace's top level
+    };
+    std::vector<Default> defaults;  // in entity->defaults's order
+  };
+  const EntityPlan& planOf(const model::Entity* entity);
   const std::vector<std::string>& indexAttributesOf(const model::Entity* entity);
   const std::vector<const model::ImplementRule*>& implementRulesOf(const model::Entity* entity);
   Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
@@ -143,7 +169,7 @@ class Evaluator {
   const SourceManager& sources_;
   ExecOptions options_;
   runtime::Scheduler scheduler_;
-  std::vector<std::unique_ptr<Scope>> scopes_;
+  std::deque<Scope> scopes_;  // stable addresses
   std::map<const model::Namespace*, Scope*> topScopes_;
   std::unique_ptr<Context> context_;
   std::map<std::string, std::unique_ptr<PyRegex>> regexes_;
@@ -156,6 +182,7 @@ class Evaluator {
   // per entity, computed on first use (node-based maps: references stay valid)
   std::unordered_map<const model::Entity*, std::vector<std::string>> indexAttributes_;
   std::unordered_map<const model::Attribute*, std::unique_ptr<runtime::SlotPolicy>> policies_;
+  std::unordered_map<const model::Entity*, EntityPlan> plans_;
   std::unordered_map<const model::Entity*, std::vector<const model::ImplementRule*>> implementRules_;
   // per entity that declares or inherits an index: key text -> instance
   // looked up only, never iterated: hash order cannot leak into results

@@ -99,6 +99,11 @@ class Attribute {
   const ast::Relation* relation = nullptr;
   Namespace* relationNs = nullptr;  // where the relation is written (annotations evaluate there)
 
+  // Entity::positionOf's memory of the last entity asked about (instances of one entity are
+  // usually handled together).
+  mutable const Entity* cachedEntity = nullptr;
+  mutable size_t cachedPosition = 0;
+
   Entity* target() const;
   // slot kinds of spec 4.3
   bool isSingle() const { return isRelation && multiplicity.low == 1 && multiplicity.high && *multiplicity.high == 1; }
@@ -152,6 +157,17 @@ class Entity : public Type {
     }
     auto it = attributes.find(n);
     return it == attributes.end() ? nullptr : it->second;
+  }
+  // The position in `order` of one of its attributes (declared or inherited): the slot to use
+  // in its instances, found by identity (no name hashing).
+  size_t positionOf(const Attribute* attribute) const {
+    if (attribute->cachedEntity == this) return attribute->cachedPosition;
+    size_t at = 0;
+    while (at < order.size() && order[at] != attribute) ++at;
+    if (at == order.size()) at = positions.at(attribute->name);  // an attribute of the same name
+    attribute->cachedEntity = this;
+    attribute->cachedPosition = at;
+    return at;
   }
   // True when this entity is `other` or one of its descendants.
   bool isA(const Entity* other) const;

@@ -26,6 +26,8 @@ class Instance : public InstanceBase {
     auto it = entity->positions.find(name);
     return it == entity->positions.end() ? nullptr : slots[it->second];
   }
+  // The slot of an attribute of this instance's entity (declared or inherited).
+  Variable* slot(const model::Attribute* attribute) const { return slots[entity->positionOf(attribute)]; }
 
   const model::Entity* const entity;
   const size_t ordinal;
