@@ -21,8 +21,16 @@ bool ResultCollector::receiveFlatten(const Value& value, SourceLocation location
 
 // ------------------------------------------------------------------ Variable
 
-Variable::Variable(Kind kind, Scheduler* scheduler) : scheduler_(scheduler), kind_(kind) {
-  tracksPromises_ = delayed();
+namespace {
+thread_local const MessageContext* activeMessageContext = nullptr;
+}  // namespace
+
+Variable::Variable(Kind kind, Scheduler*) : kind_(kind) { tracksPromises_ = delayed(); }
+
+size_t Variable::waitingProviders() const {
+  if (!tracksPromises_) return 0;
+  const auto* self = static_cast<const DelayedVariable*>(this);
+  return self->promises_ - self->donePromises_;
 }
 
 Value Variable::get() const {
@@ -52,9 +60,10 @@ void Variable::validate(const Value& value) {
 }
 
 void Variable::doubleSet(const Value& value, SourceLocation location) const {
-  const auto& where = scheduler_->messages().location;
-  std::string oldAt = where ? where(setAt_) : std::string();
-  std::string newAt = where ? where(location) : std::string();
+  const MessageContext* messages = Scheduler::activeMessages();
+  const auto* where = messages != nullptr && messages->location ? &messages->location : nullptr;
+  std::string oldAt = where ? (*where)(setAt_) : std::string();
+  std::string newAt = where ? (*where)(location) : std::string();
   fail(ErrorKind::DoubleSetException,
        "value set twice:\nold value: " + str(value_) + " (set at " + oldAt + ")\nnew value: " + str(value) + " (set at " +
            newAt + ")",
@@ -86,39 +95,43 @@ void Variable::freeze() {
 }
 
 Promise* Variable::setPromise() {
-  ++promises_;
+  // only freezable variables take promises; one that no longer tracks them (frozen) gets one
+  // that is already kept: it is fulfilled by setting the value
+  if (!delayed()) return nullptr;
+  auto* self = static_cast<DelayedVariable*>(this);
+  ++self->promises_;
   if (!tracksPromises_) {
-    // a promise on a variable that does not track them: fulfilled by setting the value
-    ++donePromises_;
-    return scheduler_->makePromise(this, true);
+    ++self->donePromises_;
+    return self->scheduler_->makePromise(this, true);
   }
-  return scheduler_->makePromise(this, false);
+  return self->scheduler_->makePromise(this, false);
 }
 
 Promise* Variable::progressionPromise() {
   if (!tracksPromises_) return nullptr;
-  ++promises_;
-  return scheduler_->makePromise(this, false);
+  auto* self = static_cast<DelayedVariable*>(this);
+  ++self->promises_;
+  return self->scheduler_->makePromise(this, false);
 }
 
 void Variable::fulfill(Promise* promise) {
   if (promise == nullptr || promise->done) return;
   promise->done = true;
   if (!tracksPromises_) return;
-  ++donePromises_;
+  ++static_cast<DelayedVariable*>(this)->donePromises_;
   if (canGet()) queue();
   if (kind_ == Kind::Collector) static_cast<CollectorVariable*>(this)->fulfilled();
 }
 
 void Variable::queue() {
-  if (queued_) return;
+  if (queued_ || !delayed()) return;
   queued_ = true;
-  scheduler_->addPossible(this);
+  static_cast<DelayedVariable*>(this)->scheduler_->addPossible(this);
 }
 
 // ------------------------------------------------------------------ OptionVariable
 
-OptionVariable::OptionVariable(Scheduler* scheduler) : Variable(Kind::Option, scheduler) {}
+OptionVariable::OptionVariable(Scheduler* scheduler) : DelayedVariable(Kind::Option, scheduler) {}
 
 Value OptionVariable::get() const {
   Value v = Variable::get();
@@ -158,7 +171,7 @@ const Value& emptyList() {
 }  // namespace
 
 ListVariable::ListVariable(Scheduler* scheduler, int64_t lowerBound, std::optional<int64_t> upperBound)
-    : Variable(Kind::List, scheduler) {
+    : DelayedVariable(Kind::List, scheduler) {
   value_ = emptyList();
   low_ = lowerBound;
   high_ = upperBound;
@@ -274,7 +287,7 @@ void ListVariable::set(const Value& value, SourceLocation location, bool recur) 
 
 // ------------------------------------------------------------------ CollectorVariable
 
-CollectorVariable::CollectorVariable(Scheduler* scheduler) : Variable(Kind::Collector, scheduler) {}
+CollectorVariable::CollectorVariable(Scheduler* scheduler) : DelayedVariable(Kind::Collector, scheduler) {}
 
 void CollectorVariable::set(const Value& value, SourceLocation, bool) {
   if (value.isList())
@@ -344,16 +357,19 @@ void Waiter::ready() {
 
 // ------------------------------------------------------------------ Scheduler
 
-Scheduler::Scheduler(MessageContext messages) : messages_(std::move(messages)) {}
+Scheduler::Scheduler(MessageContext messages)
+    : messages_(std::move(messages)), previousMessages_(activeMessageContext) {
+  activeMessageContext = &messages_;
+}
+
 Scheduler::~Scheduler() {
   // the units that never ran; the others were deleted when they finished
-  for (Waiter* w = firstWaiter_; w != nullptr;) {
-    Waiter* next = w->next_;
-    delete w;
-    w = next;
-  }
+  for (Waiter* w : live_) delete w;
   for (Variable* v : variables_) v->~Variable();
+  if (activeMessageContext == &messages_) activeMessageContext = previousMessages_;
 }
+
+const MessageContext* Scheduler::activeMessages() { return activeMessageContext; }
 
 void* Scheduler::allocate(size_t size, size_t align) {
   auto fits = [&] {
@@ -382,16 +398,24 @@ Variable* Scheduler::makeWrapped(const Value& value) {
 }
 
 void Scheduler::registerWaiter(Waiter* waiter) {
-  waiter->previous_ = lastWaiter_;
-  if (lastWaiter_ != nullptr) lastWaiter_->next_ = waiter;
-  else firstWaiter_ = waiter;
-  lastWaiter_ = waiter;
+  waiter->live_ = static_cast<uint32_t>(live_.size());
+  live_.push_back(waiter);
+  ++liveCount_;
 }
 
 void Scheduler::finished(Waiter* waiter) {
-  (waiter->previous_ != nullptr ? waiter->previous_->next_ : firstWaiter_) = waiter->next_;
-  (waiter->next_ != nullptr ? waiter->next_->previous_ : lastWaiter_) = waiter->previous_;
-  waiter->previous_ = waiter->next_ = nullptr;
+  live_[waiter->live_] = nullptr;
+  --liveCount_;
+  if (live_.size() >= 4096 && liveCount_ * 2 < live_.size()) {
+    // close up the holes, keeping the creation order
+    size_t next = 0;
+    for (Waiter* w : live_) {
+      if (w == nullptr) continue;
+      w->live_ = static_cast<uint32_t>(next);
+      live_[next++] = w;
+    }
+    live_.resize(next);
+  }
 }
 
 void Scheduler::addPossible(Variable* variable) {
@@ -410,12 +434,14 @@ Variable* popFront(std::deque<Variable*>& relations, std::deque<Variable*>& othe
 
 bool Scheduler::breakWaitCycle() {
   // step 4 of spec 4.7: a variable some unit waits on, with outstanding promises and potential
-  for (Waiter* w = firstWaiter_; w != nullptr; w = w->next_)
+  for (Waiter* w : live_) {
+    if (w == nullptr) continue;
     for (Variable* v : w->inputs())
       if (v->delayed() && !v->isReady() && v->waitingProviders() > 0 && v->progressPotential() > 0) {
         v->freeze();
         return true;
       }
+  }
   return false;
 }
 
@@ -489,7 +515,8 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
     throw CompileError(Diagnostic(ErrorKind::CompilerException, "Could not complete model, max_iterations " +
                                                                     std::to_string(maxIterations) + " reached."));
   std::vector<Waiter*> waiting;
-  for (Waiter* w = firstWaiter_; w != nullptr; w = w->next_) waiting.push_back(w);
+  for (Waiter* w : live_)
+    if (w != nullptr) waiting.push_back(w);
   return waiting;
 }
 

@@ -31,10 +31,10 @@ class Variable;
 // and only longer lists take memory of their own.
 class VarList {
  public:
-  VarList() = default;
-  VarList(std::initializer_list<Variable*> items) { assign(items.begin(), items.end()); }
-  explicit VarList(const std::vector<Variable*>& items) { assign(items.data(), items.data() + items.size()); }
-  VarList(const VarList& other) { assign(other.begin(), other.end()); }
+  VarList() : inline_{nullptr, nullptr} {}
+  VarList(std::initializer_list<Variable*> items) : VarList() { assign(items.begin(), items.end()); }
+  explicit VarList(const std::vector<Variable*>& items) : VarList() { assign(items.data(), items.data() + items.size()); }
+  VarList(const VarList& other) : VarList() { assign(other.begin(), other.end()); }
   VarList& operator=(const VarList& other) {
     if (this != &other) {
       size_ = 0;
@@ -42,7 +42,7 @@ class VarList {
     }
     return *this;
   }
-  VarList(VarList&& other) noexcept { take(other); }
+  VarList(VarList&& other) noexcept : VarList() { take(other); }
   VarList& operator=(VarList&& other) noexcept {
     if (this != &other) {
       release();
@@ -50,7 +50,9 @@ class VarList {
     }
     return *this;
   }
-  ~VarList() { delete[] heap_; }
+  ~VarList() {
+    if (onHeap_) delete[] heap_.items;
+  }
   void push_back(Variable* v) {
     if (size_ == capacity()) grow();
     data()[size_++] = v;
@@ -58,9 +60,9 @@ class VarList {
   void clear() { size_ = 0; }
   // Frees what it holds (for values that no longer need their inputs).
   void release() {
-    delete[] heap_;
-    heap_ = nullptr;
-    heapCapacity_ = 0;
+    if (onHeap_) delete[] heap_.items;
+    onHeap_ = false;
+    inline_[0] = inline_[1] = nullptr;
     size_ = 0;
   }
   size_t size() const { return size_; }
@@ -71,17 +73,19 @@ class VarList {
 
  private:
   static constexpr uint32_t kInline = 2;
-  Variable** data() { return heap_ != nullptr ? heap_ : inline_; }
-  Variable* const* data() const { return heap_ != nullptr ? heap_ : inline_; }
-  uint32_t capacity() const { return heap_ != nullptr ? heapCapacity_ : kInline; }
+  Variable** data() { return onHeap_ ? heap_.items : inline_; }
+  Variable* const* data() const { return onHeap_ ? heap_.items : inline_; }
+  uint32_t capacity() const { return onHeap_ ? heap_.capacity : kInline; }
   void assign(Variable* const* first, Variable* const* last) {
     for (; first != last; ++first) push_back(*first);
   }
   void take(VarList& other) {
-    if (other.heap_ != nullptr) {
-      heap_ = std::exchange(other.heap_, nullptr);
-      heapCapacity_ = std::exchange(other.heapCapacity_, 0);
+    if (other.onHeap_) {
+      heap_ = other.heap_;
+      onHeap_ = true;
       size_ = std::exchange(other.size_, 0);
+      other.onHeap_ = false;
+      other.inline_[0] = other.inline_[1] = nullptr;
     } else {
       assign(other.begin(), other.end());
       other.size_ = 0;
@@ -91,14 +95,21 @@ class VarList {
     uint32_t next = capacity() * 2;
     auto* bigger = new Variable*[next];
     std::copy(data(), data() + size_, bigger);
-    delete[] heap_;
-    heap_ = bigger;
-    heapCapacity_ = next;
+    if (onHeap_) delete[] heap_.items;
+    heap_.items = bigger;
+    heap_.capacity = next;
+    onHeap_ = true;
   }
-  Variable* inline_[kInline] = {nullptr, nullptr};
-  Variable** heap_ = nullptr;
+  struct Heap {
+    Variable** items;
+    uint32_t capacity;
+  };
+  union {
+    Variable* inline_[kInline];
+    Heap heap_;
+  };
   uint32_t size_ = 0;
-  uint32_t heapCapacity_ = 0;
+  bool onHeap_ = false;
 };
 
 // Receives the values of a relation or list one by one for gradual execution (spec 4.5).
@@ -151,6 +162,7 @@ class SlotPolicy {
 class Variable {
  public:
   enum class Kind : uint8_t { Plain, Single, Option, List, Collector, Wrapped, Direct };
+  // (Every kind is made with its scheduler; only the freezable ones keep it.)
   Variable(Kind kind, Scheduler* scheduler);
   virtual ~Variable() = default;
   Variable(const Variable&) = delete;
@@ -175,7 +187,7 @@ class Variable {
   // Null when this variable no longer tracks promises (frozen) or never does.
   Promise* progressionPromise();
   void fulfill(Promise* promise);
-  size_t waitingProviders() const { return tracksPromises_ ? promises_ - donePromises_ : 0; }
+  size_t waitingProviders() const;
   virtual bool canGet() const { return hasValue_; }
   virtual int progressPotential() const { return static_cast<int>(waiters_.size()); }
   // Relation variables are frozen before collectors (the candidate queue's order, 4.7).
@@ -200,57 +212,73 @@ class Variable {
   void validate(const Value& value);
   [[noreturn]] void doubleSet(const Value& value, SourceLocation location) const;
 
-  // The units waiting for the value, in arrival order: the first inline (most variables have at
-  // most one), the others in a vector made when needed. A variable exists per attribute of every
-  // instance and per expression evaluated, so its size is the compile's memory.
+  // The units waiting for the value, in arrival order, in one word: none, one unit, or (low bit
+  // set) a vector of them. A variable exists per attribute of every instance and per expression
+  // evaluated, so its size is the compile's memory.
   class Waiters {
    public:
     Waiters() = default;
     Waiters(const Waiters&) = delete;
     Waiters& operator=(const Waiters&) = delete;
-    ~Waiters() { delete more_; }
+    ~Waiters() { delete many(); }
     void push(Waiter* w) {
-      if (first_ == nullptr && (more_ == nullptr || more_->empty())) {
-        first_ = w;
+      if (bits_ == 0) {
+        bits_ = reinterpret_cast<uintptr_t>(w);
         return;
       }
-      if (more_ == nullptr) more_ = new std::vector<Waiter*>();
-      more_->push_back(w);
+      std::vector<Waiter*>* list = many();
+      if (list == nullptr) {
+        list = new std::vector<Waiter*>{reinterpret_cast<Waiter*>(bits_)};
+        bits_ = reinterpret_cast<uintptr_t>(list) | 1;
+      }
+      list->push_back(w);
     }
-    size_t size() const { return (first_ != nullptr ? 1 : 0) + (more_ != nullptr ? more_->size() : 0); }
+    size_t size() const {
+      if (bits_ == 0) return 0;
+      return many() != nullptr ? many()->size() : 1;
+    }
     // Empties the list and calls `f` on what was in it, in order (f must not add waiters here).
     template <class F>
     void drain(F&& f) {
-      Waiter* first = first_;
-      std::vector<Waiter*>* more = more_;
-      first_ = nullptr;
-      more_ = nullptr;
-      if (first != nullptr) f(first);
-      if (more != nullptr) {
-        for (Waiter* w : *more) f(w);
-        delete more;
-      }
+      uintptr_t bits = std::exchange(bits_, 0);
+      if (bits == 0) return;
+      if ((bits & 1) == 0) return f(reinterpret_cast<Waiter*>(bits));
+      auto* list = reinterpret_cast<std::vector<Waiter*>*>(bits & ~uintptr_t(1));
+      for (Waiter* w : *list) f(w);
+      delete list;
     }
 
    private:
-    Waiter* first_ = nullptr;
-    std::vector<Waiter*>* more_ = nullptr;
+    std::vector<Waiter*>* many() const {
+      return (bits_ & 1) != 0 ? reinterpret_cast<std::vector<Waiter*>*>(bits_ & ~uintptr_t(1)) : nullptr;
+    }
+    uintptr_t bits_ = 0;
   };
 
-  Scheduler* scheduler_;
   Value value_;
   SourceLocation setAt_;
   Kind kind_;
   bool hasValue_ = false;
   bool tracksPromises_ = false;
   bool queued_ = false;
-  uint32_t promises_ = 0;  // made on this variable (the promises themselves live in the scheduler)
-  uint32_t donePromises_ = 0;
   Waiters waiters_;
 };
 
+// The freezable variables (spec 4.6): they count the promises made on them and offer themselves
+// to the scheduler's freeze queues.
+class DelayedVariable : public Variable {
+ public:
+  DelayedVariable(Kind kind, Scheduler* scheduler) : Variable(kind, scheduler), scheduler_(scheduler) {}
+
+ protected:
+  friend class Variable;
+  Scheduler* scheduler_;
+  uint32_t promises_ = 0;  // made on this variable (the promises themselves live in the scheduler)
+  uint32_t donePromises_ = 0;
+};
+
 // An optional relation end [0:1].
-class OptionVariable : public Variable {
+class OptionVariable : public DelayedVariable {
  public:
   explicit OptionVariable(Scheduler* scheduler);
   Value get() const override;
@@ -260,7 +288,7 @@ class OptionVariable : public Variable {
 };
 
 // A list relation end: unordered in meaning, kept in arrival order, de-duplicated by identity.
-class ListVariable : public Variable {
+class ListVariable : public DelayedVariable {
  public:
   explicit ListVariable(Scheduler* scheduler, int64_t lowerBound = 0, std::optional<int64_t> upperBound = std::nullopt);
   bool listen(ResultCollector* collector, SourceLocation location) override;
@@ -284,7 +312,7 @@ class ListVariable : public Variable {
 };
 
 // The elements of a list literal being built; exact promise tracking, never frozen by guesses.
-class CollectorVariable : public Variable {
+class CollectorVariable : public DelayedVariable {
  public:
   explicit CollectorVariable(Scheduler* scheduler);
   void set(const Value& value, SourceLocation location, bool recur = true) override;
@@ -363,9 +391,8 @@ class Waiter {
 
  private:
   friend class Scheduler;
-  int waitCount_ = 1;
-  Waiter* previous_ = nullptr;  // the scheduler's list of unfinished units
-  Waiter* next_ = nullptr;
+  int32_t waitCount_ = 1;
+  uint32_t live_ = 0;  // its place in the scheduler's list of unfinished units
 };
 
 // What a unit is, for "not all statements executed": a fixed text, or a text rendered only when
@@ -374,17 +401,16 @@ class UnitLabel {
  public:
   using Render = std::string (*)(const void* subject, const void* detail);
   UnitLabel() = default;
-  UnitLabel(const char* literal) : literal_(literal) {}  // NOLINT: implicit from a literal
+  UnitLabel(const char* literal) : subject_(literal) {}  // NOLINT: implicit from a literal
   UnitLabel(Render render, const void* subject, const void* detail = nullptr)
       : render_(render), subject_(subject), detail_(detail) {}
   std::string text() const {
     if (render_ != nullptr) return render_(subject_, detail_);
-    return literal_ != nullptr ? literal_ : "unit";
+    return subject_ != nullptr ? static_cast<const char*>(subject_) : "unit";
   }
 
  private:
-  const char* literal_ = nullptr;
-  Render render_ = nullptr;
+  Render render_ = nullptr;  // null: subject_ is the text
   const void* subject_ = nullptr;
   const void* detail_ = nullptr;
 };
@@ -459,6 +485,9 @@ class Scheduler {
   void registerWaiter(Waiter* waiter);
   void finished(Waiter* waiter);
   const MessageContext& messages() const { return messages_; }
+  // The messages of the newest scheduler of this thread still alive (variables keep no pointer
+  // to their scheduler).
+  static const MessageContext* activeMessages();
   size_t iterations() const { return iterations_; }
 
  private:
@@ -474,8 +503,10 @@ class Scheduler {
   std::deque<Variable*> candidates_;       // relation variables, FIFO
   std::deque<Variable*> otherCandidates_;  // collectors and other non-relation variables, FIFO
   std::deque<Variable*> zeroWaiters_;
-  Waiter* firstWaiter_ = nullptr;  // unfinished units in creation order: an intrusive list
-  Waiter* lastWaiter_ = nullptr;
+  // unfinished units in creation order; a finished one leaves a hole, closed up when half are holes
+  std::vector<Waiter*> live_;
+  size_t liveCount_ = 0;
+  const MessageContext* previousMessages_;
   std::vector<Variable*> variables_;  // in the arena, destroyed with the scheduler
   std::vector<std::unique_ptr<std::byte[]>> chunks_;
   std::byte* chunkNext_ = nullptr;
