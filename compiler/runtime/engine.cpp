@@ -33,7 +33,7 @@ size_t Variable::waitingProviders() const {
   return self->promises_ - self->donePromises_;
 }
 
-Value Variable::get() const {
+const Value& Variable::get() const {
   if (!hasValue_) throw UnsetSignal{const_cast<Variable*>(this)};
   return value_;
 }
@@ -133,8 +133,8 @@ void Variable::queue() {
 
 OptionVariable::OptionVariable(Scheduler* scheduler) : DelayedVariable(Kind::Option, scheduler) {}
 
-Value OptionVariable::get() const {
-  Value v = Variable::get();
+const Value& OptionVariable::get() const {
+  const Value& v = Variable::get();
   if (v.isNull())
     fail(ErrorKind::OptionalValueException,
          "Optional variable accessed that has no value (attribute `" + std::string(entityName) + "." +
@@ -307,7 +307,7 @@ void CollectorVariable::fulfilled() {
 
 Waiter::Waiter(Scheduler& scheduler) : scheduler_(scheduler) { scheduler_.registerWaiter(this); }
 
-Value DirectVariable::get() const {
+const Value& DirectVariable::get() const {
   if (!hasValue_) {
     auto* self = const_cast<DirectVariable*>(this);
     self->value_ = self->compute();

@@ -171,7 +171,7 @@ class Variable {
 
   bool isReady() const { return hasValue_; }
   // The value; UnsetSignal when not ready; an OptionalValueException for an empty optional.
-  virtual Value get() const;
+  virtual const Value& get() const;
   // What is there now, ready or not (a relation's values so far).
   const Value& current() const;
   const SourceLocation& setAt() const { return setAt_; }
@@ -281,7 +281,7 @@ class DelayedVariable : public Variable {
 class OptionVariable : public DelayedVariable {
  public:
   explicit OptionVariable(Scheduler* scheduler);
-  Value get() const override;
+  const Value& get() const override;
   void set(const Value& value, SourceLocation location, bool recur = true) override;
   bool canGet() const override { return waitingProviders() == 0; }
   std::string_view entityName;  // for the OptionalValueException message: `E.b` (the model's)
@@ -332,7 +332,7 @@ class CollectorVariable : public DelayedVariable {
 class DirectVariable : public Variable {
  public:
   DirectVariable(Scheduler* scheduler, VarList inputs) : Variable(Kind::Direct, scheduler), inputs_(std::move(inputs)) {}
-  Value get() const override;
+  const Value& get() const override;
   const VarList& inputs() const { return inputs_; }
 
  protected:
