@@ -1,5 +1,6 @@
 #include "python_runtime.h"
 
+#include <dlfcn.h>
 #include <pybind11/embed.h>
 
 #include <atomic>
@@ -37,7 +38,18 @@ void finalizeAtExit() {
   py::finalize_interpreter();
 }
 
+// libinmanta_jinja.so, which links this library, is loaded with RTLD_LOCAL, and libpython with
+// it. The extension modules Python imports later (markupsafe._speedups, _json, ...) do not link
+// libpython: they take its symbols from the global scope, as in the python3 executable. So
+// libpython joins the global scope before it starts (the handle is kept for the process).
+void exposeLibpython() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&Py_InitializeFromConfig), &info) != 0 && info.dli_fname != nullptr)
+    (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+}
+
 void start() {
+  exposeLibpython();
   PyPreConfig pre;
   PyPreConfig_InitIsolatedConfig(&pre);
 #if defined(__SANITIZE_ADDRESS__)
@@ -117,17 +129,3 @@ void raiseRelayed() {
 }  // namespace detail
 
 }  // namespace inmanta::python
-
-#if defined(__SANITIZE_ADDRESS__)
-// LeakSanitizer's compiled-in suppressions, so that every sanitizer run (ctest, the conformance
-// runner, by hand) agrees. pybind11 keeps its bookkeeping (type records, the life-support TLS
-// key) for the life of the process and does not free it when the interpreter is finalised at
-// exit; nothing else of ours or of Python's is suppressed.
-extern "C" const char* __lsan_default_suppressions() {
-  return "leak:pybind11::detail::get_local_internals\n"
-         "leak:pybind11::detail::local_internals::local_internals\n"
-         "leak:pybind11::detail::generic_type::initialize\n";
-}
-// and silently: standard error is compared with goldens (LSAN_OPTIONS still overrides this)
-extern "C" const char* __lsan_default_options() { return "print_suppressions=0"; }
-#endif

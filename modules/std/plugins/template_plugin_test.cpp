@@ -1,5 +1,6 @@
-// Unit tests of std::template (spec A.8): the real Jinja2 in the embedded CPython, first against
-// the fake plugin context, then through whole compiles with the compiler's own context.
+// Unit tests of std::template (spec A.8): the real Jinja2 in the embedded CPython of
+// libinmanta_jinja.so, loaded with dlopen() as the inmanta executable loads it, first against the
+// fake plugin context, then through whole compiles with the compiler's own context.
 #include <stdlib.h>
 
 #include <filesystem>
@@ -8,7 +9,7 @@
 
 #include "driver.h"
 #include "plugin_test_support.h"
-#include "python_runtime.h"
+#include "std_support.h"
 
 namespace inmanta::stdmodule::testing {
 namespace {
@@ -24,6 +25,18 @@ void write(const std::string& path, const std::string& content) {
   out << content;
 }
 
+// This build tree's module, whatever else is installed (set before the first render).
+void useBuiltModule() { setenv("INMANTA_JINJA_MODULE", INMANTA_JINJA_MODULE_PATH, 1); }
+
+// Whether a file whose name contains `name` is mapped into this process.
+bool mapped(const std::string& name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(name) != std::string::npos) return true;
+  return false;
+}
+
 // A scratch folder with a project (templates/) and a module `mod` (templates/), plus `bare`, a
 // module without templates.
 class TemplatePlugin : public StdPluginTest {
@@ -36,6 +49,7 @@ class TemplatePlugin : public StdPluginTest {
     ctx.moduleDirs["bare"] = root_ + "/bare";
     fs::create_directories(root_ + "/bare/model");
     ctx.registry = &registry;
+    useBuiltModule();
   }
   ~TemplatePlugin() override {
     std::error_code ec;
@@ -202,11 +216,35 @@ TEST_F(TemplatePlugin, TemplatesAreLoadedOncePerCompile) {
 }
 
 TEST_F(TemplatePlugin, PythonStartsOnTheFirstTemplateOnly) {
-  if (python::everStarted()) GTEST_SKIP() << "an earlier test in this process started Python (ctest runs one per process)";
+  if (templateEngineLoaded()) GTEST_SKIP() << "an earlier test in this process rendered (ctest runs one per process)";
   EXPECT_EQ(str("upper", {"a"}), "A");
-  EXPECT_FALSE(python::everStarted());
+  EXPECT_FALSE(templatePythonStarted());
+  EXPECT_FALSE(mapped("libinmanta_jinja"));
+  EXPECT_FALSE(mapped("libpython"));
   EXPECT_EQ(rendered("x"), "x");
-  EXPECT_TRUE(python::everStarted());
+  EXPECT_TRUE(templateEngineLoaded());
+  EXPECT_TRUE(templatePythonStarted());
+  EXPECT_TRUE(mapped("libinmanta_jinja"));
+  EXPECT_TRUE(mapped("libpython"));
+}
+
+// The module has its own copies of the exception types' type_info; catching goes by name, so
+// exceptions thrown on either side of the dlopen() boundary are caught on the other.
+TEST_F(TemplatePlugin, ExceptionsCrossTheModuleBoundary) {
+  // the context's CompileError (NotFoundException), caught in the module: an undefined name
+  EXPECT_EQ(rendered("{{ nope is defined }}"), "False");
+  // the context's PluginFailure (AttributeError), caught in the module: a missing attribute
+  FakeInstance host("std::Host", {{"name", Value("h1")}});
+  ctx.variables["host"] = instance(host);
+  EXPECT_EQ(rendered("[{{ host.nope }}]"), "[]");
+  // the context's PluginSuspend, carried through Jinja's frames and out of the module
+  ctx.unreadyVariables.push_back("late");
+  EXPECT_THROW(render("{{ late }}"), PluginSuspend);
+  // a plugin's PluginFailure, from a filter: through the module and back
+  EXPECT_EQ(renderFailure("{{ false | std.assert('boom') }}"), "AssertionError: Assertion error: boom");
+  // the module's own CompileError and PluginFailure
+  EXPECT_EQ(compileError("{{ nope }}"), "NotFoundException: 'nope' is undefined");
+  EXPECT_THROW(render("{{ 1 / 0 }}"), PluginFailure);
 }
 
 // ------------------------------------------------------------------ whole compiles
@@ -220,6 +258,7 @@ class TemplateCompile : public ::testing::Test {
     write(root_ + "/project.yml", "name: t\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n");
     registerStdPlugins(registry_);
     setenv("INMANTA_STD_PATH", INMANTA_SOURCE_STD_DIR, 1);
+    useBuiltModule();
   }
   ~TemplateCompile() override {
     std::error_code ec;
@@ -293,9 +332,11 @@ TEST_F(TemplateCompile, HostUriOfTheStdModule) {
 }
 
 TEST_F(TemplateCompile, CompilesWithoutTemplatesNeverStartPython) {
-  if (python::everStarted()) GTEST_SKIP() << "an earlier test in this process started Python (ctest runs one per process)";
+  if (templateEngineLoaded()) GTEST_SKIP() << "an earlier test in this process rendered (ctest runs one per process)";
   EXPECT_EQ(compile("std::print(std::upper(\"a\"))\n"), "A\n");
-  EXPECT_FALSE(python::everStarted());
+  EXPECT_FALSE(templateEngineLoaded());
+  EXPECT_FALSE(mapped("libinmanta_jinja"));
+  EXPECT_FALSE(mapped("libpython"));
 }
 
 }  // namespace
