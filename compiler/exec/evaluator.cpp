@@ -102,6 +102,15 @@ Variable* attributeSlot(const Value& o, std::string_view attribute, const ast::E
        at);
 }
 
+// `a` or `a.b.c` for a variable or attribute reference chain, else empty.
+std::string referenceText(const ast::Expr* e) {
+  if (e->kind == ast::Kind::VarRef) return std::string(static_cast<const ast::VarRef*>(e)->name.text);
+  if (e->kind != ast::Kind::AttrRef) return {};
+  auto* ref = static_cast<const ast::AttrRef*>(e);
+  std::string object = referenceText(ref->object);
+  return object.empty() ? std::string() : object + "." + std::string(ref->attribute.text);
+}
+
 std::string joinQuoted(const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -375,8 +384,21 @@ void Evaluator::evaluateStatement(const ast::Expr* expr, Scope* scope) {
 void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
   switch (stmt->kind) {
     case ast::Kind::Import: case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement:
-    case ast::Kind::Relation: case ast::Kind::Typedef: case ast::Kind::Index:
+    case ast::Kind::Typedef: case ast::Kind::Index:
       return;  // definitions were handled by the definition phase
+    case ast::Kind::Relation: {
+      // its annotations are evaluated (each by a unit, as the reference's DefineRelation.emit) and
+      // otherwise ignored; an unknown one is reported by the final checks
+      auto* r = static_cast<const ast::Relation*>(stmt);
+      int ends = (r->leftAttr.empty() ? 0 : 1) + (r->rightAttr.empty() ? 0 : 1);
+      if (ends == 2 && r->left.text == r->right.text && r->leftAttr.text == r->rightAttr.text) ends = 1;  // self-inverse
+      for (const ast::Expr* e : r->annotations) {
+        Variable* v = emit(e, scope);
+        scheduler_.unit({v}, [v] { (void)v->get(); }, "relation annotation", e->loc, true);
+        annotations_.push_back({v, r, ends});
+      }
+      return;
+    }
     case ast::Kind::ExprStmt:
       evaluateStatement(static_cast<const ast::ExprStmt*>(stmt)->expr, scope);
       return;
@@ -405,7 +427,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
             if (c.isUnknown()) return;
             if (!c.isBool())
               fail(ErrorKind::RuntimeException,
-                   "Invalid value `" + runtime::repr(c) + "`: the condition for an if statement can only be a boolean expression",
+                   "Invalid value `" + runtime::str(c) + "`: the condition for an if statement can only be a boolean expression",
                    i->loc);
             const ast::Block& branch = c.asBool() ? i->thenBlock : i->elseBlock;
             Scope* inner = &scopes_.emplace_back(scope, scope->ns);
@@ -431,10 +453,14 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
         scheduler_.unit({iterable}, [iterable, f, iterate, commit] {
               Value v = iterable->get();
               if (!v.isUnknown()) {
-                if (!v.isList())
-                  fail(ErrorKind::TypingException,
-                       "A for loop can only be applied to lists and relations. Hint: " + runtime::repr(v) + " is not a list.",
+                if (!v.isList()) {
+                  // as the reference: a reference is named with what it resolves to
+                  std::string hint = referenceText(f->iterable);
+                  hint = hint.empty() ? "'" + runtime::str(v) + "' is not a list."
+                                      : "'" + hint + "' resolves to '" + runtime::str(v) + "'.";
+                  fail(ErrorKind::TypingException, "A for loop can only be applied to lists and relations. Hint: " + hint,
                        f->loc);
+                }
                 for (const Value& element : v.asList()) iterate(element);
               }
               commit();
@@ -500,7 +526,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
               if (l.isUnknown()) return result->set(Value::unknown(), b->loc);
               if (!l.isBool())
                 fail(ErrorKind::RuntimeException,
-                     "Invalid left hand value `" + runtime::repr(l) + "`: `" + (isAnd ? "and" : "or") +
+                     "Invalid left hand value `" + runtime::str(l) + "`: `" + (isAnd ? "and" : "or") +
                          "` expects a boolean",
                      b->loc);
               if (l.asBool() != isAnd) return result->set(l, b->loc);
@@ -529,7 +555,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
         Value v = operand->get();
         if (v.isUnknown()) return v;
         if (!v.isBool())
-          fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::repr(v) + "`: `not` expects a boolean", n->loc);
+          fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", n->loc);
         return Value(!v.asBool());
       });
     }
@@ -542,7 +568,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
             if (v.isUnknown()) return result->set(Value::unknown(), c->loc);
             if (!v.isBool())
               fail(ErrorKind::RuntimeException,
-                   "Invalid value `" + runtime::repr(v) + "`: the condition for a conditional expression must be a boolean expression",
+                   "Invalid value `" + runtime::str(v) + "`: the condition for a conditional expression must be a boolean expression",
                    c->loc);
             Variable* branch = emit(v.asBool() ? c->whenTrue : c->whenFalse, scope, lhsCopy ? &*lhsCopy : nullptr);
             scheduler_.unit({branch}, [branch, result, c] { result->set(branch->get(), c->loc); },
@@ -699,7 +725,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                     if (g.isUnknown()) return part->set(Value::unknown(), c->loc);
                     if (!g.isBool())
                       fail(ErrorKind::RuntimeException,
-                           "Invalid value `" + runtime::repr(g) +
+                           "Invalid value `" + runtime::str(g) +
                                "`: the condition for a conditional expression must be a boolean expression",
                            c->loc);
                     if (!g.asBool()) return part->set(Value(ValueList{}), c->loc);
@@ -725,13 +751,21 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* call = static_cast<const ast::Call*>(expr);
       std::string_view name = call->function.text;
       if (isCastName(name)) {
-        if (!call->named.kwargs.empty() || !call->named.wrapped.empty())
-          fail(ErrorKind::RuntimeException, "Only positional arguments allowed in type cast", call->loc, true);
-        if (call->args.size() != 1) {
-          std::string args;
-          for (size_t i = 0; i < call->args.size(); ++i) args += (i ? "," : "") + std::to_string(i + 1);
-          fail(ErrorKind::RuntimeException, "Illegal arguments " + args + ": type cast expects exactly 1 argument",
-               call->loc, true);
+        if (!call->named.kwargs.empty() || !call->named.wrapped.empty() || call->args.size() != 1) {
+          // as the reference's cast function: the arguments are evaluated, then refused
+          runtime::VarList all;
+          for (const ast::Expr* a : call->args) all.push_back(emit(a, scope));
+          for (const ast::KwArg& kw : call->named.kwargs) all.push_back(emit(kw.value, scope));
+          for (const ast::Expr* w : call->named.wrapped) all.push_back(emit(w, scope));
+          return scheduler_.makeDirect(std::move(all), [call](const runtime::VarList& in) -> Value {
+            for (Variable* v : in) (void)v->get();
+            if (!call->named.kwargs.empty() || !call->named.wrapped.empty())
+              fail(ErrorKind::RuntimeException, "Only positional arguments allowed in type cast", call->loc, true);
+            std::string args;
+            for (size_t i = 0; i < call->args.size(); ++i) args += (i ? "," : "") + runtime::repr(in[i]->get());
+            fail(ErrorKind::RuntimeException, "Illegal arguments " + args + ": type cast expects exactly 1 argument",
+                 call->loc, true);
+          });
         }
         Variable* arg = emit(call->args[0], scope);
         runtime::CastType to = name == "string" ? runtime::CastType::String
@@ -820,7 +854,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                    l->loc);
             if (attr->inverse == nullptr)
               fail(ErrorKind::TypingException,
-                   "short index lookup is only possible on bi-drectional relations, " + attr->entity->shortName + "." +
+                   "short index lookup is only possible on bi-drectional relations, " + attr->entity->fullName + "." +
                        rel + " is unidirectional",
                    l->loc);
             Variable* found = emitIndexLookup(attr->target(), args, wrapped,
@@ -1025,6 +1059,8 @@ std::string pretty(const ast::Expr* e) {
       auto* c = static_cast<const ast::Conditional*>(e);
       return pretty(c->condition) + " ? " + pretty(c->whenTrue) + " : " + pretty(c->whenFalse);
     }
+    case ast::Kind::StringFormat:  // the reference's repr of its StringFormat node
+      return "Format(" + runtime::pyReprString(static_cast<const ast::StringFormat*>(e)->text) + ")";
     default: return ast::dump(e);
   }
 }
@@ -1087,12 +1123,14 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
         if (l.isUnknown()) return l;
         if (!l.isBool())
           fail(ErrorKind::RuntimeException,
-               "Invalid left hand value `" + runtime::repr(l) + "`: `" + (isAnd ? "and" : "or") + "` expects a boolean",
+               "Invalid left hand value `" + runtime::str(l) + "`: `" + (isAnd ? "and" : "or") + "` expects a boolean",
                b->loc);
         if (l.asBool() != isAnd) return l;
         Value r = evalDirect(b->rhs, self, t);
         if (!r.isUnknown() && !r.isBool())
-          fail(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(r) + "', expected bool", b->loc);
+          fail(ErrorKind::RuntimeException,
+               "Invalid right hand value `" + runtime::str(r) + "`: `" + (isAnd ? "and" : "or") + "` expects a boolean",
+               b->loc);
         return r;
       }
       return applyBinary(b->op, l, evalDirect(b->rhs, self, t), b->loc);
@@ -1101,7 +1139,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       Value v = evalDirect(static_cast<const ast::Not*>(e)->operand, self, t);
       if (v.isUnknown()) return v;
       if (!v.isBool())
-        fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::repr(v) + "`: `not` expects a boolean", e->loc);
+        fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", e->loc);
       return Value(!v.asBool());
     }
     case ast::Kind::Conditional: {
@@ -1110,7 +1148,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       if (cond.isUnknown()) return cond;
       if (!cond.isBool())
         fail(ErrorKind::RuntimeException,
-             "Invalid value `" + runtime::repr(cond) + "`: the condition for a conditional expression must be a boolean expression",
+             "Invalid value `" + runtime::str(cond) + "`: the condition for a conditional expression must be a boolean expression",
              c->loc);
       return evalDirect(cond.asBool() ? c->whenTrue : c->whenFalse, self, t);
     }
@@ -1250,6 +1288,24 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
   return instance;
 }
 
+void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
+                             SourceLocation at) {
+  // as the reference's SetAttributeHelper: an error while computing the value (a direct
+  // expression, a constructor) is an error of this assignment too
+  const Value* v = nullptr;
+  try {
+    v = &value->get();
+  } catch (const CompileError& e) {
+    if (e.diagnostic().kind == ErrorKind::AttributeException) throw;
+    Diagnostic d(ErrorKind::AttributeException,
+                 "Could not set attribute `" + attribute->name + "` on instance `" + instance->display() + "`", at, false);
+    d.causes.push_back(e.diagnostic());
+    if (!d.causes.back().location.valid()) d.causes.back().location = at;
+    throw CompileError(std::move(d));
+  }
+  setAttribute(instance, attribute, *v, at, true);
+}
+
 void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                              SourceLocation at, bool recur) {
   Variable* slot = instance->slot(attribute);
@@ -1311,9 +1367,12 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
   runtime::VarList inputs;
   for (auto& [kw, v] : early) inputs.push_back(v);
   for (Variable* w : wrapped) inputs.push_back(w);
-  Variable* result = scheduler_.makePlain();
-  scheduler_.unit(std::move(inputs), [this, ctor, entity, early = std::move(early), late = std::move(late),
-                                      wrapped = std::move(wrapped), result, &indexAttributes, scope, target] {
+  // Like the reference's Constructor (a RequiresEmitStatement), the construction runs in the unit
+  // that reads its value (an assignment, an attribute, an argument): that unit waits for the index
+  // arguments and `**` dicts, creates the instance and its attribute units, and only then sets its
+  // own target.
+  return scheduler_.makeDirect(std::move(inputs), [this, ctor, entity, early = std::move(early), late = std::move(late),
+                                      wrapped = std::move(wrapped), &indexAttributes, scope, target]() -> Value {
         // construction-time values: index arguments and **dict entries
         std::vector<std::pair<std::string, Value>> values;
         for (const auto& [kw, v] : early) values.emplace_back(std::string(kw->name.text), v->get());
@@ -1382,27 +1441,39 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         runtime::Instance* instance = found;
         if (instance != nullptr) {
           if (instance->entity != entity)
-            fail(ErrorKind::DuplicateException, "Type found in index is not an exact match", ctor->loc);
+            fail(ErrorKind::DuplicateException,
+                 "Type found in index is not an exact match (original at (" + where(ctor->loc) + ")) (duplicate at (" +
+                     where(instance->constructedAt) + "))",
+                 ctor->loc);
         } else {
           instance = createInstance(entity, ctor->loc);
           registerInIndexes(instance, values, ctor);
         }
         instance->locations.push_back(ctor->loc);
-        result->set(Value(static_cast<runtime::InstanceBase*>(instance)), ctor->loc);
         for (const auto& [name, v] : values) setAttribute(instance, entity->attribute(name), v, ctor->loc, true);
-        // the other arguments, asynchronously (step 6)
-        for (const ast::KwArg* kw : late) {
+        // the other arguments and the defaults, asynchronously (step 6), in the reference's order:
+        // the defaults' order, an argument taking the place of the default it overrides, then the
+        // other arguments as written
+        auto isConstructionValue = [&](std::string_view name) {
+          return std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; });
+        };
+        auto argumentFor = [&](std::string_view name) -> const ast::KwArg* {
+          for (const ast::KwArg* kw : late)
+            if (kw->name.text == name) return kw;
+          return nullptr;
+        };
+        auto emitArgument = [&](const ast::KwArg* kw) {
           const model::Attribute* attr = entity->attribute(kw->name.text);
           Variable* slot = instance->slot(attr);
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           if (attr->isMulti()) {
             assignGradual(kw->value, scope, instance, attr, ctor->loc, [slot, promise] { slot->fulfill(promise); });
-            continue;
+            return;
           }
           Lhs here{instance, attr};
           Variable* value = emit(kw->value, scope, attr->isRelation ? &here : nullptr);
           scheduler_.unit({value}, [this, instance, attr, value, ctor, slot, promise] {
-                setAttribute(instance, attr, value->get(), ctor->loc, true);
+                setAttribute(instance, attr, value, ctor->loc);
                 if (promise != nullptr) slot->fulfill(promise);
               },
               runtime::UnitLabel(
@@ -1412,34 +1483,31 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
                   },
                   entity, attr),
               ctor->loc, true);
-        }
-        // defaults not overridden
-        auto isExplicit = [&](std::string_view name) {
-          return std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; }) ||
-                 std::any_of(late.begin(), late.end(), [&](const ast::KwArg* kw) { return kw->name.text == name; });
         };
         for (const EntityPlan::Default& dflt : planOf(entity).defaults) {
           const std::string& name = *dflt.name;
-          if (isExplicit(name)) continue;
+          if (isConstructionValue(name)) continue;
+          if (const ast::KwArg* kw = argumentFor(name)) {
+            emitArgument(kw);
+            continue;
+          }
           const model::Attribute* attr = dflt.attribute;
           Variable* value = emit(dflt.expr, dflt.scope);
           Variable* slot = instance->slots[dflt.position];
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           scheduler_.unit({value}, [this, instance, attr, value, ctor, slot, promise] {
-                setAttribute(instance, attr, value->get(), ctor->loc, true);
+                setAttribute(instance, attr, value, ctor->loc);
                 if (promise != nullptr) slot->fulfill(promise);
               },
               runtime::UnitLabel([](const void* n, const void*) { return "default " + *static_cast<const std::string*>(n); },
                                  &name),
               ctor->loc, true);
         }
+        for (const ast::KwArg* kw : late)
+          if (!entity->defaults.count(kw->name.text)) emitArgument(kw);
         selectImplementations(instance);
-      },
-      runtime::UnitLabel(
-          [](const void* e, const void*) { return std::string(static_cast<const model::Entity*>(e)->shortName) + "(...)"; },
-          entity),
-      ctor->loc, true);
-  return result;
+        return Value(static_cast<runtime::InstanceBase*>(instance));
+      });
 }
 
 const std::vector<std::string>& Evaluator::indexAttributesOf(const model::Entity* entity) {
@@ -1459,13 +1527,17 @@ const std::vector<const model::ImplementRule*>& Evaluator::implementRulesOf(cons
   auto [it, added] = implementRules_.try_emplace(entity);
   if (added) {
     // own rules, then (with `parents`) the parents' rules, in that order, once per entity
+    // as the reference's Entity.get_implements: the own rules, then, when one of them says
+    // `using parents`, the parents' rules (each collected the same way), left to right
     std::vector<const model::ImplementRule*>& rules = it->second;
     std::function<void(const model::Entity*)> collect = [&](const model::Entity* e) {
+      bool inherit = false;
       for (const model::ImplementRule& r : e->rules) {
         rules.push_back(&r);
-        if (r.inheritParents)
-          for (const model::Entity* p : e->parents) collect(p);
+        inherit = inherit || r.inheritParents;
       }
+      if (inherit)
+        for (const model::Entity* p : e->parents) collect(p);
     };
     collect(entity);
   }
@@ -1479,9 +1551,13 @@ Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* n
 }
 
 void Evaluator::selectImplementations(runtime::Instance* instance) {
+  // one unit per rule, as the reference's SubConstructor (an execution unit even without `when`)
   for (const model::ImplementRule* rule : implementRulesOf(instance->entity)) {
     if (rule->when == nullptr) {
-      for (const model::Implementation* impl : rule->implementations) runImplementation(instance, impl);
+      scheduler_.unit({}, [this, rule, instance] {
+            for (const model::Implementation* impl : rule->implementations) runImplementation(instance, impl);
+          },
+          "implement", rule->location, true);
       continue;
     }
     Scope* scope = instanceScope(instance, rule->ns);
@@ -1491,7 +1567,7 @@ void Evaluator::selectImplementations(runtime::Instance* instance) {
           if (c.isUnknown()) return;
           if (!c.isBool())
             fail(ErrorKind::RuntimeException,
-                 "Invalid value `" + runtime::repr(c) +
+                 "Invalid value `" + runtime::str(c) +
                      "`: the condition for a conditional implementation can only be a boolean expression",
                  rule->when->loc);
           if (!c.asBool()) return;
@@ -1559,7 +1635,7 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
         Lhs here{instance, attr};
         Variable* value = emit(assign->value, scope, attr->isRelation ? &here : nullptr);
         scheduler_.unit({value}, [this, instance, attr, value, assign, slot, promise] {
-              setAttribute(instance, attr, value->get(), assign->loc, true);
+              setAttribute(instance, attr, value, assign->loc);
               if (promise != nullptr) slot->fulfill(promise);
             },
             assignLabel(target), assign->loc, true);
@@ -1576,6 +1652,10 @@ void Evaluator::finalChecks() {
       for (const PendingLookup& p : lookups)
         errors.emplace_back(ErrorKind::NotFoundException,
                             "No match in index on type " + entity->fullName + " with key " + key, p.at->loc, false);
+  for (const Annotation& a : annotations_)
+    if (a.value->isReady() && a.value->get().isUnknown())
+      for (int i = 0; i < a.ends; ++i)
+        errors.emplace_back(ErrorKind::TypingException, "Relation annotation can not be Unknown", a.relation->loc, false);
   for (const auto& instance : instances_) {
     if (instance->implementations.empty())
       errors.emplace_back(ErrorKind::RuntimeException,
@@ -1655,7 +1735,7 @@ Variable* Evaluator::emitIndexLookup(const model::Entity* entity, std::vector<st
         std::vector<std::pair<std::string, Value>> values = fixed;
         auto add = [&](const std::string& name, const Value& v) {
           if (std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; }))
-            fail(ErrorKind::RuntimeException, "Attribute name provided twice in index lookup", at->loc);
+            fail(ErrorKind::RuntimeException, "Attribute " + name + " provided twice in index lookup", at->loc);
           values.emplace_back(name, v);
         };
         for (const auto& [n, v] : args) add(n, v->get());
@@ -1930,7 +2010,8 @@ void Evaluator::normalize() {
       const model::Attribute* attr = entity->attribute(a.name.text);
       if (attr == nullptr || attr->isRelation) continue;
       if (auto err = validateValue(attr->type, v, check)) {
-        err->location = a.name.loc;
+        // a constraint that cannot be evaluated is reported where it is written, as the reference
+        if (err->kind != ErrorKind::DirectExecuteException) err->location = a.name.loc;
         throw CompileError(std::move(*err));
       }
     }
@@ -1982,6 +2063,7 @@ class SetEach : public runtime::ResultCollector {
 void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Instance* target,
                               const model::Attribute* attr, SourceLocation at, std::function<void()> done) {
   auto set = [this, target, attr, at](const Value& v) { setAttribute(target, attr, v, at, true); };
+  auto setFrom = [this, target, attr, at](Variable* v) { setAttribute(target, attr, v, at); };
   if (value->kind == ast::Kind::ListLit) {
     auto* list = static_cast<const ast::ListLit*>(value);
     if (list->elements.empty()) {
@@ -2012,8 +2094,8 @@ void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Ins
   if (viaVariable) return;
   Lhs here{target, attr};
   Variable* v = emit(value, scope, &here);
-  scheduler_.unit({v}, [v, set, done] {
-        set(v->get());
+  scheduler_.unit({v}, [v, setFrom, done] {
+        setFrom(v);
         done();
       },
       "relation assignment", at, true);
@@ -2056,6 +2138,30 @@ void attributeAssignments(const ast::Block& block, std::vector<const ast::AttrRe
 }
 }  // namespace
 
+void Evaluator::whenInstance(const ast::Expr* expr, Scope* scope, std::function<void(const Value&)> then) {
+  if (expr->kind != ast::Kind::AttrRef) {
+    Variable* v = emit(expr, scope);
+    scheduler_.unit({v}, [v, then = std::move(then)] { then(v->get()); }, "eager promise", expr->loc, false);
+    return;
+  }
+  auto* ref = static_cast<const ast::AttrRef*>(expr);
+  whenInstance(ref->object, scope, [this, ref, then = std::move(then)](const Value& o) {
+    if (o.isUnknown()) return then(o);
+    Variable* slot = attributeSlot(o, ref->attribute.text, ref->object, ref->loc);
+    scheduler_.unit({slot}, [slot, then] {
+          const Value* v = nullptr;
+          try {
+            v = &slot->get();
+          } catch (const CompileError& e) {
+            if (e.diagnostic().kind == ErrorKind::OptionalValueException) return;  // unset: no promise
+            throw;
+          }
+          then(*v);
+        },
+        "eager promise", ref->loc, false);
+  });
+}
+
 std::function<void()> Evaluator::eagerPromises(const ast::Block& body, const std::vector<std::string>& localNames,
                                                Scope* scope) {
   std::vector<const ast::AttrRef*> targets;
@@ -2071,30 +2177,22 @@ std::function<void()> Evaluator::eagerPromises(const ast::Block& body, const std
   for (const ast::AttrRef* target : targets) {
     const ast::VarRef* root = rootOf(target);
     if (root == nullptr || local.count(std::string(root->name.text))) continue;
-    // acquire once the instance is known; problems are the assignment's to report
-    Variable* object = nullptr;
+    // acquire once the instance is known (the reference's VariableReferenceHook with
+    // propagate_unset: an empty optional on the way means no promise; an attribute that does not
+    // exist, or a value that is no instance, is an error)
     try {
-      object = emit(target->object, scope);
+      whenInstance(target->object, scope, [target, state](const Value& o) {
+        if (o.isUnknown()) return;
+        Variable* slot = attributeSlot(o, target->attribute.text, target->object, target->loc);
+        if (!slot->delayed()) return;
+        runtime::Promise* p = slot->progressionPromise();
+        if (p == nullptr) return;
+        if (state->committed) slot->fulfill(p);
+        else state->promises.emplace_back(slot, p);
+      });
     } catch (const CompileError&) {
-      continue;
+      continue;  // a name that does not resolve: the assignment reports it
     }
-    std::string name(target->attribute.text);
-    scheduler_.unit({object}, [object, name, state] {
-          Value o;
-          try {
-            o = object->get();
-          } catch (const CompileError&) {
-            return;
-          }
-          if (!o.isInstance()) return;
-          Variable* slot = static_cast<runtime::Instance*>(o.asInstance())->slot(name);
-          if (slot == nullptr || !slot->delayed()) return;
-          runtime::Promise* p = slot->progressionPromise();
-          if (p == nullptr) return;
-          if (state->committed) slot->fulfill(p);
-          else state->promises.emplace_back(slot, p);
-        },
-        "eager promise", target->loc, false);
   }
   return [state] {
     if (state->committed) return;

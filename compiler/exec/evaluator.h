@@ -111,6 +111,8 @@ class Evaluator {
   runtime::Instance* createInstance(const model::Entity* entity, SourceLocation at);
   void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                     SourceLocation at, bool recur);
+  // Sets it to the value of `value`, read here: a failure to compute it is the assignment's too.
+  void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, Variable* value, SourceLocation at);
   Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);
   Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
   void emitAttributeAssign(const ast::Assign* assign, Scope* scope);
@@ -124,6 +126,9 @@ class Evaluator {
   // Progression promises of an if/for on the attributes its body assigns (spec 4.6); returns the
   // function that fulfils them once the statement has committed.
   std::function<void()> eagerPromises(const ast::Block& body, const std::vector<std::string>& localNames, Scope* scope);
+  // Calls `then` with the value of an attribute chain once it is known; an empty optional on the
+  // way ends it quietly (for eager promises, spec 4.6).
+  void whenInstance(const ast::Expr* expr, Scope* scope, std::function<void(const Value&)> then);
   void selectImplementations(runtime::Instance* instance);
   void runImplementation(runtime::Instance* instance, const model::Implementation* impl);
   class AttributePolicy;  // the runtime::SlotPolicy of an attribute's slots
@@ -183,6 +188,13 @@ class Evaluator {
   std::unordered_map<const model::Entity*, std::vector<std::string>> indexAttributes_;
   std::unordered_map<const model::Attribute*, std::unique_ptr<runtime::SlotPolicy>> policies_;
   std::unordered_map<const model::Entity*, EntityPlan> plans_;
+  // the values of relation annotations, checked at the end (unknown is an error per relation end)
+  struct Annotation {
+    Variable* value;
+    const ast::Relation* relation;
+    int ends;
+  };
+  std::vector<Annotation> annotations_;
   std::unordered_map<const model::Entity*, std::vector<const model::ImplementRule*>> implementRules_;
   // per entity that declares or inherits an index: key text -> instance
   // looked up only, never iterated: hash order cannot leak into results

@@ -66,7 +66,10 @@ class Definer {
     const Definition& original = it->second;
     std::string message = std::string(what) + " " + fullName(ns, name) + " is already defined";
     if (original.location.valid())
-      message += " (original at (" + locText(original.location) + ")) (duplicate at (" + locText(def.location) + "))";
+      // as the reference renders it: "original" is the definition being made, "duplicate" the one
+      // that was there
+      message += " (original at (" + sources_.format(def.location, true) + ")) (duplicate at (" +
+                 sources_.format(original.location, true) + "))";
     fail(ErrorKind::DuplicateException, message, def.location, false);
   }
 
@@ -274,7 +277,7 @@ class Definer {
       auto it = std::find(path.begin(), path.end(), cur);
       if (it != path.end()) {
         std::string names;
-        for (auto i = it; i != path.end(); ++i) names += (names.empty() ? "" : ",") + (*i)->shortName;
+        for (auto i = it; i != path.end(); ++i) names += (names.empty() ? "" : ",") + (*i)->fullName;
         fail(ErrorKind::CycleException, "Entity can not be its own parent " + names, cur->location);
       }
       path.push_back(cur);
@@ -416,6 +419,19 @@ class Definer {
     e->defaults.clear();
     for (auto& [name, value] : merged)
       if (value) e->defaults[name] = *value;
+    // the reference's order of them (a dict built in that merge order): a name keeps the place of
+    // its first appearance
+    std::vector<std::string> order;
+    auto add = [&](std::string_view name) {
+      if (std::find(order.begin(), order.end(), name) == order.end()) order.emplace_back(name);
+    };
+    for (auto it = e->parents.rbegin(); it != e->parents.rend(); ++it)
+      for (const std::string& name : (*it)->defaultOrder) add(name);
+    if (e->definition != nullptr)
+      for (const ast::Attribute& a : e->definition->attributes) add(a.name.text);
+    e->defaultOrder.clear();
+    for (std::string& name : order)
+      if (e->defaults.count(name)) e->defaultOrder.push_back(std::move(name));
   }
 
   // ---------------------------------------------------------------- implementations, indexes, implement
@@ -506,10 +522,11 @@ class Definer {
         if (!a->isRelation || a->relation == nullptr) continue;
         for (const Entity* p : e->lineage()) {
           if (p == e.get()) continue;
+          // any inherited attribute or relation end of that name (the reference's Entity.normalize)
           for (const Attribute* pa : p->own)
-            if (pa->name == a->name && !pa->isRelation)
+            if (pa->name == a->name)
               fail(ErrorKind::DuplicateException,
-                   "Attribute name " + a->name + " is already defined in " + p->fullName + ", unable to define relationship",
+                   "Attribute name " + a->name + " is already defined in " + p->shortName + ", unable to define relationship",
                    a->relation->loc);
         }
       }

@@ -146,6 +146,9 @@ class Entity : public Type {
   // position in `order` by attribute name (names owned by the attributes); set with `order`
   std::unordered_map<std::string_view, size_t> positions;
   std::map<std::string, DefaultValue, std::less<>> defaults;  // after inheritance (3.7)
+  // the names of `defaults` in the reference's order: the parents' (right-most first), then own
+  // declarations; constructors assign them in this order
+  std::vector<std::string> defaultOrder;
   std::vector<ImplementRule> rules;  // own rules only (3.9)
   std::vector<std::vector<std::string>> indexes;  // own and inherited, attribute names sorted
   bool defined = false;  // parents and attributes resolved
