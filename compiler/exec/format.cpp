@@ -206,7 +206,12 @@ std::string typeName(const Value& v) { return runtime::pythonTypeName(v); }
 std::optional<std::string> formatValue(const Value& v, const std::string& specText, std::string& error) {
   if (specText.empty()) return runtime::str(v);
   Spec spec;
-  if (!parseSpec(specText, spec, error)) return std::nullopt;
+  if (!parseSpec(specText, spec, error)) {
+    // Python 3.12's wording (the reference's interpreter) names the specifier and the type
+    if (error == "Invalid format specifier")
+      error += " '" + specText + "' for object of type '" + typeName(v) + "'";
+    return std::nullopt;
+  }
   auto unknownCode = [&](const Value& x) {
     error = std::string("Unknown format code '") + spec.type + "' for object of type '" + typeName(x) + "'";
     return std::nullopt;

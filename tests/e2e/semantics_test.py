@@ -241,6 +241,11 @@ std::print("after")
 check("implementation order", proc.returncode == 0 and proc.stdout.split() == ["before", "after", "first", "second"],
       proc.stdout + proc.stderr)
 
+# Format specifiers are refused with the wording of Python 3.12 (the reference's interpreter).
+proc = compile_model('world = "w"\nx = f"hello {world:invalid_specifier}"\n')
+check("f-string invalid specifier", "Invalid f-string: Invalid format specifier 'invalid_specifier' for object of type"
+      " 'str'" in error_line(proc), proc.stderr)
+
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)
