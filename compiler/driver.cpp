@@ -60,6 +60,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     execOptions.settings = options.settings;
     execOptions.server = options.server;
     execOptions.resourceTypes = options.resourceTypes;
+    execOptions.relationPrecedencePolicy = session->project().relationPrecedencePolicy;
     execOptions.log = [&err, &options](std::string_view level, const std::string& message) {
       // warnings always, info from -vv, debug from -vvv, as the reference's console log
       int needed = level == "WARNING" || level == "ERROR" ? 0 : level == "INFO" ? 2 : 3;

@@ -1,6 +1,7 @@
 #include "exec/evaluator.h"
 
 #include <algorithm>
+#include <regex>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -340,6 +341,7 @@ void Evaluator::declare(const ast::Block& block, Scope* scope) {
 
 void Evaluator::run() {
   normalize();
+  loadPrecedencePolicy();
   // every file's top-level scope first: qualified references may point into any of them
   for (const auto& ns : model_.namespaces()) {
     Scope* top = &scopes_.emplace_back(nullptr, ns.get());
@@ -1255,8 +1257,76 @@ const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
 
 const runtime::SlotPolicy* Evaluator::slotPolicy(const model::Attribute* attribute) {
   auto& policy = policies_[attribute];
-  if (!policy) policy = std::make_unique<AttributePolicy>(this, attribute);
+  if (!policy) {
+    policy = std::make_unique<AttributePolicy>(this, attribute);
+    auto rank = freezeRanks_.find(attribute);
+    if (rank != freezeRanks_.end()) policy->freezeRank = rank->second;
+  }
   return policy.get();
+}
+
+void Evaluator::loadPrecedencePolicy() {
+  // project.yml's relation_precedence_policy (experimental in the reference): each rule
+  // `<entity>.<relation> before <entity>.<relation>` names relations declared on those entities
+  // (full names); the relations are frozen in an order that respects every rule (spec 4.7)
+  static const std::regex rule(R"(^\s*([\w:]+)\.(\w+)\s+before\s+([\w:]+)\.(\w+)\s*$)");
+  auto invalid = [](const std::string& message) -> const model::Attribute* {
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, message));
+  };
+  auto relationOf = [&](const std::string& type, const std::string& name) -> const model::Attribute* {
+    size_t sep = type.rfind("::");
+    const model::Namespace* ns = sep == std::string::npos ? nullptr : model_.findNamespace(type.substr(0, sep));
+    const model::Definition* def = nullptr;
+    if (ns != nullptr) {
+      auto it = ns->definitions.find(type.substr(sep + 2));
+      if (it != ns->definitions.end()) def = &it->second;
+    }
+    if (def == nullptr)
+      return invalid("A relation precedence rule was defined for " + type + ", but no such type was defined");
+    const model::Entity* entity = def->entity();
+    if (entity == nullptr) return invalid("A relation precedence rule was defined for non-entity type " + type);
+    for (const model::Attribute* a : entity->own) {
+      if (a->name != name) continue;
+      if (!a->isRelation)
+        return invalid("A relation precedence rule was defined for " + type + "." + name + ", but attribute " + name +
+                       " is not a relationship attribute.");
+      return a;
+    }
+    return invalid("A relation precedence rule was defined for " + type + "." + name + ", but entity " + type +
+                   " doesn't have an attribute " + name + ".");
+  };
+  // the graph, nodes in order of first mention
+  std::vector<const model::Attribute*> nodes;
+  std::vector<std::pair<size_t, size_t>> edges;  // first, then
+  auto node = [&](const model::Attribute* a) {
+    auto it = std::find(nodes.begin(), nodes.end(), a);
+    if (it != nodes.end()) return static_cast<size_t>(it - nodes.begin());
+    nodes.push_back(a);
+    return nodes.size() - 1;
+  };
+  for (const std::string& text : options_.relationPrecedencePolicy) {
+    std::smatch m;
+    if (!std::regex_match(text, m, rule))
+      throw CompileError(Diagnostic(ErrorKind::CompilerException, "Invalid relation precedence rule: " + text));
+    size_t first = node(relationOf(m[1], m[2]));
+    size_t then = node(relationOf(m[3], m[4]));
+    edges.emplace_back(first, then);
+  }
+  // a topological order; among the relations that may come next, the first mentioned
+  std::vector<size_t> before(nodes.size(), 0);
+  for (auto [first, then] : edges) ++before[then];
+  std::vector<bool> placed(nodes.size(), false);
+  for (int rank = 0; rank < static_cast<int>(nodes.size()); ++rank) {
+    size_t next = nodes.size();
+    for (size_t i = 0; i < nodes.size() && next == nodes.size(); ++i)
+      if (!placed[i] && before[i] == 0) next = i;
+    if (next == nodes.size())
+      throw CompileError(Diagnostic(ErrorKind::CompilerException, "A cycle exists in the relation precedence policy"));
+    placed[next] = true;
+    freezeRanks_[nodes[next]] = rank;
+    for (auto [first, then] : edges)
+      if (first == next) --before[then];
+  }
 }
 
 runtime::Instance* Evaluator::createInstance(const model::Entity* entity, SourceLocation at) {
@@ -1267,21 +1337,26 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, Source
   instance->slots.reserve(entity->order.size());
   const std::vector<const runtime::SlotPolicy*>& policies = planOf(entity).policies;
   for (const model::Attribute* attr : entity->order) {
+    // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
+    // looks at the slot
+    const runtime::SlotPolicy* policy = policies[instance->slots.size()];
+    auto prepare = [policy, instance](Variable* v) {
+      v->policy = policy;
+      v->owner = instance;
+    };
     Variable* slot = nullptr;
     if (!attr->isRelation) {
-      slot = scheduler_.makePlain();
+      slot = scheduler_.makeSlot<runtime::Scheduler::PlainSlot>(prepare);
     } else if (attr->isOptional()) {
-      auto* opt = scheduler_.makeVariable<runtime::OptionVariable>();
-      opt->entityName = entity->fullName;
-      slot = opt;
+      slot = scheduler_.makeSlot<runtime::OptionVariable>([&](runtime::OptionVariable* v) {
+        prepare(v);
+        v->entityName = entity->fullName;
+      });
     } else if (attr->isSingle()) {
-      slot = scheduler_.makeVariable<SingleHolder>();
+      slot = scheduler_.makeSlot<SingleHolder>(prepare);
     } else {
-      // the bounds are known before the scheduler first looks at the slot
-      slot = scheduler_.makeVariable<runtime::ListVariable>(attr->multiplicity.low, attr->multiplicity.high);
+      slot = scheduler_.makeSlot<runtime::ListVariable>(prepare, attr->multiplicity.low, attr->multiplicity.high);
     }
-    slot->policy = policies[instance->slots.size()];
-    slot->owner = instance;
     instance->slots.push_back(slot);
   }
   instance->self = scheduler_.makeWrapped(Value(static_cast<runtime::InstanceBase*>(instance)));

@@ -67,6 +67,8 @@ struct ExecOptions {
   ServerConnection* server = nullptr;
   const ResourceTypeRegistry* resourceTypes = nullptr;
   std::function<void(std::string_view level, const std::string& message)> log;
+  // project.yml's relation_precedence_policy rules (`A.x before B.y`)
+  std::vector<std::string> relationPrecedencePolicy;
 };
 
 class Evaluator {
@@ -133,6 +135,10 @@ class Evaluator {
   void runImplementation(runtime::Instance* instance, const model::Implementation* impl);
   class AttributePolicy;  // the runtime::SlotPolicy of an attribute's slots
   const runtime::SlotPolicy* slotPolicy(const model::Attribute* attribute);
+  // Checks the project's relation precedence policy against the model and ranks the relations it
+  // names (freezeRanks_).
+  void loadPrecedencePolicy();
+  std::unordered_map<const model::Attribute*, int> freezeRanks_;
   // What creating an instance of an entity needs, worked out at its first instance.
   struct EntityPlan {
     std::vector<const runtime::SlotPolicy*> policies;  // parallel to entity->order

@@ -1,6 +1,7 @@
 #include "runtime/engine.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace inmanta::compiler::runtime {
 
@@ -419,36 +420,61 @@ void Scheduler::finished(Waiter* waiter) {
 }
 
 void Scheduler::addPossible(Variable* variable) {
-  if (variable->isRelation()) candidates_.push_back(variable);
-  else otherCandidates_.push_back(variable);
+  if (int rank = rankOf(variable); rank >= 0) {
+    if (rankedCandidates_.size() <= static_cast<size_t>(rank)) rankedCandidates_.resize(static_cast<size_t>(rank) + 1);
+    rankedCandidates_[static_cast<size_t>(rank)].push_back(variable);
+    ++rankedCount_;
+  } else if (variable->isRelation()) {
+    candidates_.push_back(variable);
+  } else {
+    otherCandidates_.push_back(variable);
+  }
 }
 
-namespace {
-Variable* popFront(std::deque<Variable*>& relations, std::deque<Variable*>& others) {
-  std::deque<Variable*>& q = relations.empty() ? others : relations;
-  Variable* v = q.front();
-  q.pop_front();
-  return v;
+bool Scheduler::hasCandidates() const { return !candidates_.empty() || rankedCount_ > 0 || !otherCandidates_.empty(); }
+
+Variable* Scheduler::popCandidate() {
+  auto take = [](std::deque<Variable*>& q) {
+    Variable* v = q.front();
+    q.pop_front();
+    return v;
+  };
+  if (!candidates_.empty()) return take(candidates_);
+  if (rankedCount_ > 0)
+    for (std::deque<Variable*>& q : rankedCandidates_)
+      if (!q.empty()) {
+        --rankedCount_;
+        return take(q);
+      }
+  return take(otherCandidates_);
 }
-}  // namespace
 
 bool Scheduler::breakWaitCycle() {
-  // step 4 of spec 4.7: a variable some unit waits on, with outstanding promises and potential
+  // step 4 of spec 4.7: a variable some unit waits on, with outstanding promises and potential,
+  // chosen in the freeze queue's order (a relation the precedence policy names yields to the
+  // others and to the ones it names earlier)
+  auto priority = [](const Variable* v) {
+    if (!v->isRelation()) return std::numeric_limits<int>::max();
+    return rankOf(v) + 1;  // 0: not named by the policy
+  };
+  Variable* best = nullptr;
   for (Waiter* w : live_) {
     if (w == nullptr) continue;
-    for (Variable* v : w->inputs())
-      if (v->delayed() && !v->isReady() && v->waitingProviders() > 0 && v->progressPotential() > 0) {
-        v->freeze();
-        return true;
-      }
+    for (Variable* v : w->inputs()) {
+      if (!v->delayed() || v->isReady() || v->waitingProviders() == 0 || v->progressPotential() <= 0) continue;
+      if (best == nullptr || priority(v) < priority(best)) best = v;
+    }
+    if (best != nullptr && priority(best) == 0) break;
   }
-  return false;
+  if (best == nullptr) return false;
+  best->freeze();
+  return true;
 }
 
 std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
   iterations_ = 0;
   while (iterations_ < maxIterations) {
-    if (runQueue_.empty() && candidates_.empty() && otherCandidates_.empty() && zeroWaiters_.empty()) break;
+    if (runQueue_.empty() && !hasCandidates() && zeroWaiters_.empty()) break;
     ++iterations_;
     // 1. run everything runnable
     while (!runQueue_.empty()) {
@@ -469,8 +495,8 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
     }
     // 2. freeze the first possibly complete variable somebody waits for
     bool progress = false;
-    while ((!candidates_.empty() || !otherCandidates_.empty()) && !progress) {
-      Variable* v = popFront(candidates_, otherCandidates_);
+    while (hasCandidates() && !progress) {
+      Variable* v = popCandidate();
       if (v->isReady()) continue;
       if (v->progressPotential() <= 0) {
         zeroWaiters_.push_back(v);
@@ -490,8 +516,8 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
         else remaining.push_back(v);
       }
       zeroWaiters_ = std::move(remaining);
-      while ((!candidates_.empty() || !otherCandidates_.empty()) && !progress) {
-        Variable* v = popFront(candidates_, otherCandidates_);
+      while (hasCandidates() && !progress) {
+        Variable* v = popCandidate();
         if (v->waitingProviders() > 0) {
           v->unqueue();
         } else {

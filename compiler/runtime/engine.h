@@ -154,6 +154,9 @@ class SlotPolicy {
   // Sets the inverse end on the other instance; `self`'s owner is the instance to put there.
   virtual bool hasInverse() const { return false; }
   virtual void setInverse(const Variable& /*self*/, const Value& /*other*/, SourceLocation /*location*/) const {}
+  // The place of this relation in the project's relation precedence policy (its freeze order;
+  // spec 4.7), or -1 for a relation the policy does not name.
+  int freezeRank = -1;
 };
 
 // A slot (spec 4.3). Plain variables and plain attributes are `Plain`; relation ends are
@@ -453,12 +456,23 @@ class Scheduler {
   // until they ran.
   template <class V, class... Args>
   V* makeVariable(Args&&... args) {
+    return makeSlot<V>([](V*) {}, std::forward<Args>(args)...);
+  }
+  // A variable that `prepare` completes (an attribute slot's policy and owner) before the
+  // scheduler first looks at it.
+  template <class V, class Prepare, class... Args>
+  V* makeSlot(Prepare prepare, Args&&... args) {
     V* raw = new (allocate(sizeof(V), alignof(V))) V(this, std::forward<Args>(args)...);
+    prepare(raw);
     variables_.push_back(raw);
     raw->created();
     return raw;
   }
-  Variable* makePlain() { return makeVariable<PlainHolder>(); }
+  // a plain variable or attribute slot
+  struct PlainSlot : Variable {
+    explicit PlainSlot(Scheduler* s) : Variable(Kind::Plain, s) {}
+  };
+  Variable* makePlain() { return makeVariable<PlainSlot>(); }
   Variable* makeWrapped(const Value& value);
   // A direct value (DirectVariable) computed by `compute` from `inputs`.
   template <class F>
@@ -491,10 +505,12 @@ class Scheduler {
   size_t iterations() const { return iterations_; }
 
  private:
-  struct PlainHolder : Variable {
-    explicit PlainHolder(Scheduler* s) : Variable(Kind::Plain, s) {}
-  };
   bool breakWaitCycle();
+  bool hasCandidates() const;
+  // The next variable of the freeze queue: relations the precedence policy does not name (FIFO),
+  // then the named ones in the policy's order, then the other variables (FIFO).
+  Variable* popCandidate();
+  static int rankOf(const Variable* v) { return v->isRelation() && v->policy != nullptr ? v->policy->freezeRank : -1; }
   // Bump allocation of variables: they all live until the scheduler goes.
   void* allocate(size_t size, size_t align);
 
@@ -502,6 +518,8 @@ class Scheduler {
   std::deque<Waiter*> runQueue_;
   std::deque<Variable*> candidates_;       // relation variables, FIFO
   std::deque<Variable*> otherCandidates_;  // collectors and other non-relation variables, FIFO
+  std::vector<std::deque<Variable*>> rankedCandidates_;  // relations named by the precedence policy, by rank
+  size_t rankedCount_ = 0;
   std::deque<Variable*> zeroWaiters_;
   // unfinished units in creation order; a finished one leaves a hole, closed up when half are holes
   std::vector<Waiter*> live_;

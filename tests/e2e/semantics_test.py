@@ -12,10 +12,10 @@ failures = []
 PROJECT_YML = "name: semantics\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
 
 
-def compile_model(model):
+def compile_model(model, project_extra=""):
     d = tempfile.mkdtemp(prefix="inmanta-semantics-")
     with open(os.path.join(d, "project.yml"), "w", encoding="utf-8") as fd:
-        fd.write(PROJECT_YML)
+        fd.write(PROJECT_YML + project_extra)
     with open(os.path.join(d, "main.cf"), "w", encoding="utf-8") as fd:
         fd.write(model)
     return subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60,
@@ -245,6 +245,31 @@ check("implementation order", proc.returncode == 0 and proc.stdout.split() == ["
 proc = compile_model('world = "w"\nx = f"hello {world:invalid_specifier}"\n')
 check("f-string invalid specifier", "Invalid f-string: Invalid format specifier 'invalid_specifier' for object of type"
       " 'str'" in error_line(proc), proc.stderr)
+
+# project.yml's relation_precedence_policy orders the freezing of the relations it names.
+PRECEDENCE_MODEL = """
+entity A:
+end
+A.xs [0:] -- A
+A.ys [0:] -- A
+implement A using std::none
+a = A()
+std::print(std::count(a.xs) + 100)
+std::print(std::count(a.ys) + 200)
+"""
+proc = compile_model(PRECEDENCE_MODEL)
+check("freeze order without a policy", proc.returncode == 0 and proc.stdout.split() == ["100", "200"], proc.stderr)
+proc = compile_model(PRECEDENCE_MODEL, "relation_precedence_policy:\n  - '__config__::A.ys before __config__::A.xs'\n")
+check("freeze order with a policy", proc.returncode == 0 and proc.stdout.split() == ["200", "100"], proc.stderr)
+proc = compile_model(PRECEDENCE_MODEL, "relation_precedence_policy:\n  - '__config__::A.ys before __config__::A.zz'\n")
+check("policy naming a missing relation", "A relation precedence rule was defined for __config__::A.zz, but entity"
+      " __config__::A doesn't have an attribute zz." in error_line(proc), proc.stderr)
+proc = compile_model(PRECEDENCE_MODEL, "relation_precedence_policy:\n  - '__config__::A.ys before __config__::A.xs'\n"
+                     "  - '__config__::A.xs before __config__::A.ys'\n")
+check("policy with a cycle", "A cycle exists in the relation precedence policy" in error_line(proc), proc.stderr)
+proc = compile_model(PRECEDENCE_MODEL, "relation_precedence_policy:\n  - '__config__::B.ys before __config__::A.xs'\n")
+check("policy naming a missing type", "A relation precedence rule was defined for __config__::B, but no such type"
+      " was defined" in error_line(proc), proc.stderr)
 
 if failures:
     print(f"{len(failures)} failed")
