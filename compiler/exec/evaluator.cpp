@@ -1247,7 +1247,8 @@ const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
   EntityPlan& plan = it->second;
   if (added) {
     for (const model::Attribute* attr : entity->order) plan.policies.push_back(slotPolicy(attr));
-    for (const auto& [name, dflt] : entity->defaults) {
+    for (const std::string& name : entity->defaultOrder) {
+      const model::DefaultValue& dflt = entity->defaults.find(name)->second;
       const model::Attribute* attr = entity->attribute(name);
       plan.defaults.push_back({&name, attr, entity->positionOf(attr), dflt.expr, topScopes_.at(dflt.ns)});
     }

@@ -149,7 +149,7 @@ class Evaluator {
       const ast::Expr* expr;
       Scope* scope;  // where the default is evaluated: its namespace's top level
     };
-    std::vector<Default> defaults;  // in entity->defaults's order
+    std::vector<Default> defaults;  // in the reference's order (entity->defaultOrder)
   };
   const EntityPlan& planOf(const model::Entity* entity);
   const std::vector<std::string>& indexAttributesOf(const model::Entity* entity);

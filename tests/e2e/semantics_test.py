@@ -72,6 +72,24 @@ Pair(a=12, b=2)
 check("division result refused by an int attribute", proc.returncode == 1
       and "Invalid value '6.0', expected int" in proc.stderr, proc.stderr)
 
+# The attribute units of a constructor follow the defaults' declaration order (z before a), an
+# argument taking the place of the default it overrides: both wait for v, so z is set first.
+proc = compile_model("""
+entity A:
+    string z = "dz"
+    string a = "da"
+end
+implement A using show
+implementation show for A:
+    std::print(a + "-a")
+    std::print(z + "-z")
+end
+x = A(a=v, z=v)
+v = "value"
+""")
+check("attribute units in the defaults' order", proc.returncode == 0
+      and proc.stdout.split() == ["value-z", "value-a"], proc.stdout + proc.stderr)
+
 # An error computing an assigned value is an error of the assignment (AttributeException).
 proc = compile_model("""
 entity Site:
