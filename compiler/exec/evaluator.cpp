@@ -1373,13 +1373,28 @@ void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute
     v = &value->get();
   } catch (const CompileError& e) {
     if (e.diagnostic().kind == ErrorKind::AttributeException) throw;
-    Diagnostic d(ErrorKind::AttributeException,
-                 "Could not set attribute `" + attribute->name + "` on instance `" + instance->display() + "`", at, false);
-    d.causes.push_back(e.diagnostic());
-    if (!d.causes.back().location.valid()) d.causes.back().location = at;
-    throw CompileError(std::move(d));
+    Diagnostic cause = e.diagnostic();
+    if (!cause.location.valid()) cause.location = at;
+    attributeFailure(instance, attribute, std::move(cause), at);
   }
   setAttribute(instance, attribute, *v, at, true);
+}
+
+void Evaluator::attributeFailure(runtime::Instance* instance, const model::Attribute* attribute, Diagnostic cause,
+                                 SourceLocation at) {
+  Diagnostic d(ErrorKind::AttributeException,
+               "Could not set attribute `" + attribute->name + "` on instance `" + instance->display() + "`", at, false);
+  d.causes.push_back(std::move(cause));
+  throw CompileError(std::move(d));
+}
+
+void Evaluator::assignmentUnit(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
+                               runtime::Promise* promise, SourceLocation at, runtime::UnitLabel label) {
+  scheduler_.unit({value}, [this, instance, attribute, value, promise, at] {
+        setAttribute(instance, attribute, value, at);
+        if (promise != nullptr) promise->owner->fulfill(promise);
+      },
+      label, at, true);
 }
 
 void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
@@ -1389,10 +1404,7 @@ void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute
     slot->set(value, at, recur);
   } catch (const CompileError& e) {
     if (e.diagnostic().kind == ErrorKind::AttributeException) throw;
-    Diagnostic d(ErrorKind::AttributeException,
-                 "Could not set attribute `" + attribute->name + "` on instance `" + instance->display() + "`", at, false);
-    d.causes.push_back(e.diagnostic());
-    throw CompileError(std::move(d));
+    attributeFailure(instance, attribute, e.diagnostic(), at);
   }
 }
 
@@ -1548,17 +1560,13 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           }
           Lhs here{instance, attr};
           Variable* value = emit(kw->value, scope, attr->isRelation ? &here : nullptr);
-          scheduler_.unit({value}, [this, instance, attr, value, ctor, slot, promise] {
-                setAttribute(instance, attr, value, ctor->loc);
-                if (promise != nullptr) slot->fulfill(promise);
-              },
-              runtime::UnitLabel(
-                  [](const void* e, const void* a) {
-                    return std::string(static_cast<const model::Entity*>(e)->shortName) + "(" +
-                           static_cast<const model::Attribute*>(a)->name + "=...)";
-                  },
-                  entity, attr),
-              ctor->loc, true);
+          assignmentUnit(instance, attr, value, promise, ctor->loc,
+                         runtime::UnitLabel(
+                             [](const void* e, const void* a) {
+                               return std::string(static_cast<const model::Entity*>(e)->shortName) + "(" +
+                                      static_cast<const model::Attribute*>(a)->name + "=...)";
+                             },
+                             entity, attr));
         };
         for (const EntityPlan::Default& dflt : planOf(entity).defaults) {
           const std::string& name = *dflt.name;
@@ -1571,13 +1579,10 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           Variable* value = emit(dflt.expr, dflt.scope);
           Variable* slot = instance->slots[dflt.position];
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
-          scheduler_.unit({value}, [this, instance, attr, value, ctor, slot, promise] {
-                setAttribute(instance, attr, value, ctor->loc);
-                if (promise != nullptr) slot->fulfill(promise);
-              },
-              runtime::UnitLabel([](const void* n, const void*) { return "default " + *static_cast<const std::string*>(n); },
-                                 &name),
-              ctor->loc, true);
+          assignmentUnit(instance, attr, value, promise, ctor->loc,
+                         runtime::UnitLabel(
+                             [](const void* n, const void*) { return "default " + *static_cast<const std::string*>(n); },
+                             &name));
         }
         for (const ast::KwArg* kw : late)
           if (!entity->defaults.count(kw->name.text)) emitArgument(kw);
@@ -1710,11 +1715,7 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
         }
         Lhs here{instance, attr};
         Variable* value = emit(assign->value, scope, attr->isRelation ? &here : nullptr);
-        scheduler_.unit({value}, [this, instance, attr, value, assign, slot, promise] {
-              setAttribute(instance, attr, value, assign->loc);
-              if (promise != nullptr) slot->fulfill(promise);
-            },
-            assignLabel(target), assign->loc, true);
+        assignmentUnit(instance, attr, value, promise, assign->loc, assignLabel(target));
       },
       assignLabel(target), assign->loc, true);
 }

@@ -115,6 +115,13 @@ class Evaluator {
                     SourceLocation at, bool recur);
   // Sets it to the value of `value`, read here: a failure to compute it is the assignment's too.
   void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, Variable* value, SourceLocation at);
+  // The AttributeException of a failed assignment, caused by `cause`.
+  [[noreturn]] void attributeFailure(runtime::Instance* instance, const model::Attribute* attribute, Diagnostic cause,
+                                     SourceLocation at);
+  // The unit of an attribute assignment (constructor argument, default, `x.a = v`): sets the
+  // attribute from `value` once it is ready, then keeps `promise` (on the slot), if any.
+  void assignmentUnit(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
+                      runtime::Promise* promise, SourceLocation at, runtime::UnitLabel label);
   Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);
   Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
   void emitAttributeAssign(const ast::Assign* assign, Scope* scope);
