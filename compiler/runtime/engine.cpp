@@ -373,21 +373,15 @@ Scheduler::~Scheduler() {
 const MessageContext* Scheduler::activeMessages() { return activeMessageContext; }
 
 void* Scheduler::allocate(size_t size, size_t align) {
-  auto fits = [&] {
-    if (chunkNext_ == nullptr) return false;
-    auto at = reinterpret_cast<uintptr_t>(chunkNext_);
-    uintptr_t aligned = (at + align - 1) & ~(uintptr_t(align) - 1);
-    return aligned + size <= reinterpret_cast<uintptr_t>(chunkEnd_);
-  };
-  if (!fits()) {
+  auto alignedNext = [&] { return (reinterpret_cast<uintptr_t>(chunkNext_) + align - 1) & ~(uintptr_t(align) - 1); };
+  if (chunkNext_ == nullptr || alignedNext() + size > reinterpret_cast<uintptr_t>(chunkEnd_)) {
     constexpr size_t kChunk = 64 * 1024;
     size_t bytes = std::max(kChunk, size + align);
     chunks_.emplace_back(new std::byte[bytes]);  // not zeroed: every object is constructed in it
     chunkNext_ = chunks_.back().get();
     chunkEnd_ = chunkNext_ + bytes;
   }
-  auto at = reinterpret_cast<uintptr_t>(chunkNext_);
-  uintptr_t aligned = (at + align - 1) & ~(uintptr_t(align) - 1);
+  uintptr_t aligned = alignedNext();
   chunkNext_ = reinterpret_cast<std::byte*>(aligned + size);
   return reinterpret_cast<void*>(aligned);
 }

@@ -57,7 +57,6 @@ class VarList {
     if (size_ == capacity()) grow();
     data()[size_++] = v;
   }
-  void clear() { size_ = 0; }
   // Frees what it holds (for values that no longer need their inputs).
   void release() {
     if (onHeap_) delete[] heap_.items;
@@ -498,7 +497,6 @@ class Scheduler {
   void addPossible(Variable* variable);
   void registerWaiter(Waiter* waiter);
   void finished(Waiter* waiter);
-  const MessageContext& messages() const { return messages_; }
   // The messages of the newest scheduler of this thread still alive (variables keep no pointer
   // to their scheduler).
   static const MessageContext* activeMessages();
