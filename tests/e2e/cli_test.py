@@ -6,8 +6,9 @@ import sys
 import tempfile
 import time
 
+from checks import check, finish
+
 INMANTA = os.path.abspath(sys.argv[1])
-failures = []
 
 
 def run(args, cwd=None, timeout=60):
@@ -19,14 +20,6 @@ def run(args, cwd=None, timeout=60):
 
 def run_bytes(args, cwd=None):
     return subprocess.run([INMANTA] + args, cwd=cwd, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
-
-
-def check(name, condition, detail=""):
-    if not condition:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"PASS {name}")
 
 
 def project(files):
@@ -175,4 +168,4 @@ for module, reason in [("/nonexistent/libinmanta_jinja.so", "not found (looked f
           and "caused by: ImportError: cannot load the Jinja2 engine of std::template (libinmanta_jinja.so): " in proc.stderr
           and reason in proc.stderr, proc.stderr)
 
-sys.exit(1 if failures else 0)
+finish()

@@ -20,17 +20,10 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rest_test_server import TestServer  # noqa: E402
 
+from checks import check, finish  # noqa: E402
+
 INMANTA = os.path.abspath(sys.argv[1])
 FIXTURE = sys.argv[2]
-failures = []
-
-
-def check(name, condition, detail=""):
-    if not condition:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"PASS {name}")
 
 
 def project(files):
@@ -489,5 +482,4 @@ if made.returncode == 0:
         check("TLS against plain http", proc.returncode == 1 and "TLS" in proc.stderr
               and "Unable to reserve version number" in proc.stderr, proc.stderr)
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()

@@ -10,17 +10,10 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 INMANTA = os.path.abspath(sys.argv[1])
-failures = []
 PROJECT_YML = "name: e2e\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
-
-
-def check(name, condition, detail=""):
-    if not condition:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"PASS {name}")
 
 
 def project(main, extra=None):
@@ -326,5 +319,4 @@ std::testing::NullResource(name="\\u20ac\\U0001F600\\x01")
 check("E-18 escapes", raw is not None and b'"name": "<\\/tag>"' in raw and b'"name": "\\u20ac\\ud83d\\ude00\\u0001"' in raw,
       raw)
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()

@@ -13,8 +13,9 @@ import sys
 import tempfile
 import time
 
+from checks import check, finish
+
 INMANTA = os.path.abspath(sys.argv[1])
-failures = []
 GIT_ENV = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", HOME=tempfile.gettempdir(), GIT_AUTHOR_NAME="t",
                GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
 
@@ -24,14 +25,6 @@ def run(args, cwd, timeout=120):
     proc = subprocess.run([INMANTA] + args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL)
     return proc, time.monotonic() - start
-
-
-def check(name, condition, detail=""):
-    if not condition:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"PASS {name}")
 
 
 def git(*args, cwd):
@@ -170,5 +163,4 @@ proc, _ = run(["compile"], proj)
 check(f"{count}-module project compiles", proc.returncode == 0, proc.stderr)
 shutil.rmtree(root)
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()

@@ -7,8 +7,9 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 INMANTA = os.path.abspath(sys.argv[1])
-failures = []
 PROJECT_YML = "name: semantics\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
 
 
@@ -29,18 +30,10 @@ def error_line(proc):
     return ""
 
 
-def check(name, condition, detail=""):
-    if not condition:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"PASS {name}")
-
-
 # A constructor runs in the unit that reads it and sets that unit's target only after its
 # attribute units and implementation units exist: the top-level assignment of 6 (an int) comes
 # before the implementation's 12 / 2 (6.0, equal), so the int attribute accepts both.
-proc = compile_model("""
+PAIR_MODEL = """
 entity Pair:
     int a
     int b
@@ -50,25 +43,12 @@ implement Pair using ratio
 implementation ratio for Pair:
     self.ratio = a / b
 end
-p = Pair(a=12, b=2)
-p.ratio = 6
-std::print(p.ratio)
-""")
+"""
+proc = compile_model(PAIR_MODEL + "p = Pair(a=12, b=2)\np.ratio = 6\nstd::print(p.ratio)\n")
 check("constructor result set after its units", proc.returncode == 0 and proc.stdout == "6\n", proc.stderr)
 
 # Without the earlier int the float from the division is what is validated first.
-proc = compile_model("""
-entity Pair:
-    int a
-    int b
-    int ratio
-end
-implement Pair using ratio
-implementation ratio for Pair:
-    self.ratio = a / b
-end
-Pair(a=12, b=2)
-""")
+proc = compile_model(PAIR_MODEL + "Pair(a=12, b=2)\n")
 check("division result refused by an int attribute", proc.returncode == 1
       and "Invalid value '6.0', expected int" in proc.stderr, proc.stderr)
 
@@ -289,7 +269,4 @@ proc = compile_model(PRECEDENCE_MODEL, "relation_precedence_policy:\n  - '__conf
 check("policy naming a missing type", "A relation precedence rule was defined for __config__::B, but no such type"
       " was defined" in error_line(proc), proc.stderr)
 
-if failures:
-    print(f"{len(failures)} failed")
-    sys.exit(1)
-print("all passed")
+finish()
