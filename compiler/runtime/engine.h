@@ -78,17 +78,13 @@ class VarList {
   void assign(Variable* const* first, Variable* const* last) {
     for (; first != last; ++first) push_back(*first);
   }
+  // (this one is empty) the other's storage, inline or not, as it is: a move is a plain copy
   void take(VarList& other) {
-    if (other.onHeap_) {
-      heap_ = other.heap_;
-      onHeap_ = true;
-      size_ = std::exchange(other.size_, 0);
-      other.onHeap_ = false;
-      other.inline_[0] = other.inline_[1] = nullptr;
-    } else {
-      assign(other.begin(), other.end());
-      other.size_ = 0;
-    }
+    if (other.onHeap_) heap_ = other.heap_;
+    else inline_[0] = other.inline_[0], inline_[1] = other.inline_[1];
+    onHeap_ = std::exchange(other.onHeap_, false);
+    size_ = std::exchange(other.size_, 0);
+    other.inline_[0] = other.inline_[1] = nullptr;
   }
   void grow() {
     uint32_t next = capacity() * 2;
