@@ -4,6 +4,7 @@
 
 #include "source/source.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -89,6 +90,18 @@ bool pyPrintable(uint32_t cp) {
 }  // namespace
 
 std::string pyReprString(std::string_view s) {
+  // the common case: printable ASCII without quotes or backslashes is quoted as it is
+  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '\'' && c != '\\';
+  });
+  if (plain) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '\'';
+    out.append(s);
+    out += '\'';
+    return out;
+  }
   char quote = '\'';
   if (s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos) quote = '"';
   std::string out(1, quote);

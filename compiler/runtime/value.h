@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 namespace inmanta::compiler::runtime {
@@ -37,25 +37,47 @@ struct ValueDict {
   const Value* find(std::string_view key) const;
 };
 
+// A value: 16 bytes, scalars inline and strings, lists and dicts shared (immutable once made)
+// behind a reference count. The count is not atomic: the values of a compile stay on its thread.
 class Value {
  public:
   enum class Type : uint8_t { Null, Bool, Int, Float, String, List, Dict, Instance, Unknown };
 
-  Value() : v_(NullValue{}) {}
+  Value() : type_(Type::Null) { u_.i = 0; }
   static Value null() { return Value(); }
   static Value unknown() { return Value(UnknownValue{}); }
-  Value(bool b) : v_(b) {}
-  Value(int64_t i) : v_(i) {}
-  Value(int i) : v_(static_cast<int64_t>(i)) {}
-  Value(double d) : v_(d) {}
-  Value(std::string s) : v_(std::make_shared<const std::string>(std::move(s))) {}
+  Value(bool b) : type_(Type::Bool) { u_.i = 0, u_.b = b; }
+  Value(int64_t i) : type_(Type::Int) { u_.i = i; }
+  Value(int i) : type_(Type::Int) { u_.i = i; }
+  Value(double d) : type_(Type::Float) { u_.d = d; }
+  Value(std::string s) : type_(Type::String) { u_.box = new Box<std::string>(std::move(s)); }
   Value(const char* s) : Value(std::string(s)) {}
-  Value(ValueList l) : v_(std::make_shared<const ValueList>(std::move(l))) {}
-  Value(ValueDict d) : v_(std::make_shared<const ValueDict>(std::move(d))) {}
-  Value(InstanceBase* i) : v_(i) {}
-  Value(UnknownValue u) : v_(u) {}
+  Value(ValueList l) : type_(Type::List) { u_.box = new Box<ValueList>(std::move(l)); }
+  Value(ValueDict d) : type_(Type::Dict) { u_.box = new Box<ValueDict>(std::move(d)); }
+  Value(InstanceBase* i) : type_(Type::Instance) { u_.instance = i; }
+  Value(UnknownValue) : type_(Type::Unknown) { u_.i = 0; }
 
-  Type type() const { return static_cast<Type>(v_.index()); }
+  Value(const Value& other) : u_(other.u_), type_(other.type_) { retain(); }
+  Value(Value&& other) noexcept : u_(other.u_), type_(other.type_) { other.type_ = Type::Null; }
+  Value& operator=(const Value& other) {
+    other.retain();  // first: `other` may be held by what this value releases
+    release();
+    u_ = other.u_;
+    type_ = other.type_;
+    return *this;
+  }
+  Value& operator=(Value&& other) noexcept {
+    if (this != &other) {
+      release();
+      u_ = other.u_;
+      type_ = other.type_;
+      other.type_ = Type::Null;
+    }
+    return *this;
+  }
+  ~Value() { release(); }
+
+  Type type() const { return type_; }
   bool isNull() const { return type() == Type::Null; }
   bool isUnknown() const { return type() == Type::Unknown; }
   bool isBool() const { return type() == Type::Bool; }
@@ -67,22 +89,73 @@ class Value {
   bool isDict() const { return type() == Type::Dict; }
   bool isInstance() const { return type() == Type::Instance; }
 
-  bool asBool() const { return std::get<bool>(v_); }
-  int64_t asInt() const { return std::get<int64_t>(v_); }
-  double asFloat() const { return std::get<double>(v_); }
-  const std::string& asString() const { return *std::get<std::shared_ptr<const std::string>>(v_); }
-  const ValueList& asList() const { return *std::get<std::shared_ptr<const ValueList>>(v_); }
-  const ValueDict& asDict() const { return *std::get<std::shared_ptr<const ValueDict>>(v_); }
-  InstanceBase* asInstance() const { return std::get<InstanceBase*>(v_); }
+  bool asBool() const { return checked(Type::Bool).u_.b; }
+  int64_t asInt() const { return checked(Type::Int).u_.i; }
+  double asFloat() const { return checked(Type::Float).u_.d; }
+  const std::string& asString() const { return static_cast<const Box<std::string>*>(checked(Type::String).u_.box)->value; }
+  const ValueList& asList() const { return static_cast<const Box<ValueList>*>(checked(Type::List).u_.box)->value; }
+  const ValueDict& asDict() const { return static_cast<const Box<ValueDict>*>(checked(Type::Dict).u_.box)->value; }
+  InstanceBase* asInstance() const { return checked(Type::Instance).u_.instance; }
   // bool, int or float as a double / an integer (bools are 0/1)
   double toDouble() const;
   int64_t toInt() const;
 
  private:
-  std::variant<NullValue, bool, int64_t, double, std::shared_ptr<const std::string>, std::shared_ptr<const ValueList>,
-               std::shared_ptr<const ValueDict>, InstanceBase*, UnknownValue>
-      v_;
+  struct BoxBase {
+    uint32_t refs = 1;
+  };
+  template <class T>
+  struct Box : BoxBase {
+    explicit Box(T v) : value(std::move(v)) {}
+    T value;
+  };
+  bool boxed() const { return type_ == Type::String || type_ == Type::List || type_ == Type::Dict; }
+  // GCC 12 follows these into callers' inlined copies and moves and reports array bounds and
+  // use-after-free false positives on the count (the type test guards every access)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wuse-after-free"
+  void retain() const {
+    if (boxed()) ++u_.box->refs;
+  }
+  void release() {
+    if (boxed() && --u_.box->refs == 0) destroy();
+  }
+#pragma GCC diagnostic pop
+  void destroy();  // frees the shared part
+  // The value itself when it is of type `t`; reading another type is a programming error.
+  const Value& checked(Type t) const {
+    if (type_ != t) wrongType(t);
+    return *this;
+  }
+  [[noreturn]] void wrongType(Type wanted) const;
+
+  union Payload {
+    bool b;
+    int64_t i;
+    double d;
+    InstanceBase* instance;
+    BoxBase* box;
+  } u_;
+  Type type_;
 };
+
+// (inline: libinmanta_jinja.so uses values without linking the compiler; never inlined into
+// release(): the freeing stays out of the hot copy paths, and GCC 12 then does not mistake the
+// count test after another value's release for a use after free)
+[[gnu::noinline]] inline void Value::destroy() {
+  switch (type_) {
+    case Type::String: delete static_cast<Box<std::string>*>(u_.box); break;
+    case Type::List: delete static_cast<Box<ValueList>*>(u_.box); break;
+    case Type::Dict: delete static_cast<Box<ValueDict>*>(u_.box); break;
+    default: break;
+  }
+}
+
+inline void Value::wrongType(Type wanted) const {
+  throw std::logic_error("internal error: a value of type " + std::to_string(static_cast<int>(type_)) + " read as type " +
+                         std::to_string(static_cast<int>(wanted)));
+}
 
 // ------------------------------------------------------------------ rendering (5.5, 9.7)
 
