@@ -198,6 +198,8 @@ struct Call : Expr {
 struct Constructor : Expr {
   Name type;
   Arguments named;
+  // the evaluator's plan for it, made at its first evaluation (as Literal::cache)
+  mutable Literal::Cache cache;
   Constructor(SourceLocation l, Name t) : Expr(Kind::Constructor, l), type(t) {}
 };
 

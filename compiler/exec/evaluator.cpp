@@ -1068,7 +1068,54 @@ std::string pretty(const ast::Expr* e) {
 }
 }  // namespace
 
+namespace {
+// True when evaluating `e` directly can only compute (no plugin call that might print or ask a
+// server): its result then depends on `self` alone.
+bool computesOnly(const ast::Expr* e) {
+  switch (e->kind) {
+    case ast::Kind::Literal: case ast::Kind::VarRef: case ast::Kind::Regex: return true;
+    case ast::Kind::Binary: {
+      auto* b = static_cast<const ast::Binary*>(e);
+      return computesOnly(b->lhs) && computesOnly(b->rhs);
+    }
+    case ast::Kind::Not: return computesOnly(static_cast<const ast::Not*>(e)->operand);
+    case ast::Kind::Conditional: {
+      auto* c = static_cast<const ast::Conditional*>(e);
+      return computesOnly(c->condition) && computesOnly(c->whenTrue) && computesOnly(c->whenFalse);
+    }
+    case ast::Kind::ListLit: {
+      auto* l = static_cast<const ast::ListLit*>(e);
+      return std::all_of(l->elements.begin(), l->elements.end(), computesOnly);
+    }
+    case ast::Kind::DictLit: {
+      auto* d = static_cast<const ast::DictLit*>(e);
+      return std::all_of(d->entries.begin(), d->entries.end(), [](const auto& entry) { return computesOnly(entry.second); });
+    }
+    default: return false;
+  }
+}
+}  // namespace
+
 std::optional<Diagnostic> Evaluator::checkConstraint(const model::Typedef& t, const Value& v) {
+  // a constraint without plugin calls accepts the same string or integer every time: the
+  // accepted ones are remembered (a bounded number per typedef; rejections are evaluated again
+  // for their message)
+  auto [memo, added] = constraintMemos_.try_emplace(&t);
+  if (added) memo->second.pure = computesOnly(t.definition->constraint);
+  ConstraintMemo& m = memo->second;
+  if (m.pure) {
+    if (v.isString() && m.strings.count(v.asString())) return std::nullopt;
+    if (v.isInt() && m.ints.count(v.asInt())) return std::nullopt;
+  }
+  std::optional<Diagnostic> verdict = evaluateConstraint(t, v);
+  if (!verdict && m.pure && m.strings.size() + m.ints.size() < ConstraintMemo::kLimit) {
+    if (v.isString()) m.strings.insert(v.asString());
+    else if (v.isInt()) m.ints.insert(v.asInt());
+  }
+  return verdict;
+}
+
+std::optional<Diagnostic> Evaluator::evaluateConstraint(const model::Typedef& t, const Value& v) {
   Value result;
   try {
     result = evalDirect(t.definition->constraint, v, t);
@@ -1250,7 +1297,10 @@ const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
     for (const std::string& name : entity->defaultOrder) {
       const model::DefaultValue& dflt = entity->defaults.find(name)->second;
       const model::Attribute* attr = entity->attribute(name);
-      plan.defaults.push_back({&name, attr, entity->positionOf(attr), dflt.expr, topScopes_.at(dflt.ns)});
+      const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
+      bool literalIndexDefault = dflt.expr->kind == ast::Kind::Literal &&
+                                 std::binary_search(indexAttributes.begin(), indexAttributes.end(), name);
+      plan.defaults.push_back({&name, attr, entity->positionOf(attr), dflt.expr, topScopes_.at(dflt.ns), literalIndexDefault});
     }
   }
   return plan;
@@ -1330,13 +1380,13 @@ void Evaluator::loadPrecedencePolicy() {
   }
 }
 
-runtime::Instance* Evaluator::createInstance(const model::Entity* entity, SourceLocation at) {
+runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at) {
   instances_.push_back(std::make_unique<runtime::Instance>(entity, instances_.size() + 1,
                                                            [this](const SourceLocation& l) { return where(l); }));
   runtime::Instance* instance = instances_.back().get();
   instance->constructedAt = at;
   instance->slots.reserve(entity->order.size());
-  const std::vector<const runtime::SlotPolicy*>& policies = planOf(entity).policies;
+  const std::vector<const runtime::SlotPolicy*>& policies = plan.policies;
   for (const model::Attribute* attr : entity->order) {
     // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
     // looks at the slot
@@ -1432,38 +1482,92 @@ std::string Evaluator::indexKey(const std::vector<std::string>& attributes,
   return key;
 }
 
-Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs) {
+const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Constructor* ctor, Scope* scope) {
+  if (ctor->cache.owner == generation_) return *static_cast<const ConstructorPlan*>(ctor->cache.value);
+  ConstructorPlan plan;
   auto known = constructorTypes_.find(ctor);
-  const model::Entity* entity = known != constructorTypes_.end() ? known->second : constructorEntity(ctor, scope->ns, nullptr);
+  plan.entity = known != constructorTypes_.end() ? known->second : constructorEntity(ctor, scope->ns, nullptr);
+  const model::Entity* entity = plan.entity;
+  plan.entityPlan = &planOf(entity);
+  plan.indexAttributes = &indexAttributesOf(entity);
   // static part (3.11): every argument is an attribute
-  for (const ast::KwArg& kw : ctor->named.kwargs)
-    if (entity->attribute(kw.name.text) == nullptr)
+  for (const ast::KwArg& kw : ctor->named.kwargs) {
+    const model::Attribute* attr = entity->attribute(kw.name.text);
+    if (attr == nullptr)
       fail(ErrorKind::TypingException, "no attribute " + std::string(kw.name.text) + " on type " + entity->fullName,
            kw.name.loc, true);
-  const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
-  // index arguments are needed to construct; the others are emitted once the instance exists
-  std::vector<std::pair<const ast::KwArg*, Variable*>> early;
-  std::vector<const ast::KwArg*> late;
-  for (const ast::KwArg& kw : ctor->named.kwargs) {
-    if (std::binary_search(indexAttributes.begin(), indexAttributes.end(), kw.name.text, std::less<>()))
-      early.emplace_back(&kw, emit(kw.value, scope));
-    else late.push_back(&kw);
+    plan.attributes.push_back(attr);
   }
+  // index arguments are needed to construct; the others are emitted once the instance exists
+  for (uint32_t i = 0; i < ctor->named.kwargs.size(); ++i) {
+    std::string_view name = ctor->named.kwargs[i].name.text;
+    if (std::binary_search(plan.indexAttributes->begin(), plan.indexAttributes->end(), name, std::less<>()))
+      plan.early.push_back(i);
+    else
+      plan.late.push_back(i);
+  }
+  // the order of the other arguments and defaults when the construction values are the index
+  // arguments and the index attributes' literal defaults (no `**`, no implicit inverse)
+  plan.steps = constructorSteps(plan, [&](const EntityPlan::Default& d) {
+    return d.literalIndexDefault || std::any_of(plan.early.begin(), plan.early.end(),
+                                                [&](uint32_t i) { return plan.attributes[i] == d.attribute; });
+  });
+  ConstructorPlan& kept = constructorPlans_.emplace_back(std::move(plan));
+  ctor->cache.owner = generation_;
+  ctor->cache.value = &kept;
+  return kept;
+}
+
+std::vector<Evaluator::ConstructorPlan::Step> Evaluator::constructorSteps(
+    const ConstructorPlan& plan, const std::function<bool(const EntityPlan::Default&)>& isConstructionValue) {
+  // the reference's order: the defaults' order, an argument taking the place of the default it
+  // overrides, then the other arguments as written (an attribute has one default and at most one
+  // argument: they are matched by identity)
+  std::vector<ConstructorPlan::Step> steps;
+  const std::vector<EntityPlan::Default>& defaults = plan.entityPlan->defaults;
+  auto argumentFor = [&](const model::Attribute* attribute) -> int32_t {
+    for (uint32_t i : plan.late)
+      if (plan.attributes[i] == attribute) return static_cast<int32_t>(i);
+    return -1;
+  };
+  for (size_t d = 0; d < defaults.size(); ++d) {
+    if (isConstructionValue(defaults[d])) continue;
+    if (int32_t kw = argumentFor(defaults[d].attribute); kw >= 0) steps.push_back({kw, -1});
+    else steps.push_back({-1, static_cast<int32_t>(d)});
+  }
+  for (uint32_t i : plan.late)
+    if (std::none_of(defaults.begin(), defaults.end(),
+                     [&](const EntityPlan::Default& d) { return d.attribute == plan.attributes[i]; }))
+      steps.push_back({static_cast<int32_t>(i), -1});
+  return steps;
+}
+
+Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs) {
+  const ConstructorPlan& plan = constructorPlan(ctor, scope);
+  std::vector<Variable*> early;
+  for (uint32_t i : plan.early) early.push_back(emit(ctor->named.kwargs[i].value, scope));
   std::optional<Lhs> target = lhs ? std::optional<Lhs>(*lhs) : std::nullopt;
   std::vector<Variable*> wrapped;
   for (const ast::Expr* w : ctor->named.wrapped) wrapped.push_back(emit(w, scope));
   runtime::VarList inputs;
-  for (auto& [kw, v] : early) inputs.push_back(v);
+  for (Variable* v : early) inputs.push_back(v);
   for (Variable* w : wrapped) inputs.push_back(w);
   // Like the reference's Constructor (a RequiresEmitStatement), the construction runs in the unit
   // that reads its value (an assignment, an attribute, an argument): that unit waits for the index
   // arguments and `**` dicts, creates the instance and its attribute units, and only then sets its
   // own target.
-  return scheduler_.makeDirect(std::move(inputs), [this, ctor, entity, early = std::move(early), late = std::move(late),
-                                      wrapped = std::move(wrapped), &indexAttributes, scope, target]() -> Value {
+  return scheduler_.makeDirect(std::move(inputs), [this, ctor, &plan, early = std::move(early),
+                                      wrapped = std::move(wrapped), scope, target]() -> Value {
+        const model::Entity* entity = plan.entity;
+        const std::vector<std::string>& indexAttributes = *plan.indexAttributes;
+        const std::vector<ast::KwArg>& kwargs = ctor->named.kwargs;
+        auto isLate = [&](std::string_view name) {
+          return std::any_of(plan.late.begin(), plan.late.end(), [&](uint32_t i) { return kwargs[i].name.text == name; });
+        };
         // construction-time values: index arguments and **dict entries
         std::vector<std::pair<std::string, Value>> values;
-        for (const auto& [kw, v] : early) values.emplace_back(std::string(kw->name.text), v->get());
+        for (size_t i = 0; i < early.size(); ++i) values.emplace_back(std::string(kwargs[plan.early[i]].name.text), early[i]->get());
+        bool planned = true;  // the construction values are those the plan's steps assume
         for (Variable* w : wrapped) {
           Value d = w->get();
           if (!d.isDict())
@@ -1471,22 +1575,23 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           for (const auto& [k, v] : d.asDict().items) {
             if (entity->attribute(k) == nullptr)
               fail(ErrorKind::TypingException, "no attribute " + k + " on type " + entity->fullName, ctor->loc);
-            bool repeated = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == k; }) ||
-                            std::any_of(late.begin(), late.end(), [&](const ast::KwArg* p) { return p->name.text == k; });
+            bool repeated = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == k; }) || isLate(k);
             if (repeated)
               fail(ErrorKind::RuntimeException,
                    "The attribute " + k + " is set twice in the constructor call of " + entity->shortName + ".", ctor->loc);
             values.emplace_back(k, v);
+            planned = false;
           }
         }
         // the implicit inverse: `x.r = E(...)` sets E's index attribute that is r's inverse (4.8 step 3)
         if (target && target->attribute->inverse != nullptr) {
           const std::string& inv = target->attribute->inverse->name;
-          bool given = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == inv; }) ||
-                       std::any_of(late.begin(), late.end(), [&](const ast::KwArg* p) { return p->name.text == inv; });
+          bool given = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == inv; }) || isLate(inv);
           if (!given && std::binary_search(indexAttributes.begin(), indexAttributes.end(), inv) &&
-              entity->attribute(inv) == target->attribute->inverse)
+              entity->attribute(inv) == target->attribute->inverse) {
             values.emplace_back(inv, Value(static_cast<runtime::InstanceBase*>(target->instance)));
+            planned = false;
+          }
         }
         // defaults of index attributes count as construction-time values
         for (const std::string& a : indexAttributes) {
@@ -1501,7 +1606,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         }
         // index matching (4.8 step 4), in the entity's own indexes (they include its subtypes)
         runtime::Instance* found = nullptr;
-        auto given = [&](const std::string& a) {
+        auto given = [&](std::string_view a) {
           return std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == a; });
         };
         if (!std::all_of(indexAttributes.begin(), indexAttributes.end(), given)) {
@@ -1514,18 +1619,21 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
                              " is part of an index.";
           fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc);
         }
-        for (const model::Entity* e : entity->lineage())
-          for (const auto& idx : e->indexes) {
-            bool complete = false;
-            std::string key = indexKey(idx, values, complete);
-            auto& table = indexes_[entity];
-            auto it = table.find(key);
-            if (it != table.end()) {
-              if (found != nullptr && found != it->second)
-                fail(ErrorKind::IndexCollisionException, "Inconsistent indexes detected!", ctor->loc);
-              found = it->second;
+        IndexKeys keys(*this, values);
+        if (!indexAttributes.empty()) {
+          auto& table = indexes_[entity];
+          for (const model::Entity* e : entity->lineage())
+            for (const auto& idx : e->indexes) {
+              const std::string* key = keys.key(idx);
+              if (key == nullptr) continue;  // (cannot happen: every index attribute is given)
+              auto it = table.find(*key);
+              if (it != table.end()) {
+                if (found != nullptr && found != it->second)
+                  fail(ErrorKind::IndexCollisionException, "Inconsistent indexes detected!", ctor->loc);
+                found = it->second;
+              }
             }
-          }
+        }
         runtime::Instance* instance = found;
         if (instance != nullptr) {
           if (instance->entity != entity)
@@ -1534,58 +1642,45 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
                      where(instance->constructedAt) + "))",
                  ctor->loc);
         } else {
-          instance = createInstance(entity, ctor->loc);
-          registerInIndexes(instance, values, ctor);
+          instance = createInstance(entity, *plan.entityPlan, ctor->loc);
+          if (!indexAttributes.empty()) registerInIndexes(instance, keys, ctor);
         }
         instance->locations.push_back(ctor->loc);
         for (const auto& [name, v] : values) setAttribute(instance, entity->attribute(name), v, ctor->loc, true);
-        // the other arguments and the defaults, asynchronously (step 6), in the reference's order:
-        // the defaults' order, an argument taking the place of the default it overrides, then the
-        // other arguments as written
-        auto isConstructionValue = [&](std::string_view name) {
-          return std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; });
-        };
-        auto argumentFor = [&](std::string_view name) -> const ast::KwArg* {
-          for (const ast::KwArg* kw : late)
-            if (kw->name.text == name) return kw;
-          return nullptr;
-        };
-        auto emitArgument = [&](const ast::KwArg* kw) {
-          const model::Attribute* attr = entity->attribute(kw->name.text);
-          Variable* slot = instance->slot(attr);
-          runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
-          if (attr->isMulti()) {
-            assignGradual(kw->value, scope, instance, attr, ctor->loc, [slot, promise] { slot->fulfill(promise); });
-            return;
-          }
-          Lhs here{instance, attr};
-          Variable* value = emit(kw->value, scope, attr->isRelation ? &here : nullptr);
-          assignmentUnit(instance, attr, value, promise, ctor->loc,
-                         runtime::UnitLabel(
-                             [](const void* e, const void* a) {
-                               return std::string(static_cast<const model::Entity*>(e)->shortName) + "(" +
-                                      static_cast<const model::Attribute*>(a)->name + "=...)";
-                             },
-                             entity, attr));
-        };
-        for (const EntityPlan::Default& dflt : planOf(entity).defaults) {
-          const std::string& name = *dflt.name;
-          if (isConstructionValue(name)) continue;
-          if (const ast::KwArg* kw = argumentFor(name)) {
-            emitArgument(kw);
+        // the other arguments and the defaults, asynchronously (step 6)
+        std::vector<ConstructorPlan::Step> dynamicSteps;
+        if (!planned)
+          dynamicSteps = constructorSteps(plan, [&](const EntityPlan::Default& d) { return given(*d.name); });
+        for (const ConstructorPlan::Step& step : planned ? plan.steps : dynamicSteps) {
+          if (step.kwarg >= 0) {
+            const ast::KwArg& kw = kwargs[static_cast<size_t>(step.kwarg)];
+            const model::Attribute* attr = plan.attributes[static_cast<size_t>(step.kwarg)];
+            Variable* slot = instance->slot(attr);
+            runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
+            if (attr->isMulti()) {
+              assignGradual(kw.value, scope, instance, attr, ctor->loc, [slot, promise] { slot->fulfill(promise); });
+              continue;
+            }
+            Lhs here{instance, attr};
+            Variable* value = emit(kw.value, scope, attr->isRelation ? &here : nullptr);
+            assignmentUnit(instance, attr, value, promise, ctor->loc,
+                           runtime::UnitLabel(
+                               [](const void* e, const void* a) {
+                                 return std::string(static_cast<const model::Entity*>(e)->shortName) + "(" +
+                                        static_cast<const model::Attribute*>(a)->name + "=...)";
+                               },
+                               entity, attr));
             continue;
           }
-          const model::Attribute* attr = dflt.attribute;
+          const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];
           Variable* value = emit(dflt.expr, dflt.scope);
           Variable* slot = instance->slots[dflt.position];
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
-          assignmentUnit(instance, attr, value, promise, ctor->loc,
+          assignmentUnit(instance, dflt.attribute, value, promise, ctor->loc,
                          runtime::UnitLabel(
                              [](const void* n, const void*) { return "default " + *static_cast<const std::string*>(n); },
-                             &name));
+                             dflt.name));
         }
-        for (const ast::KwArg* kw : late)
-          if (!entity->defaults.count(kw->name.text)) emitArgument(kw);
         selectImplementations(instance);
         return Value(static_cast<runtime::InstanceBase*>(instance));
       });
@@ -1776,16 +1871,25 @@ void Evaluator::finalChecks() {
 
 // ------------------------------------------------------------------ indexes (4.10)
 
-void Evaluator::registerInIndexes(runtime::Instance* instance, const std::vector<std::pair<std::string, Value>>& values,
-                                  const ast::Node* at) {
+const std::string* Evaluator::IndexKeys::key(const std::vector<std::string>& index) {
+  // an entity lists its ancestors' indexes too: the same index is asked for several times
+  for (const Known& k : known_)
+    if (k.index == &index || *k.index == index) return k.complete ? &k.key : nullptr;
+  Known& k = known_.emplace_back();
+  k.index = &index;
+  k.key = evaluator_.indexKey(index, values_, k.complete);
+  return k.complete ? &k.key : nullptr;
+}
+
+void Evaluator::registerInIndexes(runtime::Instance* instance, IndexKeys& keys, const ast::Node* at) {
   // in the table of the entity and of every ancestor, under every index that applies there
   for (const model::Entity* owner : instance->entity->lineage()) {
     auto& table = indexes_[owner];
     for (const model::Entity* declaring : owner->lineage())
       for (const auto& idx : declaring->indexes) {
-        bool complete = false;
-        std::string key = indexKey(idx, values, complete);
-        if (!complete) continue;
+        const std::string* found = keys.key(idx);
+        if (found == nullptr) continue;
+        const std::string& key = *found;
         auto [it, inserted] = table.emplace(key, instance);
         if (!inserted && it->second != instance)
           fail(ErrorKind::DuplicateException, "Duplicate key in index. " + key, at->loc);

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ast/ast.h"
@@ -110,7 +111,16 @@ class Evaluator {
   Value formatString(const ast::StringFormat* fmt, const std::vector<Value>& values);
   Value formatFString(const ast::FString* fmt, const std::vector<Value>& values);
   std::optional<Diagnostic> checkConstraint(const model::Typedef& t, const Value& v);
-  runtime::Instance* createInstance(const model::Entity* entity, SourceLocation at);
+  std::optional<Diagnostic> evaluateConstraint(const model::Typedef& t, const Value& v);
+  struct ConstraintMemo {
+    static constexpr size_t kLimit = 4096;
+    bool pure = false;  // no plugin calls: the verdict depends on the value alone
+    std::unordered_set<std::string> strings;
+    std::unordered_set<int64_t> ints;
+  };
+  std::unordered_map<const model::Typedef*, ConstraintMemo> constraintMemos_;
+  struct EntityPlan;
+  runtime::Instance* createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at);
   void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                     SourceLocation at, bool recur);
   // Sets it to the value of `value`, read here: a failure to compute it is the assignment's too.
@@ -155,10 +165,35 @@ class Evaluator {
       size_t position;  // of its slot
       const ast::Expr* expr;
       Scope* scope;  // where the default is evaluated: its namespace's top level
+      // an index attribute's literal default: a construction value when no argument gives it
+      bool literalIndexDefault;
     };
     std::vector<Default> defaults;  // in the reference's order (entity->defaultOrder)
   };
   const EntityPlan& planOf(const model::Entity* entity);
+  // What evaluating a constructor expression needs beyond its values, worked out at its first
+  // evaluation (kept on the syntax node): its entity, the attribute of each argument, which
+  // arguments are index arguments, and the order of the other arguments' and the defaults' units.
+  struct ConstructorPlan {
+    const model::Entity* entity = nullptr;
+    const EntityPlan* entityPlan = nullptr;
+    const std::vector<std::string>* indexAttributes = nullptr;
+    std::vector<const model::Attribute*> attributes;  // parallel to the arguments
+    std::vector<uint32_t> early;                     // the index arguments
+    std::vector<uint32_t> late;                      // the others
+    // an argument (kwarg >= 0) or a default (dflt: its place in entityPlan->defaults)
+    struct Step {
+      int32_t kwarg;
+      int32_t dflt;
+    };
+    // for the construction values the plan assumes: the index arguments and the index
+    // attributes' literal defaults
+    std::vector<Step> steps;
+  };
+  const ConstructorPlan& constructorPlan(const ast::Constructor* ctor, Scope* scope);
+  std::vector<ConstructorPlan::Step> constructorSteps(
+      const ConstructorPlan& plan, const std::function<bool(const EntityPlan::Default&)>& isConstructionValue);
+  std::deque<ConstructorPlan> constructorPlans_;  // stable addresses
   const std::vector<std::string>& indexAttributesOf(const model::Entity* entity);
   const std::vector<const model::ImplementRule*>& implementRulesOf(const model::Entity* entity);
   Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
@@ -176,8 +211,25 @@ class Evaluator {
   Variable* emitIndexLookup(const model::Entity* entity, std::vector<std::pair<std::string, Variable*>> args,
                             std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
                             const ast::Node* at);
-  void registerInIndexes(runtime::Instance* instance, const std::vector<std::pair<std::string, Value>>& values,
-                         const ast::Node* at);
+  // The index keys of one construction's values, each worked out once.
+  class IndexKeys {
+   public:
+    IndexKeys(const Evaluator& evaluator, const std::vector<std::pair<std::string, Value>>& values)
+        : evaluator_(evaluator), values_(values) {}
+    // The key under `index`, or null when a value of it is missing (valid until the next call).
+    const std::string* key(const std::vector<std::string>& index);
+
+   private:
+    struct Known {
+      const std::vector<std::string>* index;
+      std::string key;
+      bool complete;
+    };
+    const Evaluator& evaluator_;
+    const std::vector<std::pair<std::string, Value>>& values_;
+    std::vector<Known> known_;
+  };
+  void registerInIndexes(runtime::Instance* instance, IndexKeys& keys, const ast::Node* at);
   // Evaluates a typedef constraint with only `self` bound (spec 3.6).
   Value evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t);
   std::string where(const SourceLocation& loc) const;
@@ -196,7 +248,7 @@ class Evaluator {
   // this evaluator among all (ast::Literal::cache belongs to one evaluator at a time)
   uint64_t generation_ = 0;
   std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
-  std::map<const ast::Constructor*, const model::Entity*> constructorTypes_;
+  std::unordered_map<const ast::Constructor*, const model::Entity*> constructorTypes_;
   // per entity, computed on first use (node-based maps: references stay valid)
   std::unordered_map<const model::Entity*, std::vector<std::string>> indexAttributes_;
   std::unordered_map<const model::Attribute*, std::unique_ptr<runtime::SlotPolicy>> policies_;
