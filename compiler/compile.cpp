@@ -26,12 +26,26 @@ FileId CompileSession::readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot read " + displayPath(path)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  std::string raw = buffer.str();
+  // read in one piece (a stream copy through a string stream copies the text twice)
+  std::string raw;
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size > 0) {
+    raw.resize(static_cast<size_t>(size));
+    in.read(raw.data(), size);
+    raw.resize(static_cast<size_t>(in.gcount()));
+  } else if (size < 0) {  // not seekable (a pipe): read it as a stream
+    in.clear();
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    raw = buffer.str();
+  }
+  if (in.bad())
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot read " + displayPath(path)));
   size_t bad = findInvalidUtf8(raw);
   std::string text = normaliseNewlines(raw);
-  FileId id = sources_.add(path, displayPath(path), text);
+  FileId id = sources_.add(path, displayPath(path), std::move(text));
   if (bad != std::string::npos) {
     std::string prefix = normaliseNewlines(std::string_view(raw).substr(0, bad));
     uint32_t line = 1;
