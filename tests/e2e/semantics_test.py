@@ -269,4 +269,74 @@ proc = compile_model(PRECEDENCE_MODEL, "relation_precedence_policy:\n  - '__conf
 check("policy naming a missing type", "A relation precedence rule was defined for __config__::B, but no such type"
       " was defined" in error_line(proc), proc.stderr)
 
+# The order of a constructor's argument and default units is planned once per constructor; with
+# `**` entries or an implicit inverse index attribute the construction values differ and the
+# order is worked out again: still the defaults' order (z before a) for arguments that wait.
+ORDER_MODEL = """
+entity A:
+    string key
+    string z = "dz"
+    string a = "da"
+end
+index A(key)
+implement A using show
+implementation show for A:
+    std::print(a + "-a")
+    std::print(z + "-z")
+end
+"""
+proc = compile_model(ORDER_MODEL + 'x = A(a=v, z=v, **{"key": "k"})\nv = "value"\n')
+check("unit order with ** arguments", proc.returncode == 0 and proc.stdout.split() == ["value-z", "value-a"],
+      proc.stdout + proc.stderr)
+proc = compile_model("""
+entity Box:
+end
+entity Item:
+    string z = "dz"
+    string a = "da"
+end
+Box.item [0:1] -- Item.box [1]
+index Item(box)
+implement Box using std::none
+implement Item using show
+implementation show for Item:
+    std::print(a + "-a")
+    std::print(z + "-z")
+end
+b = Box()
+b.item = Item(a=v, z=v)
+v = "value"
+""")
+check("unit order with an implicit inverse index attribute", proc.returncode == 0
+      and proc.stdout.split() == ["value-z", "value-a"], proc.stdout + proc.stderr)
+
+# Typedef constraints without plugin calls remember the values they accepted, per typedef: a
+# value accepted before is accepted again, another is still checked, and what one typedef
+# accepted says nothing for another.
+proc = compile_model("""
+typedef small as int matching self < 10
+entity A:
+    small s
+end
+implement A using std::none
+A(s=5)
+A(s=5)
+A(s=50)
+""")
+check("constraint checked after an accepted value", proc.returncode == 1
+      and "caused by: RuntimeException: Invalid value 50, does not match constraint" in proc.stderr, proc.stderr)
+proc = compile_model("""
+typedef first as string matching self == "a"
+typedef second as string matching self == "b"
+entity A:
+    first x
+    second y
+end
+implement A using std::none
+A(x="a", y="a")
+""")
+check("constraint memo per typedef", proc.returncode == 1
+      and "caused by: RuntimeException: Invalid value 'a', does not match constraint `(self == 'b')`" in proc.stderr,
+      proc.stderr)
+
 finish()
