@@ -1,6 +1,8 @@
-// From ANTLR's parse tree to our AST (the "builder"), plus the error reporting that turns
-// ANTLR's reports into the reference's ParserException messages and positions (spec 2.1, 6.2).
-#include "parse/parser.h"
+// libinmanta_antlr.so (antlr_parser.h): the ANTLR-generated parser run on what the fast path
+// gives up on. From ANTLR's parse tree to our AST (the "builder"), plus the error reporting that
+// turns ANTLR's reports into the reference's ParserException messages and positions (spec 2.1,
+// 6.2).
+#include "parse/antlr_parser.h"
 
 #include <antlr4-runtime.h>
 
@@ -15,7 +17,6 @@
 #include "InmantaLexer.h"
 #include "InmantaParser.h"
 #include "parse/ast_factory.h"
-#include "parse/fast_parser.h"
 #include "parse/tokens.h"
 
 namespace inmanta::compiler {
@@ -749,36 +750,12 @@ class Builder {
   const ColumnMap& columns_;
 };
 
-}  // namespace
-
-ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fileId, const WarningSink& warn,
-                     ParseMode mode) {
-  const SourceFile& file = sources.file(fileId);
-  if (file.text.empty()) {
-    auto* empty = ctx.arena.make<ast::File>();
-    empty->id = fileId;
-    return empty;
-  }
-  // The reference appends a newline before lexing (spec 1.1).
-  std::string data = file.text + "\n";
-
-  if (mode == ParseMode::Auto || mode == ParseMode::FastOnly) {
-    // Warnings wait until the fast path's tree is kept; if it gives up, the ANTLR path gives them.
-    std::vector<Diagnostic> warnings;
-    WarningSink buffer = [&warnings](const Diagnostic& d) { warnings.push_back(d); };
-    AstFactory fast(ctx, fileId, buffer);
-    if (ast::File* tree = fastParse(fast, data, warnings)) {
-      if (warn)
-        for (const Diagnostic& d : warnings) warn(d);
-      return tree;
-    }
-    if (mode == ParseMode::FastOnly) return nullptr;
-  }
-
+ast::File* parseWithAntlr(ast::Context& ctx, FileId fileId, std::string_view data, const WarningSink& warn,
+                          bool llOnly) {
   uint32_t eofLine = 1;
   for (char c : data) eofLine += c == '\n';
 
-  antlr4::ANTLRInputStream input(data);
+  antlr4::ANTLRInputStream input(data.data(), data.size());
   CheckingLexer lexer(&input, fileId, warn);
   lexer.removeErrorListeners();
   antlr4::CommonTokenStream tokens(&lexer);
@@ -806,7 +783,7 @@ ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fil
   // the first error; only then the input is parsed again with full LL prediction and the error
   // reporting of the reference.
   InmantaParser::FileContext* tree = nullptr;
-  if (mode != ParseMode::AntlrLL) {
+  if (!llOnly) {
     parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
     simulator->setPredictionMode(antlr4::atn::PredictionMode::SLL);
     try {
@@ -832,4 +809,20 @@ ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fil
   return builder.build(tree);
 }
 
+class Parser final : public AntlrParser {
+ public:
+  ast::File* parse(ast::Context& ctx, FileId file, std::string_view data, const WarningSink& warn,
+                   bool llOnly) override {
+    return parseWithAntlr(ctx, file, data, warn, llOnly);
+  }
+};
+
+}  // namespace
+
 }  // namespace inmanta::compiler
+
+extern "C" __attribute__((visibility("default"))) inmanta::compiler::AntlrParser* inmanta_antlr_parser(uint64_t abi) {
+  if (abi != inmanta::compiler::kAntlrParserAbi) return nullptr;
+  static inmanta::compiler::Parser parser;
+  return &parser;
+}

@@ -11,14 +11,16 @@
 namespace inmanta::compiler {
 
 // How parseFile gets its tree. Auto: the hand-written fast path (fast_parser.h), and the
-// ANTLR-generated parser when the fast path gives up (always for errors). The other modes are for
-// tests that check the paths agree: Antlr (SLL prediction, then full LL on an error), AntlrLL
-// (full LL only) and FastOnly (the fast path; null when it gives up).
+// ANTLR-generated parser when the fast path gives up (always for errors); that one lives in
+// libinmanta_antlr.so, loaded the first time it is needed (antlr_parser.h). The other modes are
+// for tests that check the paths agree: Antlr (SLL prediction, then full LL on an error),
+// AntlrLL (full LL only) and FastOnly (the fast path; null when it gives up).
 enum class ParseMode { Auto, Antlr, AntlrLL, FastOnly };
 
 // Parses a file of `sources` into a tree allocated in `ctx`. Syntax errors and the parse-time
 // checks of spec 2.3/6.2 throw CompileError (ParserException, HyphenException, ...); warnings
-// (ParserWarning for unknown escapes, built-in type overrides) go to `warn`.
+// (ParserWarning for unknown escapes, built-in type overrides) go to `warn`. When the ANTLR
+// parser is needed and its module cannot be loaded, a CompilerException says why.
 ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId file, const WarningSink& warn,
                      ParseMode mode = ParseMode::Auto);
 
