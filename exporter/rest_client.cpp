@@ -1,11 +1,47 @@
 #include "rest_client.h"
 
-#include <httplib.h>
 #include <zlib.h>
 
 #include <stdexcept>
 
+#include "http_transport.h"
+#include "shared_module.h"
+
+#ifndef INMANTA_REST_MODULE_NAME
+#error "INMANTA_REST_MODULE_NAME must be defined"
+#endif
+
 namespace inmanta::exporter {
+
+namespace {
+
+// The outcome of loading the module, once per process: the transport, or why there is none.
+struct Loaded {
+  const HttpTransport* transport = nullptr;
+  std::string error;
+};
+
+Loaded load() {
+  const std::string what = "the HTTP client";
+  compiler::SharedModule module =
+      compiler::loadSharedModule(what, INMANTA_REST_MODULE_NAME, "INMANTA_REST_MODULE", kHttpTransportEntry);
+  if (module.entry == nullptr) return {nullptr, module.error};
+  using Entry = const HttpTransport* (*)(int);
+  const HttpTransport* transport = reinterpret_cast<Entry>(module.entry)(kHttpTransportAbi);
+  if (transport == nullptr)
+    return {nullptr, compiler::sharedModuleError(what, INMANTA_REST_MODULE_NAME,
+                                                 module.path + " was built for another version of inmanta "
+                                                               "(transport interface " +
+                                                     std::to_string(kHttpTransportAbi) + " expected)")};
+  return {transport, {}};
+}
+
+const Loaded& loaded() {
+  static const Loaded result = load();
+  return result;
+}
+
+}  // namespace
 
 std::string gzipCompress(const std::string& data) {
   z_stream zs{};
@@ -42,64 +78,51 @@ std::string RestClient::baseUrl() const {
 }
 
 RestReply RestClient::call(const std::string& method, const std::string& path, const std::string& body, bool scoped) {
-  if (!client_) {
-    client_ = std::make_unique<httplib::Client>(baseUrl());
-    client_->set_keep_alive(true);
-    client_->set_tcp_nodelay(true);
-    client_->set_connection_timeout(120, 0);
-    client_->set_read_timeout(settings_.requestTimeout, 0);
-    client_->set_write_timeout(settings_.requestTimeout, 0);
-    if (settings_.ssl) {
-      client_->enable_server_certificate_verification(true);
-      if (!settings_.caFile.empty()) client_->set_ca_cert_path(settings_.caFile.c_str());
+  RestReply reply;
+  if (!connection_) {
+    const Loaded& l = loaded();
+    if (l.transport == nullptr) {
+      unavailable_ = l.error;
+      reply.transportError = l.error;
+      return reply;
     }
+    HttpOptions options;
+    options.baseUrl = baseUrl();
+    options.ssl = settings_.ssl;
+    options.caFile = settings_.caFile;
+    options.connectTimeout = 120;
+    options.requestTimeout = settings_.requestTimeout;
+    connection_ = l.transport->connect(options);
   }
-  httplib::Client& client = *client_;
-  httplib::Headers headers{{"Accept-Encoding", "gzip"}, {"User-Agent", "inmanta-cpp"}};
-  if (!settings_.token.empty()) headers.emplace("Authorization", "Bearer " + settings_.token);
-  if (scoped) headers.emplace("X-Inmanta-tid", settings_.environment);
-  httplib::Result result{nullptr, httplib::Error::Unknown};
-  if (method == "GET") {
-    result = client.Get(path.c_str(), headers);
-  } else {
-    std::string payload = body;
+  HttpHeaders headers{{"Accept-Encoding", "gzip"}, {"User-Agent", "inmanta-cpp"}};
+  if (!settings_.token.empty()) headers.emplace_back("Authorization", "Bearer " + settings_.token);
+  if (scoped) headers.emplace_back("X-Inmanta-tid", settings_.environment);
+  std::string payload;
+  if (method != "GET") {
+    if (method != "POST" && method != "PUT") throw std::logic_error("unsupported method " + method);
+    payload = body;
     if (payload.size() >= 1024) {
       payload = gzipCompress(payload);
-      headers.emplace("Content-Encoding", "gzip");
+      headers.emplace_back("Content-Encoding", "gzip");
     }
-    if (method == "POST") result = client.Post(path.c_str(), headers, payload, "application/json");
-    else if (method == "PUT") result = client.Put(path.c_str(), headers, payload, "application/json");
-    else throw std::logic_error("unsupported method " + method);
   }
-  RestReply reply;
-  if (!result) {
-    switch (result.error()) {
-      case httplib::Error::Connection: reply.transportError = "connection refused or host unreachable"; break;
-      case httplib::Error::ConnectionTimeout: reply.transportError = "connection timed out"; break;
-      case httplib::Error::Read: reply.transportError = "no complete answer (read failed or timed out)"; break;
-      case httplib::Error::Write: reply.transportError = "the request could not be sent"; break;
-      case httplib::Error::SSLConnection: reply.transportError = "TLS connection failed (is the server speaking https?)"; break;
-      case httplib::Error::SSLLoadingCerts: reply.transportError = "the CA file could not be loaded"; break;
-      case httplib::Error::SSLServerVerification: reply.transportError = "the server's certificate was not accepted"; break;
-      default: reply.transportError = httplib::to_string(result.error());
-    }
-    if (settings_.ssl) {
-      long verify = client.get_openssl_verify_result();
-      if (verify) reply.transportError += std::string(" (") + X509_verify_cert_error_string(verify) + ")";
-    }
+  HttpResult result = connection_->request(method, path, headers, payload, "application/json");
+  if (result.status == 0) {
+    reply.transportError = std::move(result.transportError);
     return reply;
   }
-  reply.status = result->status;
-  reply.text = result->body;
-  if (!result->body.empty()) {
-    reply.body = nlohmann::json::parse(result->body, nullptr, false);
-    if (reply.body.is_discarded()) reply.body = result->body;
+  reply.status = result.status;
+  reply.text = std::move(result.body);
+  if (!reply.text.empty()) {
+    reply.body = nlohmann::json::parse(reply.text, nullptr, false);
+    if (reply.body.is_discarded()) reply.body = reply.text;
   }
   return reply;
 }
 
 std::string RestClient::explain(const std::string& method, const std::string& path, const RestReply& reply) const {
   std::string request = method + " " + baseUrl() + path;
+  if (reply.status == 0 && !unavailable_.empty()) return "cannot send " + request + ": " + unavailable_;
   if (reply.status == 0)
     return "could not reach the server at " + baseUrl() + " (" + reply.transportError + ", on " + request +
            "); check that the server runs there and compiler_rest_transport.host/port/ssl (--server_address, "

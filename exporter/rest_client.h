@@ -1,13 +1,10 @@
 // The REST client of the exporter (export spec 3.2): JSON bodies (gzip from 1 KiB), bearer token,
-// X-Inmanta-tid for environment-scoped calls, TLS with an optional CA file.
+// X-Inmanta-tid for environment-scoped calls, TLS with an optional CA file. The requests go
+// through the HTTP transport of libinmanta_rest.so (http_transport.h), loaded on the first call.
 #pragma once
 
 #include <memory>
 #include <nlohmann/json.hpp>
-
-namespace httplib {
-class Client;
-}
 #include <string>
 
 #include "settings.h"
@@ -24,12 +21,15 @@ struct RestReply {
   bool ok() const { return status == 200; }
 };
 
+class HttpConnection;
+
 class RestClient {
  public:
   // One keep-alive connection per client, opened on the first call; use one client per thread.
   explicit RestClient(ServerSettings settings);
   ~RestClient();
-  // `body` is JSON text (empty for GET). `scoped`: send X-Inmanta-tid.
+  // `body` is JSON text (empty for GET). `scoped`: send X-Inmanta-tid. When the HTTP transport
+  // cannot be loaded, the reply is a transport error that says why.
   RestReply call(const std::string& method, const std::string& path, const std::string& body, bool scoped);
   // `http://host:port`
   std::string baseUrl() const;
@@ -41,7 +41,8 @@ class RestClient {
 
  private:
   ServerSettings settings_;
-  std::unique_ptr<httplib::Client> client_;
+  std::unique_ptr<HttpConnection> connection_;
+  std::string unavailable_;  // why there is no transport, once a call found out
 };
 
 // gzip (level 6) of `data`
