@@ -9,6 +9,10 @@ packages=(
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcpp-httplib-dev libssl-dev libpq-dev libyaml-cpp-dev libpcre2-dev libxxhash-dev libicu-dev libmimalloc-dev
   pybind11-dev libpython3.11-dev python3-jinja2 postgresql
+  # loaded with dlopen() on first use rather than linked (the -dev packages above depend on them):
+  # libgit2 by the installer, cpp-httplib/OpenSSL by libinmanta_rest.so, the ANTLR runtime by
+  # libinmanta_antlr.so
+  libgit2-1.5 libcpp-httplib0.11 libssl3 libantlr4-runtime4.9
 )
 missing=()
 for p in "${packages[@]}"; do
