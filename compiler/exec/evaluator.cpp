@@ -1544,20 +1544,17 @@ std::vector<Evaluator::ConstructorPlan::Step> Evaluator::constructorSteps(
 
 Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs) {
   const ConstructorPlan& plan = constructorPlan(ctor, scope);
-  std::vector<Variable*> early;
-  for (uint32_t i : plan.early) early.push_back(emit(ctor->named.kwargs[i].value, scope));
-  std::optional<Lhs> target = lhs ? std::optional<Lhs>(*lhs) : std::nullopt;
-  std::vector<Variable*> wrapped;
-  for (const ast::Expr* w : ctor->named.wrapped) wrapped.push_back(emit(w, scope));
+  // its inputs: the index arguments (in plan.early's order), then the `**` dicts
   runtime::VarList inputs;
-  for (Variable* v : early) inputs.push_back(v);
-  for (Variable* w : wrapped) inputs.push_back(w);
+  for (uint32_t i : plan.early) inputs.push_back(emit(ctor->named.kwargs[i].value, scope));
+  for (const ast::Expr* w : ctor->named.wrapped) inputs.push_back(emit(w, scope));
+  std::optional<Lhs> target = lhs ? std::optional<Lhs>(*lhs) : std::nullopt;
   // Like the reference's Constructor (a RequiresEmitStatement), the construction runs in the unit
   // that reads its value (an assignment, an attribute, an argument): that unit waits for the index
   // arguments and `**` dicts, creates the instance and its attribute units, and only then sets its
   // own target.
-  return scheduler_.makeDirect(std::move(inputs), [this, ctor, &plan, early = std::move(early),
-                                      wrapped = std::move(wrapped), scope, target]() -> Value {
+  return scheduler_.makeDirect(std::move(inputs), [this, ctor, &plan, scope, target](const runtime::VarList& in) -> Value {
+        const size_t earlyCount = plan.early.size();
         const model::Entity* entity = plan.entity;
         const std::vector<std::string>& indexAttributes = *plan.indexAttributes;
         const std::vector<ast::KwArg>& kwargs = ctor->named.kwargs;
@@ -1566,10 +1563,10 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         };
         // construction-time values: index arguments and **dict entries
         std::vector<std::pair<std::string, Value>> values;
-        for (size_t i = 0; i < early.size(); ++i) values.emplace_back(std::string(kwargs[plan.early[i]].name.text), early[i]->get());
+        for (size_t i = 0; i < earlyCount; ++i) values.emplace_back(std::string(kwargs[plan.early[i]].name.text), in[i]->get());
         bool planned = true;  // the construction values are those the plan's steps assume
-        for (Variable* w : wrapped) {
-          Value d = w->get();
+        for (size_t i = earlyCount; i < in.size(); ++i) {
+          Value d = in[i]->get();
           if (!d.isDict())
             fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", ctor->loc);
           for (const auto& [k, v] : d.asDict().items) {
