@@ -175,7 +175,7 @@ ListVariable::ListVariable(Scheduler* scheduler, int64_t lowerBound, std::option
     : DelayedVariable(Kind::List, scheduler) {
   value_ = emptyList();
   low_ = lowerBound;
-  high_ = upperBound;
+  high_ = upperBound ? *upperBound : -1;
 }
 
 bool ListVariable::canGet() const {
@@ -195,11 +195,12 @@ const Value& ListVariable::snapshot() const {
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
   for (const Value& v : std::vector<Value>(values())) collector->receive(v, location);
   if (!hasValue_) {
-    if (std::find(listeners_.begin(), listeners_.end(), collector) != listeners_.end()) {
+    if (!listeners_) listeners_ = std::make_unique<std::vector<ResultCollector*>>();
+    if (std::find(listeners_->begin(), listeners_->end(), collector) != listeners_->end()) {
       ++gradualWaiters_;
       return true;
     }
-    listeners_.push_back(collector);
+    listeners_->push_back(collector);
     if (collector->pureGradual()) ++gradualWaiters_;
   }
   return true;
@@ -211,7 +212,7 @@ void ListVariable::freeze() {
   items_ = {};
   stale_ = false;
   Variable::freeze();
-  listeners_.clear();
+  listeners_.reset();
 }
 
 namespace {
@@ -230,7 +231,7 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
   };
   if (hasValue_) {
     if (present()) return false;
-    if (high_ && static_cast<int64_t>(values().size()) == *high_)
+    if (bounded() && static_cast<int64_t>(values().size()) == high_)
       fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName()) + "' of instance '" +
                                             (owner ? owner->display() : std::string()) + "'",
            location);
@@ -243,20 +244,20 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
   }
   items_.push_back(value);
   stale_ = true;
-  for (size_t i = 0; i < listeners_.size();) {
-    ResultCollector* l = listeners_[i];
+  for (size_t i = 0; listeners_ && i < listeners_->size();) {
+    ResultCollector* l = (*listeners_)[i];
     if (l->receive(value, location)) {
       if (!l->pureGradual()) ++gradualWaiters_;
-      listeners_.erase(listeners_.begin() + static_cast<long>(i));
+      listeners_->erase(listeners_->begin() + static_cast<long>(i));
     } else {
       ++i;
     }
   }
   if (recur && policy != nullptr && policy->hasInverse() && value.isInstance()) policy->setInverse(*this, value, location);
-  if (high_) {
-    if (static_cast<int64_t>(items_.size()) > *high_)
-      fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(*high_), location);
-    if (static_cast<int64_t>(items_.size()) == *high_) freeze();
+  if (bounded()) {
+    if (static_cast<int64_t>(items_.size()) > high_)
+      fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(high_), location);
+    if (static_cast<int64_t>(items_.size()) == high_) freeze();
   }
   if (canGet()) queue();
   return true;

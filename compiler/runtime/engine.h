@@ -301,12 +301,14 @@ class ListVariable : public DelayedVariable {
 
  private:
   bool addOne(const Value& value, SourceLocation location, bool recur);
-  mutable bool stale_ = false;  // value_ lags behind items_ until the next snapshot
-  int64_t low_ = 0;
-  std::optional<int64_t> high_;
+  bool bounded() const { return high_ >= 0; }
   std::vector<Value> items_;
-  std::vector<ResultCollector*> listeners_;
+  // gradual listeners: few lists have any, so they take memory only when they do
+  std::unique_ptr<std::vector<ResultCollector*>> listeners_;
+  int64_t low_ = 0;
+  int64_t high_ = -1;  // -1: no upper bound
   int gradualWaiters_ = 0;
+  mutable bool stale_ = false;  // value_ lags behind items_ until the next snapshot
 };
 
 // The elements of a list literal being built; exact promise tracking, never frozen by guesses.
