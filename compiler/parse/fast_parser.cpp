@@ -1,5 +1,7 @@
 #include "parse/fast_parser.h"
 
+#include <array>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -12,143 +14,270 @@ namespace {
 using namespace tok;
 
 // ------------------------------------------------------------------ the lexer
+// One pass over the bytes, dispatching on a class table. The text ends with the '\n' parseFile
+// appends, so every scan that stops at a newline (names, numbers, blanks, string bodies) needs no
+// bound check, and looking one byte past anything but a newline stays inside the text.
+
+static_assert(std::endian::native == std::endian::little, "keyword() compares little-endian words");
+
+enum CharClass : uint8_t {
+  kOther,    // gives up (ERRCHAR, '\r', non-ASCII outside strings, ...)
+  kBlank,    // ' ', '\t'
+  kNewline,  // '\n'
+  kHash,     // '#': a comment
+  kLower,    // a-z, '_': a name or a keyword
+  kUpper,    // A-Z: a class name
+  kDigit,
+  kMinus,
+  kDot,
+  kQuote,  // '"', '\''
+  kPunct,  // the other operators
+};
+
+constexpr std::array<uint8_t, 256> kClass = [] {
+  std::array<uint8_t, 256> t{};
+  t[' '] = t['\t'] = kBlank;
+  t['\n'] = kNewline;
+  t['#'] = kHash;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kLower;
+  t['_'] = kLower;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kUpper;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit;
+  t['-'] = kMinus;
+  t['.'] = kDot;
+  t['"'] = t['\''] = kQuote;
+  for (unsigned char c : std::string_view("<>=!+*:/%?,()[]{}")) t[c] = kPunct;
+  return t;
+}();
+
+// [A-Za-z0-9_-]: the characters after the first of a name
+constexpr std::array<bool, 256> kIdChar = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  return t;
+}();
+
+// The bytes a string or regex body takes without a second look: all but the quotes, '/', '\\',
+// '\n' and the non-ASCII bytes (whose continuation bytes the column count needs).
+constexpr std::array<bool, 256> kPlainBody = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x80; ++c) t[c] = c != '"' && c != '\'' && c != '/' && c != '\\' && c != '\n';
+  return t;
+}();
 
 constexpr bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
-constexpr bool isIdStart(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-constexpr bool isIdChar(unsigned char c) { return isIdStart(c) || isDigit(c) || c == '-'; }
+constexpr bool isContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 // the white space the REGEX rule allows between `matching` and `/`
 constexpr bool isRegexSpace(unsigned char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || (c >= 0x1C && c <= 0x1F);
 }
 
-uint8_t keyword(std::string_view w) {
-  struct Entry {
-    std::string_view text;
-    uint8_t kind;
-  };
-  static constexpr Entry kKeywords[] = {
-      {"typedef", TYPEDEF}, {"as", AS}, {"entity", ENTITY}, {"extends", EXTENDS}, {"end", END}, {"in", IN},
-      {"implementation", IMPLEMENTATION}, {"for", FOR}, {"index", INDEX}, {"implement", IMPLEMENT},
-      {"using", USING}, {"when", WHEN}, {"and", AND}, {"or", OR}, {"not", NOT}, {"true", KW_TRUE},
-      {"false", KW_FALSE}, {"import", IMPORT}, {"is", IS}, {"defined", DEFINED}, {"dict", DICT},
-      {"null", KW_NULL}, {"undef", UNDEF}, {"parents", PARENTS}, {"if", IF}, {"else", ELSE}, {"elif", ELIF},
-      {"matching", MATCHING}};
-  if (w.size() < 2 || w.size() > 14) return ID;
-  for (const Entry& e : kKeywords)
-    if (e.text.size() == w.size() && e.text[0] == w[0] && e.text == w) return e.kind;
-  return ID;
+// Up to 8 bytes of a name as a little-endian word, for a keyword compared in one go.
+constexpr uint64_t word(std::string_view w) {
+  uint64_t v = 0;
+  for (size_t k = 0; k < w.size(); ++k) v |= static_cast<uint64_t>(static_cast<unsigned char>(w[k])) << (8 * k);
+  return v;
+}
+template <size_t N>
+uint64_t load(const char* p) {
+  uint64_t v = 0;
+  std::memcpy(&v, p, N);
+  return v;
+}
+
+// The keyword a name starting with a lower-case letter or '_' spells, or ID.
+uint8_t keyword(const char* p, size_t n) {
+  switch (n) {
+    case 2:
+      switch (load<2>(p)) {
+        case word("as"): return AS;
+        case word("in"): return IN;
+        case word("or"): return OR;
+        case word("is"): return IS;
+        case word("if"): return IF;
+        default: return ID;
+      }
+    case 3:
+      switch (load<3>(p)) {
+        case word("end"): return END;
+        case word("for"): return FOR;
+        case word("and"): return AND;
+        case word("not"): return NOT;
+        default: return ID;
+      }
+    case 4:
+      switch (load<4>(p)) {
+        case word("when"): return WHEN;
+        case word("true"): return KW_TRUE;
+        case word("dict"): return DICT;
+        case word("null"): return KW_NULL;
+        case word("else"): return ELSE;
+        case word("elif"): return ELIF;
+        default: return ID;
+      }
+    case 5:
+      switch (load<5>(p)) {
+        case word("index"): return INDEX;
+        case word("using"): return USING;
+        case word("false"): return KW_FALSE;
+        case word("undef"): return UNDEF;
+        default: return ID;
+      }
+    case 6:
+      switch (load<6>(p)) {
+        case word("entity"): return ENTITY;
+        case word("import"): return IMPORT;
+        default: return ID;
+      }
+    case 7:
+      switch (load<7>(p)) {
+        case word("typedef"): return TYPEDEF;
+        case word("extends"): return EXTENDS;
+        case word("defined"): return DEFINED;
+        case word("parents"): return PARENTS;
+        default: return ID;
+      }
+    case 8: return load<8>(p) == word("matching") ? MATCHING : ID;
+    case 9: return std::memcmp(p, "implement", 9) == 0 ? IMPLEMENT : ID;
+    case 14: return std::memcmp(p, "implementation", 14) == 0 ? IMPLEMENTATION : ID;
+    default: return ID;
+  }
 }
 
 class Lexer {
  public:
   Lexer(std::string_view text, FileId file, std::vector<FastToken>& out, std::vector<Diagnostic>& warnings)
-      : s_(text.data()), n_(text.size()), text_(text), file_(file), out_(out), warnings_(warnings) {}
+      : s_(reinterpret_cast<const unsigned char*>(text.data())), n_(text.size()), file_(file), out_(out),
+        warnings_(warnings) {}
 
   bool run() {
-    out_.reserve(n_ / 5 + 16);
+    if (n_ == 0 || s_[n_ - 1] != '\n') return false;  // not as parseFile passes it
+    out_.reserve(n_ / 4 + 16);
+    const unsigned char* s = s_;
     size_t i = 0;
-    while (i < n_) {
-      unsigned char c = s_[i];
-      if (c == ' ' || c == '\t') {
-        ++i;
-        continue;
+    for (;;) {
+      unsigned char c = s[i];
+      uint8_t cls = kClass[c];
+      if (cls == kBlank) {
+        do c = s[++i];
+        while (c == ' ' || c == '\t');
+        cls = kClass[c];
       }
-      if (c == '\n') {
+      if (cls == kNewline || cls == kHash) {
+        if (cls == kHash) i = static_cast<size_t>(static_cast<const unsigned char*>(std::memchr(s + i, '\n', n_ - i)) - s);
         newline(++i);
-        continue;
-      }
-      if (c == '#') {
-        const void* nl = std::memchr(s_ + i, '\n', n_ - i);
-        if (nl == nullptr) return false;
-        i = static_cast<size_t>(static_cast<const char*>(nl) - s_) + 1;
-        newline(i);
+        if (i == n_) break;
         continue;
       }
       size_t start = i;
       uint32_t line = line_;
       uint32_t col = column(start);
-      uint8_t kind = 0;
-      if (isIdStart(c)) {
-        size_t j = i + 1;
-        while (j < n_ && isIdChar(s_[j])) ++j;
-        std::string_view word(s_ + i, j - i);
-        if (j - i == 1 && (c == 'f' || c == 'r') && j < n_ && (s_[j] == '"' || s_[j] == '\'')) {
-          if (!quoted(j)) return false;
-          kind = c == 'f' ? FSTRING : RSTRING;
-          i = end_;
-        } else if (word == "matching" && regex(j)) {
-          kind = REGEX;
-          i = end_;
-        } else {
-          kind = c <= 'Z' && c >= 'A' ? static_cast<uint8_t>(CID) : keyword(word);
-          i = j;
-        }
-      } else if (isDigit(c) || (c == '-' && i + 1 < n_ && (isDigit(s_[i + 1]) || (s_[i + 1] == '.' && i + 2 < n_ && isDigit(s_[i + 2])))) ||
-                 (c == '.' && i + 1 < n_ && isDigit(s_[i + 1]))) {
-        size_t j = c == '-' ? i + 1 : i;
-        while (j < n_ && isDigit(s_[j])) ++j;
-        if (j + 1 < n_ && s_[j] == '.' && isDigit(s_[j + 1])) {
-          j += 2;
-          while (j < n_ && isDigit(s_[j])) ++j;
-          kind = FLOAT;
-        } else {
-          kind = INT;
-        }
-        i = j;
-      } else {
-        auto next = [&](char x) { return i + 1 < n_ && s_[i + 1] == x; };
-        size_t len = 1;
-        switch (c) {
-          case '"':
-            if (next('"') && i + 2 < n_ && s_[i + 2] == '"') {
-              if (!mls(i)) return false;
-              kind = MLS;
-            } else {
-              if (!quoted(i)) return false;
-              kind = STRING;
-            }
-            len = end_ - i;
+      uint8_t kind;
+      bool check = false;  // the token needs checkToken
+      switch (cls) {
+        case kLower: {
+          size_t j = i + 1;
+          while (kIdChar[s[j]]) ++j;
+          if (j - i == 1 && (c == 'f' || c == 'r') && (s[j] == '"' || s[j] == '\'')) {
+            if (!quoted(j)) return false;
+            kind = c == 'f' ? FSTRING : RSTRING;
+            check = c == 'f' && escapes_;
+            i = end_;
             break;
-          case '\'':
+          }
+          kind = keyword(reinterpret_cast<const char*>(s + i), j - i);
+          if (kind == MATCHING && regex(j)) {
+            kind = REGEX;
+            check = true;
+            i = end_;
+          } else {
+            i = j;
+          }
+          break;
+        }
+        case kUpper: {
+          size_t j = i + 1;
+          while (kIdChar[s[j]]) ++j;
+          kind = CID;
+          i = j;
+          break;
+        }
+        case kDigit:
+          kind = number(i, i);
+          check = kind == INT && i - start > 18;  // 18 digits fit in an int64_t
+          break;
+        case kMinus:
+          if (isDigit(s[i + 1]) || (s[i + 1] == '.' && isDigit(s[i + 2]))) {
+            kind = number(i + 1, i);
+            check = kind == INT && i - start > 18;
+          } else if (s[i + 1] == '-' || s[i + 1] == '>') {
+            kind = REL;
+            i += 2;
+          } else {
+            kind = MINUS_OP;
+            ++i;
+          }
+          break;
+        case kDot:
+          if (isDigit(s[i + 1])) {
+            kind = number(i, i);
+          } else {
+            kind = DOT;
+            ++i;
+          }
+          break;
+        case kQuote:
+          if (c == '"' && s[i + 1] == '"' && s[i + 2] == '"') {
+            if (!mls(i)) return false;
+            kind = MLS;
+          } else {
             if (!quoted(i)) return false;
             kind = STRING;
-            len = end_ - i;
-            break;
-          case '-': kind = next('-') || next('>') ? REL : MINUS_OP; len = kind == REL ? 2 : 1; break;
-          case '<':
-            if (next('=')) kind = CMP_OP, len = 2;
-            else if (next('-')) kind = REL, len = 2;
-            else kind = CMP_OP;
-            break;
-          case '>': kind = CMP_OP; len = next('=') ? 2 : 1; break;
-          case '=': kind = next('=') ? CMP_OP : ASSIGN; len = kind == CMP_OP ? 2 : 1; break;
-          case '!':
-            if (!next('=')) return false;
-            kind = CMP_OP, len = 2;
-            break;
-          case '+': kind = next('=') ? PEQ : PLUS_OP; len = kind == PEQ ? 2 : 1; break;
-          case '*': kind = next('*') ? DOUBLE_STAR : STAR; len = kind == DOUBLE_STAR ? 2 : 1; break;
-          case ':': kind = next(':') ? SEP : COLON; len = kind == SEP ? 2 : 1; break;
-          case '/': kind = DIVISION_OP; break;
-          case '%': kind = PERCENT; break;
-          case '?': kind = QMARK; break;
-          case ',': kind = COMMA; break;
-          case '(': kind = LPAREN; break;
-          case ')': kind = RPAREN; break;
-          case '[': kind = LBRACK; break;
-          case ']': kind = RBRACK; break;
-          case '{': kind = LBRACE; break;
-          case '}': kind = RBRACE; break;
-          case '.': kind = DOT; break;
-          default: return false;  // ERRCHAR: the ANTLR path reports it
+          }
+          check = escapes_;
+          i = end_;
+          break;
+        case kPunct: {
+          unsigned char d = s[i + 1];
+          size_t len = 1;
+          switch (c) {
+            case '<':
+              if (d == '=') kind = CMP_OP, len = 2;
+              else if (d == '-') kind = REL, len = 2;
+              else kind = CMP_OP;
+              break;
+            case '>': kind = CMP_OP; len = d == '=' ? 2 : 1; break;
+            case '=': kind = d == '=' ? CMP_OP : ASSIGN; len = d == '=' ? 2 : 1; break;
+            case '!':
+              if (d != '=') return false;
+              kind = CMP_OP, len = 2;
+              break;
+            case '+': kind = d == '=' ? PEQ : PLUS_OP; len = d == '=' ? 2 : 1; break;
+            case '*': kind = d == '*' ? DOUBLE_STAR : STAR; len = d == '*' ? 2 : 1; break;
+            case ':': kind = d == ':' ? SEP : COLON; len = d == ':' ? 2 : 1; break;
+            case '/': kind = DIVISION_OP; break;
+            case '%': kind = PERCENT; break;
+            case '?': kind = QMARK; break;
+            case ',': kind = COMMA; break;
+            case '(': kind = LPAREN; break;
+            case ')': kind = RPAREN; break;
+            case '[': kind = LBRACK; break;
+            case ']': kind = RBRACK; break;
+            case '{': kind = LBRACE; break;
+            default: kind = RBRACE; break;  // '}'
+          }
+          i += len;
+          break;
         }
-        i += len;
+        default:
+          return false;  // ERRCHAR, '\r', '\f', non-ASCII...: the ANTLR path reports it
       }
-      if (kind == STRING || kind == FSTRING || kind == MLS || kind == REGEX || kind == INT) {
-        TokenCheck check = checkToken(kind, std::string_view(s_ + start, i - start));
-        if (check.error) return false;
-        if (check.warning)
-          warnings_.emplace_back(ErrorKind::ParserException, *check.warning, SourceLocation{file_, line, 0}, false);
+      if (check) {
+        TokenCheck result = checkToken(kind, std::string_view(reinterpret_cast<const char*>(s + start), i - start));
+        if (result.error) return false;
+        if (result.warning)
+          warnings_.emplace_back(ErrorKind::ParserException, *result.warning, SourceLocation{file_, line, 0}, false);
       }
       out_.push_back({static_cast<uint8_t>(retyper_.retype(kind)), static_cast<uint32_t>(start),
                       static_cast<uint32_t>(i), line, col});
@@ -160,54 +289,78 @@ class Lexer {
  private:
   // Columns count code points from the start of the line of the last newline that moved the
   // column mark; a newline inside an MLS does not move it (spec 1.11, ColumnMap in parser.cpp).
-  uint32_t column(size_t pos) const {
-    if (!nonAscii_) return static_cast<uint32_t>(pos - base_ + 1);
-    return static_cast<uint32_t>(codePointCount(text_.substr(base_, pos - base_)) + 1);
-  }
+  // Non-ASCII bytes only occur inside string, MLS and regex bodies (anywhere else the lexer gives
+  // up), whose scans count the UTF-8 continuation bytes since the mark.
+  uint32_t column(size_t pos) const { return static_cast<uint32_t>(pos - base_ - continuations_ + 1); }
   void newline(size_t after) {
     ++line_;
     base_ = after;
-    nonAscii_ = false;
+    continuations_ = 0;
   }
 
-  // Scans a string or regex body from `k` up to the unescaped `stop` character: a backslash
-  // takes the next character with it, a newline ends the scan. The position of `stop`, or npos.
-  size_t body(size_t k, char stop) {
-    while (k < n_) {
-      unsigned char ch = s_[k];
-      if (ch == static_cast<unsigned char>(stop)) return k;
+  // Scans a body from `k` up to the unescaped `stop` character: a backslash takes the next
+  // character with it, a newline ends the scan. The position of `stop`, or npos. Sets escapes_;
+  // adds the body's continuation bytes to `continuations`.
+  size_t body(size_t k, unsigned char stop, size_t& continuations) {
+    const unsigned char* s = s_;
+    bool escapes = false;
+    for (;;) {
+      while (kPlainBody[s[k]]) ++k;
+      unsigned char ch = s[k];
+      if (ch == stop) {
+        escapes_ = escapes;
+        return k;
+      }
       if (ch == '\n') return std::string_view::npos;
-      if (ch >= 0x80) nonAscii_ = true;
       if (ch == '\\') {
-        if (k + 1 >= n_ || s_[k + 1] == '\n') return std::string_view::npos;
-        if (static_cast<unsigned char>(s_[k + 1]) >= 0x80) nonAscii_ = true;
+        unsigned char next = s[k + 1];
+        if (next == '\n') return std::string_view::npos;
+        continuations += isContinuation(next);
+        escapes = true;
         k += 2;
       } else {
+        continuations += isContinuation(ch);
         ++k;
       }
     }
-    return std::string_view::npos;
   }
 
   // A string delimited by the quote at `q`. Sets end_ past the closing quote.
   bool quoted(size_t q) {
-    size_t close = body(q + 1, s_[q]);
+    size_t close = body(q + 1, s_[q], continuations_);
     if (close == std::string_view::npos) return false;
     end_ = close + 1;
     return true;
   }
 
+  // A number from `from` (past a leading '-'): digits, then '.' and digits for a FLOAT. Sets
+  // `end` past it.
+  uint8_t number(size_t from, size_t& end) {
+    const unsigned char* s = s_;
+    size_t j = from;
+    while (isDigit(s[j])) ++j;
+    uint8_t kind = INT;
+    if (s[j] == '.' && isDigit(s[j + 1])) {
+      j += 2;
+      while (isDigit(s[j])) ++j;
+      kind = FLOAT;
+    }
+    end = j;
+    return kind;
+  }
+
   // `"""...."""`, as ANTLR's longest match of the MLS rule: an opening run of q quotes (3 to 5,
   // plus up to 2 that start the body, so q <= 7), a body without three quotes in a row, and the
   // first run of three or more quotes after it, of which up to 5 close. Bodiless runs and
-  // unterminated strings are left to the ANTLR path. Sets end_.
+  // unterminated strings are left to the ANTLR path. Sets end_ and escapes_.
   bool mls(size_t start) {
     size_t q = 0;
     while (start + q < n_ && s_[start + q] == '"') ++q;
     if (q > 7 || start + q >= n_) return false;
     size_t k = start + q;
     uint32_t lines = 0;
-    bool nonAscii = false;
+    size_t continuations = 0;
+    bool escapes = false;
     while (k + 2 < n_) {
       unsigned char ch = s_[k];
       if (ch == '"' && s_[k + 1] == '"' && s_[k + 2] == '"') {
@@ -215,11 +368,13 @@ class Lexer {
         while (k + run < n_ && s_[k + run] == '"') ++run;
         end_ = k + (run < 5 ? run : 5);
         line_ += lines;
-        nonAscii_ = nonAscii_ || nonAscii;
+        continuations_ += continuations;
+        escapes_ = escapes;
         return true;
       }
       if (ch == '\n') ++lines;
-      else if (ch >= 0x80) nonAscii = true;
+      else if (ch == '\\') escapes = true;
+      else continuations += isContinuation(ch);
       ++k;
     }
     return false;
@@ -231,30 +386,27 @@ class Lexer {
     size_t k = j;
     while (k < n_ && isRegexSpace(s_[k])) ++k;
     if (k == j || k >= n_ || s_[k] != '/') return false;
-    bool before = nonAscii_;
-    nonAscii_ = false;
-    size_t close = body(k + 1, '/');
-    bool bodyNonAscii = nonAscii_;
-    nonAscii_ = before;
+    size_t continuations = 0;
+    size_t close = body(k + 1, '/', continuations);
     if (close == std::string_view::npos || close == k + 1) return false;
     for (size_t x = j; x < k; ++x)
       if (s_[x] == '\n') newline(x + 1);
-    nonAscii_ = nonAscii_ || bodyNonAscii;
+    continuations_ += continuations;
     end_ = close + 1;
     return true;
   }
 
-  const char* s_;
+  const unsigned char* s_;
   size_t n_;
-  std::string_view text_;
   FileId file_;
   std::vector<FastToken>& out_;
   std::vector<Diagnostic>& warnings_;
   Retyper retyper_;
   uint32_t line_ = 1;
-  size_t base_ = 0;
-  bool nonAscii_ = false;
-  size_t end_ = 0;
+  size_t base_ = 0;           // where the column count starts
+  size_t continuations_ = 0;  // UTF-8 continuation bytes between base_ and the scan
+  size_t end_ = 0;            // past the string, MLS or regex just scanned
+  bool escapes_ = false;      // whether it has a backslash
 };
 
 // ------------------------------------------------------------------ the parser

@@ -26,8 +26,9 @@ struct FastToken {
   uint32_t col;
 };
 
-// Tokenizes `text` (which ends with the '\n' parseFile appends). False when the input has a
-// token the fast path does not handle; warnings of the token checks are appended to `warnings`.
+// Tokenizes `text`, which must end with the '\n' parseFile appends (false otherwise). False when
+// the input has a token the fast path does not handle; warnings of the token checks are appended
+// to `warnings`.
 bool fastLex(std::string_view text, FileId file, std::vector<FastToken>& out, std::vector<Diagnostic>& warnings);
 
 // Parses `text` into a file; null when the fast path gives up. The factory's warning sink must

@@ -25,17 +25,84 @@ enum Kind : uint8_t {
 
 // Retypes `[` and `not` the way the reference's LALR parser commits to them (grammar header):
 // a `[` right after a variable (or after the `]` of such a lookup) is LOOKUP_BRACK, a `not`
-// right after a token that ends an expression is NOT_IN. Fed every token in order.
+// right after a token that ends an expression is NOT_IN. Fed every token in order; inline, as
+// the fast lexer calls it for every token.
 class Retyper {
  public:
-  size_t retype(size_t kind);
+  size_t retype(size_t kind) {
+    size_t type = kind;
+    // an identifier right after `import`/`using` (or `::`, `,`, `as` in such a list) names a
+    // module or an implementation, not a variable
+    bool variable = previous_ == ID && !previousWasName_;
+    switch (kind) {
+      case LBRACK: {
+        bool lookup = variable || (previous_ == RBRACK && closedLookup_);
+        if (lookup) type = LOOKUP_BRACK;
+        push(lookup);
+        nameList_ = false;
+        break;
+      }
+      case RBRACK:
+        closedLookup_ = depth_ > 0 && pop();
+        nameList_ = false;
+        break;
+      case NOT:
+        if (variable || (previous_ != ID && endsExpression(previous_))) type = NOT_IN;
+        nameList_ = false;
+        break;
+      case ID:
+        previousWasName_ = nameList_ && (previous_ == IMPORT || previous_ == USING || previous_ == SEP ||
+                                         previous_ == COMMA || previous_ == AS);
+        nameList_ = previousWasName_;
+        break;
+      case IMPORT: case USING:
+        nameList_ = true;
+        break;
+      case SEP: case COMMA: case AS: case PARENTS:
+        break;
+      default:
+        nameList_ = false;
+        break;
+    }
+    previous_ = type;
+    return type;
+  }
 
  private:
+  static bool endsExpression(size_t type) {
+    switch (type) {
+      case ID: case INT: case FLOAT: case STRING: case RSTRING: case FSTRING: case MLS: case REGEX:
+      case KW_TRUE: case KW_FALSE: case KW_NULL: case RPAREN: case RBRACK: case RBRACE: case DEFINED:
+        return true;
+      default:
+        return false;
+    }
+  }
+  // The open `[`s, innermost last: was it a lookup. The first 64 in a word, deeper ones in deep_.
+  void push(bool lookup) {
+    if (depth_ < 64) {
+      if (lookup) bits_ |= uint64_t{1} << depth_;
+      else bits_ &= ~(uint64_t{1} << depth_);
+    } else {
+      deep_.push_back(lookup);
+    }
+    ++depth_;
+  }
+  bool pop() {  // depth_ > 0
+    --depth_;
+    if (depth_ < 64) return (bits_ >> depth_) & 1;
+    bool top = deep_.back();
+    deep_.pop_back();
+    return top;
+  }
+
   size_t previous_ = 0;
   bool nameList_ = false;
   bool previousWasName_ = false;
   bool closedLookup_ = false;
-  std::vector<bool> brackets_;  // per open `[`: was it a lookup
+  size_t depth_ = 0;
+  uint64_t bits_ = 0;
+  std::vector<bool> deep_;
 };
 
 // What the reference's lexer says of one token's text, beyond its extent: a malformed escape, a
