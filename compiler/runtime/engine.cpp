@@ -195,12 +195,12 @@ const Value& ListVariable::snapshot() const {
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
   for (const Value& v : std::vector<Value>(values())) collector->receive(v, location);
   if (!hasValue_) {
-    if (!listeners_) listeners_ = std::make_unique<std::vector<ResultCollector*>>();
-    if (std::find(listeners_->begin(), listeners_->end(), collector) != listeners_->end()) {
+    std::vector<ResultCollector*>& listeners = extra().listeners;
+    if (std::find(listeners.begin(), listeners.end(), collector) != listeners.end()) {
       ++gradualWaiters_;
       return true;
     }
-    listeners_->push_back(collector);
+    listeners.push_back(collector);
     if (collector->pureGradual()) ++gradualWaiters_;
   }
   return true;
@@ -212,25 +212,22 @@ void ListVariable::freeze() {
   items_ = {};
   stale_ = false;
   Variable::freeze();
-  listeners_.reset();
+  if (extra_) extra_->listeners = {};
 }
 
-namespace {
-bool sameInstance(const Value& a, const Value& b) {
-  if (a.isInstance() && b.isInstance()) return a.asInstance() == b.asInstance();
+bool ListVariable::contains(const Value& value) const {
+  // de-duplication is by identity: only instances can be present already
+  if (!value.isInstance()) return false;
+  if (extra_ && !extra_->members.empty()) return extra_->members.count(value.asInstance()) > 0;
+  for (const Value& v : values())
+    if (v.isInstance() && v.asInstance() == value.asInstance()) return true;
   return false;
 }
-}  // namespace
 
 // Returns true when the value was new and appended.
 bool ListVariable::addOne(const Value& value, SourceLocation location, bool recur) {
-  auto present = [&] {
-    for (const Value& v : values())
-      if (sameInstance(v, value)) return true;
-    return false;
-  };
   if (hasValue_) {
-    if (present()) return false;
+    if (contains(value)) return false;
     if (bounded() && static_cast<int64_t>(values().size()) == high_)
       fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName()) + "' of instance '" +
                                             (owner ? owner->display() : std::string()) + "'",
@@ -238,17 +235,23 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
     fail(ErrorKind::ModifiedAfterFreezeException, "List modified after freeze", location);
   }
   validate(value);
-  if (present()) {
+  if (contains(value)) {
     if (canGet()) queue();
     return false;
   }
   items_.push_back(value);
   stale_ = true;
-  for (size_t i = 0; listeners_ && i < listeners_->size();) {
-    ResultCollector* l = (*listeners_)[i];
+  if (items_.size() == kIndexFrom) {
+    for (const Value& v : items_)
+      if (v.isInstance()) extra().members.insert(v.asInstance());
+  } else if (items_.size() > kIndexFrom && value.isInstance()) {
+    extra().members.insert(value.asInstance());
+  }
+  for (size_t i = 0; extra_ && i < extra_->listeners.size();) {
+    ResultCollector* l = extra_->listeners[i];
     if (l->receive(value, location)) {
       if (!l->pureGradual()) ++gradualWaiters_;
-      listeners_->erase(listeners_->begin() + static_cast<long>(i));
+      extra_->listeners.erase(extra_->listeners.begin() + static_cast<long>(i));
     } else {
       ++i;
     }

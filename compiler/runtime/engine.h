@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -303,8 +304,19 @@ class ListVariable : public DelayedVariable {
   bool addOne(const Value& value, SourceLocation location, bool recur);
   bool bounded() const { return high_ >= 0; }
   std::vector<Value> items_;
-  // gradual listeners: few lists have any, so they take memory only when they do
-  std::unique_ptr<std::vector<ResultCollector*>> listeners_;
+  // What few lists need, allocated for those only: gradual listeners, and for long lists the
+  // instances among the items (adding checks for a duplicate in constant time).
+  struct Extra {
+    std::vector<ResultCollector*> listeners;
+    std::unordered_set<const InstanceBase*> members;  // filled from kIndexFrom items on
+  };
+  static constexpr size_t kIndexFrom = 32;
+  Extra& extra() {
+    if (!extra_) extra_ = std::make_unique<Extra>();
+    return *extra_;
+  }
+  bool contains(const Value& value) const;
+  std::unique_ptr<Extra> extra_;
   int64_t low_ = 0;
   int64_t high_ = -1;  // -1: no upper bound
   int gradualWaiters_ = 0;

@@ -339,4 +339,28 @@ check("constraint memo per typedef", proc.returncode == 1
       and "caused by: RuntimeException: Invalid value 'a', does not match constraint `(self == 'b')`" in proc.stderr,
       proc.stderr)
 
+# A relation list keeps each instance once, also past the length where it indexes its members.
+proc = compile_model("""
+entity Bag:
+end
+entity Item:
+    int n
+end
+Bag.items [0:] -- Item.bags [0:]
+implement Bag using std::none
+implement Item using std::none
+bag = Bag()
+for i in std::sequence(40):
+    item = Item(n=i)
+    bag.items += item
+    bag.items += item
+    item.bags += bag
+end
+for i in std::sequence(40):
+    bag.items += Item(n=100 + i)
+end
+std::print(std::count(bag.items))
+""")
+check("long relation list de-duplicated", proc.returncode == 0 and proc.stdout.split() == ["80"], proc.stdout + proc.stderr)
+
 finish()
