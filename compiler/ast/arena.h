@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <new>
@@ -57,21 +58,75 @@ class Arena {
 using Symbol = uint32_t;
 
 // Interns names; a Symbol compares by id and its text stays valid for the table's lifetime.
+// Only the parser interns, once per name it reads: an open-addressing table (linear probing,
+// power-of-two size) over a cheap word-at-a-time hash, rather than std::unordered_map's node per
+// entry and byte-wise hash.
 class SymbolTable {
  public:
   Symbol intern(std::string_view text) {
-    auto it = index_.find(text);
-    if (it != index_.end()) return it->second;
-    texts_.emplace_back(text);
-    Symbol id = static_cast<Symbol>(texts_.size() - 1);
-    index_.emplace(std::string_view(texts_.back()), id);
-    return id;
+    uint32_t h = hash(text);
+    if ((views_.size() + 1) * 2 > slots_.size()) grow();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.id == 0) {
+        texts_.emplace_back(text);
+        views_.emplace_back(texts_.back());
+        slot = {h, static_cast<Symbol>(views_.size())};
+        return slot.id - 1;
+      }
+      if (slot.hash == h && views_[slot.id - 1] == text) return slot.id - 1;
+    }
   }
-  std::string_view text(Symbol id) const { return texts_.at(id); }
+  std::string_view text(Symbol id) const { return views_.at(id); }
 
  private:
-  std::deque<std::string> texts_;
-  std::unordered_map<std::string_view, Symbol> index_;
+  struct Slot {
+    uint32_t hash = 0;
+    Symbol id = 0;  // the symbol + 1; 0: empty
+  };
+
+  static uint32_t hash(std::string_view s) {
+    const char* p = s.data();
+    size_t n = s.size();
+    uint64_t h = 0x9E3779B97F4A7C15ull * (n + 1);
+    auto mix = [&h](uint64_t w) {
+      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 31;
+    };
+    for (; n >= 8; p += 8, n -= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      mix(w);
+    }
+    if (n >= 4) {
+      uint32_t a, b;
+      std::memcpy(&a, p, 4);
+      std::memcpy(&b, p + n - 4, 4);
+      mix((static_cast<uint64_t>(a) << 32) | b);
+    } else if (n > 0) {
+      auto byte = [p](size_t k) { return static_cast<uint64_t>(static_cast<unsigned char>(p[k])); };
+      mix((byte(0) << 16) | (byte(n >> 1) << 8) | byte(n - 1));
+    }
+    h *= 0x94D049BB133111EBull;
+    return static_cast<uint32_t>(h >> 32);
+  }
+
+  void grow() {
+    std::vector<Slot> old(slots_.empty() ? 256 : slots_.size() * 2);
+    old.swap(slots_);
+    size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.id == 0) continue;
+      size_t i = slot.hash & mask;
+      while (slots_[i].id != 0) i = (i + 1) & mask;
+      slots_[i] = slot;
+    }
+  }
+
+  std::deque<std::string> texts_;        // stable addresses
+  std::vector<std::string_view> views_;  // by symbol
+  std::vector<Slot> slots_;
 };
 
 }  // namespace inmanta::compiler
