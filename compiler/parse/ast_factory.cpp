@@ -1,5 +1,7 @@
 #include "parse/ast_factory.h"
 
+#include <charconv>
+#include <cstring>
 #include <unordered_set>
 
 #include "parse/parser.h"
@@ -8,6 +10,12 @@
 namespace inmanta::compiler {
 
 namespace {
+
+// A string body with neither escapes nor `{{ }}` to look at: most string literals.
+bool plainBody(std::string_view body) {
+  return body.empty() || (std::memchr(body.data(), '\\', body.size()) == nullptr &&
+                          std::memchr(body.data(), '{', body.size()) == nullptr);
+}
 
 [[noreturn]] void fail(ErrorKind kind, std::string message, SourceLocation loc) {
   throw CompileError(Diagnostic(kind, std::move(message), loc, true));
@@ -134,8 +142,10 @@ std::string AstFactory::dictKey(size_t keyKind, std::string_view keyText, Source
   std::string key;
   if (keyKind == tok::RSTRING) {
     key = std::string(keyText.substr(2, keyText.size() - 3));
+  } else if (std::string_view body = keyText.substr(1, keyText.size() - 2); plainBody(body)) {
+    key = std::string(body);
   } else {
-    key = decodeEscapes(keyText.substr(1, keyText.size() - 2)).value;
+    key = decodeEscapes(body).value;
     if (!findInterpolations(key).empty())
       syntaxError(
           "String interpolation is not supported in dictionary keys. Use raw string to use a key containing double "
@@ -251,8 +261,12 @@ ast::Expr* AstFactory::regex(std::string_view text, SourceLocation loc) {
 
 ast::Expr* AstFactory::constant(size_t kind, std::string_view text, SourceLocation loc) {
   switch (kind) {
-    case tok::INT:
-      return make<ast::Literal>(loc, static_cast<int64_t>(std::stoll(std::string(text))));
+    case tok::INT: {
+      // the lexer checked the range (checkToken); from_chars reads what stoll reads
+      int64_t value = 0;
+      std::from_chars(text.data(), text.data() + text.size(), value);
+      return make<ast::Literal>(loc, value);
+    }
     case tok::FLOAT:
       return make<ast::Literal>(loc, std::strtod(std::string(text).c_str(), nullptr));
     case tok::KW_TRUE:
@@ -261,8 +275,11 @@ ast::Expr* AstFactory::constant(size_t kind, std::string_view text, SourceLocati
       return make<ast::Literal>(loc, false);
     case tok::KW_NULL:
       return make<ast::Literal>(loc, ast::NullValue{});
-    case tok::STRING:
-      return interpolated(decodeEscapes(text.substr(1, text.size() - 2)).value, loc);
+    case tok::STRING: {
+      std::string_view body = text.substr(1, text.size() - 2);
+      if (plainBody(body)) return make<ast::Literal>(loc, std::string(body));
+      return interpolated(decodeEscapes(body).value, loc);
+    }
     case tok::RSTRING:
       return make<ast::Literal>(loc, std::string(text.substr(2, text.size() - 3)));
     case tok::MLS:

@@ -28,6 +28,10 @@ class AstFactory {
 
   // A name as written (`std::print`), located at its first token.
   ast::Name name(std::string_view text, SourceLocation loc);
+  // The same for a name known to be ASCII (every name the fast lexer makes): no code points to count.
+  ast::Name asciiName(std::string_view text, SourceLocation loc) {
+    return ctx_.name(text, loc, loc.col + static_cast<uint32_t>(text.size()));
+  }
 
   // ---------------------------------------------------------------- checks
   void checkHyphen(const ast::Name& n);

@@ -3,6 +3,7 @@
 #include <unicode/uchar.h>
 
 #include <cctype>
+#include <cstring>
 
 namespace inmanta::compiler {
 
@@ -30,16 +31,21 @@ std::optional<uint32_t> lookupCharName(const std::string& name) {
 DecodedString decodeEscapes(std::string_view s) {
   DecodedString out;
   std::string& v = out.value;
-  v.reserve(s.size());
-  size_t i = 0;
   const size_t n = s.size();
+  const char* backslash = n == 0 ? nullptr : static_cast<const char*>(std::memchr(s.data(), '\\', n));
+  if (backslash == nullptr) {  // nothing to decode: most strings
+    v.assign(s);
+    return out;
+  }
+  v.reserve(n);
+  size_t i = 0;
   while (i < n) {
-    char c = s[i];
-    if (c != '\\') {
-      v += c;
-      ++i;
-      continue;
-    }
+    // the text up to the next backslash, in one piece
+    const char* next = static_cast<const char*>(std::memchr(s.data() + i, '\\', n - i));
+    size_t stop = next == nullptr ? n : static_cast<size_t>(next - s.data());
+    v.append(s.data() + i, stop - i);
+    i = stop;
+    if (i >= n) break;
     if (i + 1 >= n) {
       out.error = "\\";
       return out;
