@@ -424,17 +424,18 @@ class Parser {
     auto* result = f_.make<ast::File>();
     result->id = f_.file();
     if (kind() == MLS) result->doc = f_.mlsValue(text(p_++));
-    while (kind() != kEOF) result->statements.push_back(topStatement());
+    size_t mark = stmts_.size();
+    while (kind() != kEOF) stmts_.push_back(topStatement());
+    take(stmts_, mark, result->statements);
     return result;
   }
 
  private:
   // ---------------------------------------------------------------- tokens
-  uint8_t kind(size_t ahead = 0) const {
-    size_t i = p_ + ahead;
-    return i < t_.size() ? t_[i].kind : static_cast<uint8_t>(kEOF);
-  }
-  std::string_view text(size_t i) const { return text_.substr(t_[i].begin, t_[i].end - t_[i].begin); }
+  // The tokens end with kLookahead EOF tokens: the parser stops at the first, and looks at most
+  // kLookahead - 1 tokens further.
+  uint32_t kind(size_t ahead = 0) const { return t_[p_ + ahead].kind; }
+  std::string_view text(size_t i) const { return std::string_view(text_.data() + t_[i].begin, t_[i].end - t_[i].begin); }
   SourceLocation at(size_t i) const { return SourceLocation{f_.file(), t_[i].line, t_[i].col}; }
   size_t expect(uint8_t k) {
     if (t_[p_].kind != k) throw GiveUp{};
@@ -445,13 +446,27 @@ class Parser {
     ++p_;
     return true;
   }
-  ast::Name name(size_t i) { return f_.name(text(i), at(i)); }
-  // A name of several tokens (`a::b`), spelled as ANTLR's getText() joins them.
+  // names are ASCII: the lexer takes no other characters in them
+  ast::Name name(size_t i) { return f_.asciiName(text(i), at(i)); }
+  // A name of several tokens (`a::b`), spelled as ANTLR's getText() joins them: the source text
+  // itself when nothing stands between the tokens.
   ast::Name joined(size_t first, size_t last) {
     if (first == last) return name(first);
+    bool contiguous = true;
+    for (size_t i = first; i < last; ++i) contiguous = contiguous && t_[i].end == t_[i + 1].begin;
+    if (contiguous)
+      return f_.asciiName(std::string_view(text_.data() + t_[first].begin, t_[last].end - t_[first].begin), at(first));
     std::string spelled;
     for (size_t i = first; i <= last; ++i) spelled += text(i);
-    return f_.name(spelled, at(first));
+    return f_.asciiName(spelled, at(first));
+  }
+
+  // Lists of the tree are gathered on a stack of scratch entries (nested lists above the outer
+  // one's) and copied out once complete: one allocation of the final size per list.
+  template <class T>
+  static void take(std::vector<T>& scratch, size_t mark, std::vector<T>& out) {
+    out.insert(out.end(), scratch.begin() + static_cast<std::ptrdiff_t>(mark), scratch.end());
+    scratch.resize(mark);
   }
 
   struct Depth {
@@ -518,10 +533,13 @@ class Parser {
   }
 
   void block(ast::Block& out) {
+    size_t mark = stmts_.size();
     while (kind() != END && kind() != ELIF && kind() != ELSE) {
       if (kind() == kEOF) throw GiveUp{};
-      out.push_back(statement());
+      ast::Stmt* stmt = statement();
+      stmts_.push_back(stmt);
     }
+    take(stmts_, mark, out);
   }
 
   ast::Stmt* assignment() {
@@ -616,7 +634,7 @@ class Parser {
       size_t dict = p_++;
       result.type.nullable = accept(QMARK);
       result.name = name(expect(ID));
-      result.type.base = f_.name("dict", at(dict));
+      result.type.base = f_.asciiName("dict", at(dict));
       result.type.isDict = true;
       if (accept(ASSIGN)) {
         if (kind() == LBRACE) {
@@ -771,7 +789,7 @@ class Parser {
       lhs = primary();
     }
     for (;;) {
-      uint8_t k = kind();
+      uint32_t k = kind();
       int level;
       switch (k) {
         case IN: case NOT_IN: level = 10; break;
@@ -902,7 +920,7 @@ class Parser {
         return f_.make<ast::IsDefined>(at(dot), object, name(dot + 1));
       }
       case LOOKUP_BRACK: {
-        uint8_t inside = kind(1);
+        uint32_t inside = kind(1);
         if (links > 0 && (inside == RBRACK || inside == DOUBLE_STAR || (inside == ID && kind(2) == ASSIGN))) {
           ast::Expr* object = chain(links - 1);
           size_t relation = p_ - 1;
@@ -952,22 +970,38 @@ class Parser {
       return f_.listComprehension(at(open), first, loops, guards);
     }
     auto* list = f_.make<ast::ListLit>(at(open));
-    list->elements.push_back(first);
-    while (accept(COMMA) && kind() != RBRACK) list->elements.push_back(expression(0));
+    size_t mark = exprs_.size();
+    exprs_.push_back(first);
+    while (accept(COMMA) && kind() != RBRACK) {
+      ast::Expr* element = expression(0);
+      exprs_.push_back(element);
+    }
     expect(RBRACK);
+    take(exprs_, mark, list->elements);
     return list;
   }
 
   ast::Expr* mapLiteral() {
     size_t open = expect(LBRACE);
     auto* dict = f_.make<ast::DictLit>(at(open));
-    std::unordered_map<std::string, size_t> seen;
+    std::unordered_map<std::string, size_t> seen;  // for long literals; short ones are scanned
+    constexpr size_t kScanned = 16;
     while (kind() != RBRACE) {
       if (kind() != STRING && kind() != RSTRING) throw GiveUp{};
       size_t key = p_++;
       std::string decoded = f_.dictKey(t_[key].kind, text(key), at(key));
       expect(COLON);
-      f_.dictEntry(*dict, std::move(decoded), expression(0), seen);
+      ast::Expr* value = expression(0);
+      if (dict->entries.size() < kScanned) {
+        // a duplicate key is an error: the ANTLR path reports it
+        for (const auto& entry : dict->entries)
+          if (entry.first == decoded) throw GiveUp{};
+        dict->entries.emplace_back(std::move(decoded), value);
+      } else {
+        if (seen.empty())
+          for (size_t k = 0; k < dict->entries.size(); ++k) seen.emplace(dict->entries[k].first, k);
+        f_.dictEntry(*dict, std::move(decoded), value, seen);
+      }
       if (!accept(COMMA)) break;
     }
     expect(RBRACE);
@@ -975,6 +1009,7 @@ class Parser {
   }
 
   void arguments(ast::Call& call) {
+    size_t argMark = exprs_.size();
     do {
       if (kind() == RPAREN) break;  // trailing comma
       if (kind() == ID && kind(1) == ASSIGN) {
@@ -985,13 +1020,16 @@ class Parser {
       } else if (accept(DOUBLE_STAR)) {
         call.named.wrapped.push_back(expression(0));
       } else {
-        call.args.push_back(expression(0));
+        ast::Expr* arg = expression(0);
+        exprs_.push_back(arg);
       }
     } while (accept(COMMA));
+    take(exprs_, argMark, call.args);
   }
 
   ast::Arguments kwargs() {
     ast::Arguments result;
+    size_t mark = kwargs_.size();
     do {
       if (kind() == RPAREN || kind() == RBRACK) break;  // trailing comma
       if (accept(DOUBLE_STAR)) {
@@ -999,9 +1037,11 @@ class Parser {
       } else {
         ast::Name n = name(expect(ID));
         expect(ASSIGN);
-        result.kwargs.push_back({n, expression(0)});
+        ast::Expr* value = expression(0);
+        kwargs_.push_back({n, value});
       }
     } while (accept(COMMA));
+    take(kwargs_, mark, result.kwargs);
     return result;
   }
 
@@ -1010,7 +1050,12 @@ class Parser {
   const std::vector<FastToken>& t_;
   size_t p_ = 0;
   int depth_ = 0;
+  std::vector<ast::Stmt*> stmts_;
+  std::vector<ast::Expr*> exprs_;
+  std::vector<ast::KwArg> kwargs_;
 };
+
+constexpr size_t kLookahead = 4;
 
 }  // namespace
 
@@ -1021,6 +1066,7 @@ bool fastLex(std::string_view text, FileId file, std::vector<FastToken>& out, st
 ast::File* fastParse(AstFactory& factory, std::string_view text, std::vector<Diagnostic>& warnings) {
   std::vector<FastToken> tokens;
   if (!fastLex(text, factory.file(), tokens, warnings)) return nullptr;
+  for (size_t k = 1; k < kLookahead; ++k) tokens.push_back(tokens.back());  // EOF
   try {
     return Parser(factory, text, tokens).file();
   } catch (const GiveUp&) {
