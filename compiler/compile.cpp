@@ -44,21 +44,22 @@ FileId CompileSession::readFile(const std::string& path) {
   if (in.bad())
     throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot read " + displayPath(path)));
   size_t bad = findInvalidUtf8(raw);
-  std::string text = normaliseNewlines(raw);
-  FileId id = sources_.add(path, displayPath(path), std::move(text));
+  uint32_t badLine = 1, badCol = 1;
   if (bad != std::string::npos) {
     std::string prefix = normaliseNewlines(std::string_view(raw).substr(0, bad));
-    uint32_t line = 1;
     size_t lineStart = 0;
     for (size_t i = 0; i < prefix.size(); ++i)
       if (prefix[i] == '\n') {
-        ++line;
+        ++badLine;
         lineStart = i + 1;
       }
-    auto col = static_cast<uint32_t>(codePointCount(std::string_view(prefix).substr(lineStart)) + 1);
-    throw CompileError(Diagnostic(ErrorKind::ParserException, "Syntax error: the file is not valid UTF-8 text",
-                                  SourceLocation{id, line, col}));
+    badCol = static_cast<uint32_t>(codePointCount(std::string_view(prefix).substr(lineStart)) + 1);
   }
+  normaliseNewlinesInPlace(raw);  // the text is not copied
+  FileId id = sources_.add(path, displayPath(path), std::move(raw));
+  if (bad != std::string::npos)
+    throw CompileError(Diagnostic(ErrorKind::ParserException, "Syntax error: the file is not valid UTF-8 text",
+                                  SourceLocation{id, badLine, badCol}));
   return id;
 }
 

@@ -1,5 +1,8 @@
 #include "source/source.h"
 
+#include <bit>
+#include <cstring>
+
 namespace inmanta::compiler {
 
 std::string_view SourceFile::lineText(uint32_t line) const {
@@ -16,8 +19,14 @@ FileId SourceManager::add(std::string path, std::string display, std::string tex
   file->display = std::move(display);
   file->text = std::move(text);
   file->lineStarts.push_back(0);
-  for (size_t i = 0; i < file->text.size(); ++i)
-    if (file->text[i] == '\n') file->lineStarts.push_back(static_cast<uint32_t>(i + 1));
+  const char* begin = file->text.data();
+  const char* end = begin + file->text.size();
+  for (const char* p = begin; p != end;) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    if (nl == nullptr) break;
+    p = nl + 1;
+    file->lineStarts.push_back(static_cast<uint32_t>(p - begin));
+  }
   files_.push_back(std::move(file));
   return static_cast<FileId>(files_.size() - 1);
 }
@@ -27,6 +36,22 @@ std::string SourceManager::format(const SourceLocation& loc, bool withColumn) co
   std::string out = files_[loc.file]->display + ":" + std::to_string(loc.line);
   if (withColumn && loc.col != 0) out += ":" + std::to_string(loc.col);
   return out;
+}
+
+void normaliseNewlinesInPlace(std::string& text) {
+  const char* first = static_cast<const char*>(std::memchr(text.data(), '\r', text.size()));
+  if (first == nullptr) return;  // most files: nothing to do
+  size_t out = static_cast<size_t>(first - text.data());
+  for (size_t i = out; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\r') {
+      text[out++] = '\n';
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else {
+      text[out++] = c;
+    }
+  }
+  text.resize(out);
 }
 
 std::string normaliseNewlines(std::string_view text) {
@@ -48,12 +73,16 @@ std::string normaliseNewlines(std::string_view text) {
 size_t findInvalidUtf8(std::string_view text) {
   size_t i = 0;
   const size_t n = text.size();
+  const char* p = text.data();
   while (i < n) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
+    // ASCII: 8 bytes at a time, then byte by byte up to the first other one
+    for (uint64_t w; i + 8 <= n; i += 8) {
+      std::memcpy(&w, p + i, 8);
+      if ((w & 0x8080808080808080ull) != 0) break;
     }
+    while (i < n && static_cast<unsigned char>(p[i]) < 0x80) ++i;
+    if (i == n) break;
+    unsigned char c = static_cast<unsigned char>(text[i]);
     size_t len;
     uint32_t cp;
     if ((c & 0xE0) == 0xC0) {
@@ -112,10 +141,17 @@ void appendUtf8(std::string& out, uint32_t cp) {
 }
 
 size_t codePointCount(std::string_view text) {
-  size_t count = 0;
-  for (unsigned char c : text)
-    if ((c & 0xC0) != 0x80) ++count;
-  return count;
+  // every byte but the continuation bytes (10xxxxxx) starts a code point; 8 bytes at a time
+  const char* p = text.data();
+  size_t n = text.size();
+  size_t continuations = 0;
+  size_t i = 0;
+  for (uint64_t w; i + 8 <= n; i += 8) {
+    std::memcpy(&w, p + i, 8);
+    continuations += static_cast<size_t>(std::popcount(w & ~(w << 1) & 0x8080808080808080ull));
+  }
+  for (; i < n; ++i) continuations += (static_cast<unsigned char>(p[i]) & 0xC0) == 0x80;
+  return n - continuations;
 }
 
 }  // namespace inmanta::compiler

@@ -51,6 +51,8 @@ class SourceManager {
 
 // \r\n and lone \r become \n.
 std::string normaliseNewlines(std::string_view text);
+// The same in place, without a copy (nor any work when there is no \r).
+void normaliseNewlinesInPlace(std::string& text);
 
 // Byte offset of the first invalid UTF-8 sequence, or npos when the text is valid.
 size_t findInvalidUtf8(std::string_view text);
