@@ -75,7 +75,7 @@ class SymbolTable {
         slot = {h, static_cast<Symbol>(views_.size())};
         return slot.id - 1;
       }
-      if (slot.hash == h && views_[slot.id - 1] == text) return slot.id - 1;
+      if (slot.hash == h && same(views_[slot.id - 1], text)) return slot.id - 1;
     }
   }
   std::string_view text(Symbol id) const { return views_.at(id); }
@@ -110,6 +110,32 @@ class SymbolTable {
     }
     h *= 0x94D049BB133111EBull;
     return static_cast<uint32_t>(h >> 32);
+  }
+
+  // a == b, names being short: up to 16 bytes compared as two (overlapping) words each
+  static bool same(std::string_view a, std::string_view b) {
+    size_t n = a.size();
+    if (n != b.size()) return false;
+    const char* p = a.data();
+    const char* q = b.data();
+    if (n >= 8) {
+      if (n > 16) return std::memcmp(p, q, n) == 0;
+      uint64_t p1, p2, q1, q2;
+      std::memcpy(&p1, p, 8);
+      std::memcpy(&p2, p + n - 8, 8);
+      std::memcpy(&q1, q, 8);
+      std::memcpy(&q2, q + n - 8, 8);
+      return ((p1 ^ q1) | (p2 ^ q2)) == 0;
+    }
+    if (n >= 4) {
+      uint32_t p1, p2, q1, q2;
+      std::memcpy(&p1, p, 4);
+      std::memcpy(&p2, p + n - 4, 4);
+      std::memcpy(&q1, q, 4);
+      std::memcpy(&q2, q + n - 4, 4);
+      return ((p1 ^ q1) | (p2 ^ q2)) == 0;
+    }
+    return n == 0 || (p[0] == q[0] && p[n >> 1] == q[n >> 1] && p[n - 1] == q[n - 1]);
   }
 
   void grow() {

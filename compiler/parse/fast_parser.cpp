@@ -20,6 +20,7 @@ using namespace tok;
 
 static_assert(std::endian::native == std::endian::little, "keyword() compares little-endian words");
 
+// The byte classes the lexer dispatches on: one per byte that starts a token of its own.
 enum CharClass : uint8_t {
   kOther,    // gives up (ERRCHAR, '\r', non-ASCII outside strings, ...)
   kBlank,    // ' ', '\t'
@@ -31,7 +32,8 @@ enum CharClass : uint8_t {
   kMinus,
   kDot,
   kQuote,  // '"', '\''
-  kPunct,  // the other operators
+  kLess, kGreater, kEquals, kBang, kPlus, kStar, kColon, kSlash, kPercent, kQMark, kComma, kLParen, kRParen,
+  kLBrack, kRBrack, kLBrace, kRBrace,
 };
 
 constexpr std::array<uint8_t, 256> kClass = [] {
@@ -46,7 +48,23 @@ constexpr std::array<uint8_t, 256> kClass = [] {
   t['-'] = kMinus;
   t['.'] = kDot;
   t['"'] = t['\''] = kQuote;
-  for (unsigned char c : std::string_view("<>=!+*:/%?,()[]{}")) t[c] = kPunct;
+  t['<'] = kLess;
+  t['>'] = kGreater;
+  t['='] = kEquals;
+  t['!'] = kBang;
+  t['+'] = kPlus;
+  t['*'] = kStar;
+  t[':'] = kColon;
+  t['/'] = kSlash;
+  t['%'] = kPercent;
+  t['?'] = kQMark;
+  t[','] = kComma;
+  t['('] = kLParen;
+  t[')'] = kRParen;
+  t['['] = kLBrack;
+  t[']'] = kRBrack;
+  t['{'] = kLBrace;
+  t['}'] = kRBrace;
   return t;
 }();
 
@@ -158,24 +176,23 @@ class Lexer {
     size_t i = 0;
     for (;;) {
       unsigned char c = s[i];
-      uint8_t cls = kClass[c];
-      if (cls == kBlank) {
-        do c = s[++i];
-        while (c == ' ' || c == '\t');
-        cls = kClass[c];
-      }
-      if (cls == kNewline || cls == kHash) {
-        if (cls == kHash) i = static_cast<size_t>(static_cast<const unsigned char*>(std::memchr(s + i, '\n', n_ - i)) - s);
-        newline(++i);
-        if (i == n_) break;
-        continue;
-      }
       size_t start = i;
-      uint32_t line = line_;
-      uint32_t col = column(start);
       uint8_t kind;
       bool check = false;  // the token needs checkToken
-      switch (cls) {
+      uint32_t line = line_;
+      uint32_t col = column(start);
+      switch (kClass[c]) {
+        case kBlank:
+          do c = s[++i];
+          while (c == ' ' || c == '\t');
+          continue;
+        case kHash:
+          i = static_cast<size_t>(static_cast<const unsigned char*>(std::memchr(s + i, '\n', n_ - i)) - s);
+          [[fallthrough]];
+        case kNewline:
+          newline(++i);
+          if (i == n_) return finish();
+          continue;
         case kLower: {
           size_t j = i + 1;
           while (kIdChar[s[j]]) ++j;
@@ -238,38 +255,42 @@ class Lexer {
           check = escapes_;
           i = end_;
           break;
-        case kPunct: {
-          unsigned char d = s[i + 1];
-          size_t len = 1;
-          switch (c) {
-            case '<':
-              if (d == '=') kind = CMP_OP, len = 2;
-              else if (d == '-') kind = REL, len = 2;
-              else kind = CMP_OP;
-              break;
-            case '>': kind = CMP_OP; len = d == '=' ? 2 : 1; break;
-            case '=': kind = d == '=' ? CMP_OP : ASSIGN; len = d == '=' ? 2 : 1; break;
-            case '!':
-              if (d != '=') return false;
-              kind = CMP_OP, len = 2;
-              break;
-            case '+': kind = d == '=' ? PEQ : PLUS_OP; len = d == '=' ? 2 : 1; break;
-            case '*': kind = d == '*' ? DOUBLE_STAR : STAR; len = d == '*' ? 2 : 1; break;
-            case ':': kind = d == ':' ? SEP : COLON; len = d == ':' ? 2 : 1; break;
-            case '/': kind = DIVISION_OP; break;
-            case '%': kind = PERCENT; break;
-            case '?': kind = QMARK; break;
-            case ',': kind = COMMA; break;
-            case '(': kind = LPAREN; break;
-            case ')': kind = RPAREN; break;
-            case '[': kind = LBRACK; break;
-            case ']': kind = RBRACK; break;
-            case '{': kind = LBRACE; break;
-            default: kind = RBRACE; break;  // '}'
-          }
-          i += len;
+        case kLess:
+          if (s[i + 1] == '=') kind = CMP_OP, i += 2;
+          else if (s[i + 1] == '-') kind = REL, i += 2;
+          else kind = CMP_OP, ++i;
           break;
-        }
+        case kGreater: kind = CMP_OP; i += s[i + 1] == '=' ? 2 : 1; break;
+        case kEquals:
+          if (s[i + 1] == '=') kind = CMP_OP, i += 2;
+          else kind = ASSIGN, ++i;
+          break;
+        case kBang:
+          if (s[i + 1] != '=') return false;
+          kind = CMP_OP, i += 2;
+          break;
+        case kPlus:
+          if (s[i + 1] == '=') kind = PEQ, i += 2;
+          else kind = PLUS_OP, ++i;
+          break;
+        case kStar:
+          if (s[i + 1] == '*') kind = DOUBLE_STAR, i += 2;
+          else kind = STAR, ++i;
+          break;
+        case kColon:
+          if (s[i + 1] == ':') kind = SEP, i += 2;
+          else kind = COLON, ++i;
+          break;
+        case kSlash: kind = DIVISION_OP, ++i; break;
+        case kPercent: kind = PERCENT, ++i; break;
+        case kQMark: kind = QMARK, ++i; break;
+        case kComma: kind = COMMA, ++i; break;
+        case kLParen: kind = LPAREN, ++i; break;
+        case kRParen: kind = RPAREN, ++i; break;
+        case kLBrack: kind = LBRACK, ++i; break;
+        case kRBrack: kind = RBRACK, ++i; break;
+        case kLBrace: kind = LBRACE, ++i; break;
+        case kRBrace: kind = RBRACE, ++i; break;
         default:
           return false;  // ERRCHAR, '\r', '\f', non-ASCII...: the ANTLR path reports it
       }
@@ -282,11 +303,14 @@ class Lexer {
       out_.push_back({static_cast<uint8_t>(retyper_.retype(kind)), static_cast<uint32_t>(start),
                       static_cast<uint32_t>(i), line, col});
     }
+  }
+
+ private:
+  bool finish() {
     out_.push_back({kEOF, static_cast<uint32_t>(n_), static_cast<uint32_t>(n_), line_, column(n_)});
     return true;
   }
 
- private:
   // Columns count code points from the start of the line of the last newline that moved the
   // column mark; a newline inside an MLS does not move it (spec 1.11, ColumnMap in parser.cpp).
   // Non-ASCII bytes only occur inside string, MLS and regex bodies (anywhere else the lexer gives
