@@ -3,7 +3,44 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace inmanta::compiler {
+
+namespace {
+
+// The bytes of text[i, i + 16) equal to `c` as the bits of a mask (SSE2), or the bytes of
+// text[i, i + 8) as their high bits elsewhere; kStep bytes per call either way.
+#if defined(__SSE2__)
+constexpr size_t kStep = 16;
+inline uint32_t bytesEqual(const char* p, char c) {
+  __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, _mm_set1_epi8(c))));
+}
+inline bool allAscii(const char* p) {
+  return _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))) == 0;
+}
+inline size_t firstSet(uint32_t mask) { return static_cast<size_t>(std::countr_zero(mask)); }
+#else
+constexpr size_t kStep = 8;
+inline uint64_t bytesEqual(const char* p, char c) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  uint64_t x = w ^ (0x0101010101010101ull * static_cast<unsigned char>(c));  // 0 where equal
+  constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
+  return ~(((x & kLow7) + kLow7) | x | kLow7);  // the high bit of each zero byte
+}
+inline bool allAscii(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return (w & 0x8080808080808080ull) == 0;
+}
+inline size_t firstSet(uint64_t mask) { return static_cast<size_t>(std::countr_zero(mask)) / 8; }
+#endif
+
+}  // namespace
 
 std::string_view SourceFile::lineText(uint32_t line) const {
   if (line == 0 || line > lineStarts.size()) return {};
@@ -19,14 +56,14 @@ FileId SourceManager::add(std::string path, std::string display, std::string tex
   file->display = std::move(display);
   file->text = std::move(text);
   file->lineStarts.push_back(0);
-  const char* begin = file->text.data();
-  const char* end = begin + file->text.size();
-  for (const char* p = begin; p != end;) {
-    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
-    if (nl == nullptr) break;
-    p = nl + 1;
-    file->lineStarts.push_back(static_cast<uint32_t>(p - begin));
-  }
+  const char* p = file->text.data();
+  const size_t n = file->text.size();
+  size_t i = 0;
+  for (; i + kStep <= n; i += kStep)  // a block at a time, lines being short
+    for (auto newlines = bytesEqual(p + i, '\n'); newlines != 0; newlines &= newlines - 1)
+      file->lineStarts.push_back(static_cast<uint32_t>(i + firstSet(newlines) + 1));
+  for (; i < n; ++i)
+    if (p[i] == '\n') file->lineStarts.push_back(static_cast<uint32_t>(i + 1));
   files_.push_back(std::move(file));
   return static_cast<FileId>(files_.size() - 1);
 }
@@ -75,11 +112,8 @@ size_t findInvalidUtf8(std::string_view text) {
   const size_t n = text.size();
   const char* p = text.data();
   while (i < n) {
-    // ASCII: 8 bytes at a time, then byte by byte up to the first other one
-    for (uint64_t w; i + 8 <= n; i += 8) {
-      std::memcpy(&w, p + i, 8);
-      if ((w & 0x8080808080808080ull) != 0) break;
-    }
+    // ASCII: a block at a time, then byte by byte up to the first other one
+    while (i + kStep <= n && allAscii(p + i)) i += kStep;
     while (i < n && static_cast<unsigned char>(p[i]) < 0x80) ++i;
     if (i == n) break;
     unsigned char c = static_cast<unsigned char>(text[i]);
