@@ -345,9 +345,67 @@ TEST(FastPath, TakesTheTrickyTokenShapesAndAgreesWithAntlr) {
   EXPECT_TRUE(parseSource("# comment at the end without newline").ok);
 }
 
+// The lexer's shortcuts: columns counted from continuation bytes, keywords compared as words,
+// checks only for strings with a backslash and long integers, the bracket stack of the retyping,
+// the parser's scratch lists and contiguous names. Each source parses on both paths (parseSource)
+// with the same tree, locations and warnings, and the fast path takes it.
+TEST(FastPath, TakesWhatItsShortcutsCover) {
+  std::string deep = "x = ";  // brackets nested past the retyper's 64-bit stack
+  for (int i = 0; i < 70; ++i) deep += "[";
+  deep += "a[1][2], b not in c";
+  for (int i = 0; i < 70; ++i) deep += "]";
+  deep += "\ny = z[0] not in w";
+  std::string wide = "x = {";  // past the 16 keys a dict literal scans for duplicates
+  for (int i = 0; i < 40; ++i) wide += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  wide += "}";
+  const std::string sources[] = {
+      // columns after 2-, 3- and 4-byte characters, in every kind of body
+      "x = \"\xC3\xA9\xE6\x97\xA5\xF0\x9F\x98\x80\" + y + 'q'\nz = 1",
+      "x = '\xC3\xA9' + f\"\xE6\x97\xA5{y}\" + r'\xF0\x9F\x98\x80' + z",
+      "x = \"\\\xC3\xA9\" + y",  // an escaped non-ASCII character (kept with a warning)
+      "typedef t as string matching /\xC3\xA9+/\ntypedef u as string matching /\xE6\x97\xA5/ y = 1",
+      "x = \"\"\"\xC3\xA9\n\xE6\x97\xA5\xF0\x9F\x98\x80\"\"\" + y + \"\xC3\xA9\" + z\nw = 2",
+      // escapes: decoded, unknown (a warning) in each string kind
+      "x = \"a\\nb\\x41\\u00e9\\U0001F600\\101\\\\\" + 'c\\'d' + \"\\q\"",
+      "x = f\"{a}\\t\\q\" + \"\"\"m\\q\n\"\"\" + y",
+      "x = \"{{a}} \\n {{ b.c }}\"\ny = {\"k\\n\": 1, r\"r\\q\": 2, 'p': 3}",
+      // tabs, blank lines and comments between tokens
+      "x =\t1\n\ty\t=\t[1,\t2]  # c\xC3\xA9\n\n# only a comment\nz = y",
+      // keywords of every length next to names that only start like them
+      "implementation i for A:\nend\nimplement A using i, parents when true\nx = implements + ifx + "
+      "elif_ + matchingx + undefined + nulls + a-b + index2 + as_ + not_ + is_defined",
+      "entity A extends B:\n dict? d = null\n string[] s = undef\n number n = 1.5\nend\nindex A(n)\n"
+      "A.b [0:1] -- B\nimport std as s\nfor i in l:\n if i is defined and not i or true:\n x = 1\n "
+      "elif false:\n y = 2\n else:\n z = 3\n end\nend",
+      // integers around the 18 digits that need no range check
+      "x = 999999999999999999 + -999999999999999999 + 9223372036854775807 + -9223372036854775808 + 007",
+      // names of several tokens, with and without blanks between them
+      "x = std::print(1) + std :: print(2) + a :: b::C(x=1) + a::b",
+      // nested argument lists on the scratch stacks
+      "x = A(a=B(b=C(c=[1, 2, f(x, y, k=[3, g(4)], **d), [], {}])), d=2, **e)\ny = f(1, a=2, **{})",
+      "x = [for_ for for_ in l if for_ if a]\ny = [[1, [2, [3]]], [], [4,]]",
+      deep,
+      wide,
+  };
+  for (const std::string& text : sources) {
+    ParseOutcome outcome = parseSource(text);  // cross-checks with ANTLR
+    EXPECT_TRUE(fastPathTakes(text)) << text;
+    (void)outcome;
+  }
+  // CRLF and lone CR line ends become newlines before the lexer sees them
+  EXPECT_EQ(parsed("x = \"\xC3\xA9\"\r\ny = 1\rz = \"\"\"a\r\nb\"\"\" + x"),
+            parsed("x = \"\xC3\xA9\"\ny = 1\nz = \"\"\"a\nb\"\"\" + x"));
+}
+
 TEST(FastPath, LeavesErrorsToAntlr) {
-  for (const char* text : {"x = ", "entity a:\nend", "x = 1 $", "x = \"\\x4\"", "typedef t as string matching /(/",
-                           "x = 99999999999999999999", "a += 1", "x = {\"a\": 1, \"a\": 2}", "import a-b"}) {
+  std::string wideDuplicate = "x = {";  // a duplicate past the 16 keys scanned
+  for (int i = 0; i < 20; ++i) wideDuplicate += "\"k" + std::to_string(i) + "\": 1, ";
+  wideDuplicate += "\"k3\": 2}";
+  for (const std::string text : {"x = ", "entity a:\nend", "x = 1 $", "x = \"\\x4\"", "typedef t as string matching /(/",
+                                 "x = 99999999999999999999", "x = 9223372036854775808", "x = -9223372036854775809",
+                                 "a += 1", "x = {\"a\": 1, \"a\": 2}", "import a-b", "x = \"a\\N{NOPE}\"",
+                                 "x = f\"\\x4\"", "x = \"\"\"\\U00110000\"\"\"", "x = \"\\\n\"",
+                                 "x = '\xC3\xA9\nb'", "x = a \xC3\xA9", wideDuplicate.c_str()}) {
     EXPECT_FALSE(fastPathTakes(text)) << text;
     EXPECT_FALSE(parseSource(text).ok) << text;
   }

@@ -1,4 +1,5 @@
-// Escape decoding (spec 1.7, 9.1, 9.3), interpolation matches and str.format parsing.
+// Escape decoding (spec 1.7, 9.1, 9.3), interpolation matches and str.format parsing; the text
+// scans of source/source.h the loader and the parser rely on.
 #include "parse/strings.h"
 
 #include <gtest/gtest.h>
@@ -28,6 +29,17 @@ TEST(DecodeEscapes, MalformedEscapesAreErrors) {
   EXPECT_EQ(decodeEscapes("\\N{NO SUCH NAME}").error.value_or(""), "\\N{NO SUCH NAME}");
   EXPECT_TRUE(decodeEscapes("\\U00110000").error.has_value());
   EXPECT_TRUE(decodeEscapes("abc\\").error.has_value());
+}
+
+TEST(DecodeEscapes, TextBetweenEscapesIsCopiedAsIs) {
+  EXPECT_EQ(decodeEscapes("").value, "");
+  EXPECT_EQ(decodeEscapes("plain text, no escapes at all").value, "plain text, no escapes at all");
+  EXPECT_EQ(decodeEscapes("\\n").value, "\n");
+  EXPECT_EQ(decodeEscapes("ab\\ncd\\tef\\\\").value, "ab\ncd\tef\\");
+  DecodedString d = decodeEscapes("x\\qy\\\\z");
+  EXPECT_EQ(d.value, "x\\qy\\z");
+  EXPECT_TRUE(d.unknownEscape);
+  EXPECT_EQ(decodeEscapes("tail\\").error.value_or(""), "\\");
 }
 
 TEST(DecodeEscapes, NonAsciiTextIsUntouched) { EXPECT_EQ(decodeEscapes("\xC2\xA7\xC3\xA9").value, "\xC2\xA7\xC3\xA9"); }
@@ -78,6 +90,49 @@ TEST(FormatString, ErrorsLikePython) {
   EXPECT_EQ(parseFormatString("{a!}", c).value_or(""), "unmatched '{' in format spec");
   EXPECT_EQ(parseFormatString("{a!rr}", c).value_or(""), "expected ':' after conversion specifier");
   EXPECT_EQ(parseFormatString("{a[}", c).value_or(""), "expected '}' before end of string");
+}
+
+// ------------------------------------------------------------------ source text scans
+
+TEST(Source, InvalidUtf8IsFoundAtEveryOffset) {
+  // a bad byte at each position of two 16-byte blocks, after ASCII and after valid sequences
+  for (const std::string& prefix : {std::string(), std::string("\xC3\xA9\xE6\x97\xA5\xF0\x9F\x98\x80")}) {
+    for (size_t at = 0; at < 40; ++at) {
+      std::string text = prefix + std::string(at, 'a');
+      EXPECT_EQ(findInvalidUtf8(text + "bcd"), std::string::npos);
+      for (const char* bad : {"\xFF", "\x80", "\xC3", "\xC3(", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80"})
+        EXPECT_EQ(findInvalidUtf8(text + bad + "tail"), text.size()) << at << " " << bad;
+    }
+  }
+}
+
+TEST(Source, CodePointsAndLineStarts) {
+  std::string text;
+  std::vector<uint32_t> starts{0};
+  size_t codePoints = 0;
+  for (int i = 0; i < 50; ++i) {
+    text += i % 3 == 0 ? "\xC3\xA9" : i % 3 == 1 ? "\xF0\x9F\x98\x80x" : "ab";
+    codePoints += i % 3 == 0 ? 1 : 2;
+    EXPECT_EQ(codePointCount(text), codePoints);
+    if (i % 4 == 0) {
+      text += "\n";
+      ++codePoints;
+      starts.push_back(static_cast<uint32_t>(text.size()));
+    }
+  }
+  SourceManager sources;
+  FileId id = sources.add("a.cf", "./a.cf", text);
+  EXPECT_EQ(sources.file(id).lineStarts, starts);
+  EXPECT_EQ(sources.file(id).lineText(2), "\xF0\x9F\x98\x80xab\xC3\xA9\xF0\x9F\x98\x80x");
+}
+
+TEST(Source, NewlinesNormalisedInPlaceAsByCopy) {
+  for (const char* text : {"", "a", "a\r\nb", "a\rb", "\r\r\n\n\r", "x\n\ry\r\n", "no carriage return\n"}) {
+    std::string inPlace = text;
+    normaliseNewlinesInPlace(inPlace);
+    EXPECT_EQ(inPlace, normaliseNewlines(text)) << text;
+  }
+  EXPECT_EQ(normaliseNewlines("a\r\nb\rc\n"), "a\nb\nc\n");
 }
 
 }  // namespace

@@ -85,6 +85,13 @@ with open(os.path.join(d, "main.cf"), "wb") as fd:
 proc = run_bytes(["compile"], cwd=d)
 err = proc.stderr.decode("utf-8", errors="strict")  # the diagnostic itself must be UTF-8
 check("invalid utf-8", proc.returncode == 1 and "./main.cf:2:6" in err, err)
+# ... after a long ASCII run, CRLF and lone CR line ends, and valid non-ASCII on its own line
+# (columns count code points)
+with open(os.path.join(d, "main.cf"), "wb") as fd:
+    fd.write(b"# " + b"x" * 100 + b"\r\ny = '\xc3\xa9\xe6\x97\xa5'\r\rz = '\xc3\xa9\xff'\n")
+proc = run_bytes(["compile"], cwd=d)
+err = proc.stderr.decode("utf-8", errors="strict")
+check("invalid utf-8 after CRLF and non-ASCII", proc.returncode == 1 and "./main.cf:4:7" in err, err)
 
 # A model that compiles: std::print output only on stdout, the summary on stderr.
 d = project({"project.yml": PROJECT_YML, "main.cf": "x = 1\nstd::print(x)\n"})
