@@ -310,7 +310,7 @@ void CollectorVariable::fulfilled() {
 
 // ------------------------------------------------------------------ units
 
-Waiter::Waiter(Scheduler& scheduler) : scheduler_(scheduler) { scheduler_.registerWaiter(this); }
+Waiter::Waiter(Scheduler& scheduler) : scheduler_(scheduler) {}
 
 const Value& DirectVariable::get() const {
   if (!hasValue_) {
@@ -368,7 +368,10 @@ Scheduler::Scheduler(MessageContext messages)
 }
 
 Scheduler::~Scheduler() {
-  // the units that never ran; the others were deleted when they finished
+  // the units that never ran (the others were deleted when they finished): the unlisted ones in
+  // the run queue first (a listed one there is deleted with the list)
+  for (Waiter* w : runQueue_)
+    if (!w->listed()) delete w;
   for (Waiter* w : live_) delete w;
   for (Variable* v : variables_) v->~Variable();
   if (activeMessageContext == &messages_) activeMessageContext = previousMessages_;
@@ -402,7 +405,12 @@ void Scheduler::registerWaiter(Waiter* waiter) {
   ++liveCount_;
 }
 
+void Scheduler::dropFailed(Waiter* waiter) {
+  if (!waiter->listed()) delete waiter;
+}
+
 void Scheduler::finished(Waiter* waiter) {
+  if (!waiter->listed()) return;
   live_[waiter->live_] = nullptr;
   --liveCount_;
   if (live_.size() >= 4096 && liveCount_ * 2 < live_.size()) {
@@ -483,11 +491,16 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
         finished(next);
         delete next;
       } catch (const UnsetSignal& unset) {
+        if (!next->listed()) registerWaiter(next);
         next->waitFor(unset.variable);  // runs again once that value is there
       } catch (CompileError& e) {
         // reading an empty optional relation is reported at the reading statement (spec 5.8)
         Diagnostic& d = e.diagnostic();
         if (!d.location.valid() && d.kind == ErrorKind::OptionalValueException) d.location = next->location();
+        dropFailed(next);
+        throw;
+      } catch (...) {
+        dropFailed(next);
         throw;
       }
     }

@@ -403,8 +403,10 @@ class Waiter {
 
  private:
   friend class Scheduler;
+  static constexpr uint32_t kUnlisted = UINT32_MAX;
+  bool listed() const { return live_ != kUnlisted; }
   int32_t waitCount_ = 1;
-  uint32_t live_ = 0;  // its place in the scheduler's list of unfinished units
+  uint32_t live_ = kUnlisted;  // its place in the scheduler's list of unfinished units, if there
 };
 
 // What a unit is, for "not all statements executed": a fixed text, or a text rendered only when
@@ -496,6 +498,9 @@ class Scheduler {
     // units and what their functions hold do not pile up
     auto* u = new FunctionUnit<F>(*this, std::move(inputs), std::move(body), description, location, executionUnit);
     u->ready();  // the creator's own count
+    // only a unit that waits is listed among the unfinished ones; one that is ready at once
+    // runs before the scheduler can stop (most units: their inputs are known)
+    if (u->waitCount_ > 0) registerWaiter(u);
   }
 
   // Runs to the end. Returns the units still waiting (empty when everything ran).
@@ -507,6 +512,8 @@ class Scheduler {
   void addPossible(Variable* variable);
   void registerWaiter(Waiter* waiter);
   void finished(Waiter* waiter);
+  // Deletes a unit that failed: a listed one stays listed (the scheduler deletes it at the end).
+  void dropFailed(Waiter* waiter);
   // The messages of the newest scheduler of this thread still alive (variables keep no pointer
   // to their scheduler).
   static const MessageContext* activeMessages();
@@ -529,11 +536,13 @@ class Scheduler {
   std::vector<std::deque<Variable*>> rankedCandidates_;  // relations named by the precedence policy, by rank
   size_t rankedCount_ = 0;
   std::deque<Variable*> zeroWaiters_;
-  // unfinished units in creation order; a finished one leaves a hole, closed up when half are holes
+  // unfinished units that waited, in the order they first waited (creation order, except for a
+  // unit that was ready at creation and waited later on a value it read: appended then); a
+  // finished one leaves a hole, closed up when half are holes
   std::vector<Waiter*> live_;
   size_t liveCount_ = 0;
   const MessageContext* previousMessages_;
-  std::vector<Variable*> variables_;  // in the arena, destroyed with the scheduler
+  std::deque<Variable*> variables_;  // in the arena, destroyed with the scheduler (a deque: no copying as it grows)
   std::vector<std::unique_ptr<std::byte[]>> chunks_;
   std::byte* chunkNext_ = nullptr;
   std::byte* chunkEnd_ = nullptr;
