@@ -155,7 +155,12 @@ check("without libgit2 an install says what is missing", proc.returncode == 1
       and "cannot load libgit2, which installing modules from git needs (/nonexistent/libgit2.so: cannot open "
           "shared object file: No such file or directory); install libgit2.so." in proc.stderr
       and not os.path.exists(os.path.join(d, "libs", "mod")), proc.stderr)
-proc, files = run(["project", "install"], cwd=d)
+# Debian's libgit2 1.5 leaks pcre2 match data in git_remote_create (a clone): under the
+# sanitizers the leak check would fail this run, and a suppression cannot name libgit2 because
+# the allocation stacks end inside pcre2 (built without frame pointers). Only this run ignores
+# leaks; the others check them as everywhere.
+NO_LEAK_CHECK = {"ASAN_OPTIONS": ":".join(filter(None, [os.environ.get("ASAN_OPTIONS", ""), "detect_leaks=0"]))}
+proc, files = run(["project", "install"], cwd=d, env=NO_LEAK_CHECK)
 check("installing from git loads libgit2", proc.returncode == 0 and "mod 1.0.0 installed from file://" in proc.stderr
       and loaded(files, "libgit2"), f"{lazy(files)} {proc.stderr}")
 proc, files = run(["project", "install"], cwd=d)
