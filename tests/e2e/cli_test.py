@@ -7,6 +7,7 @@ import tempfile
 import time
 
 from checks import check, finish
+import checks  # noqa: E402
 
 INMANTA = os.path.abspath(sys.argv[1])
 
@@ -23,13 +24,7 @@ def run_bytes(args, cwd=None):
 
 
 def project(files):
-    d = tempfile.mkdtemp(prefix="inmanta-e2e-")
-    for path, text in files.items():
-        full = os.path.join(d, path)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "w", encoding="utf-8") as fd:
-            fd.write(text)
-    return d
+    return checks.project(files, "inmanta-e2e-")
 
 
 PROJECT_YML = "name: e2e\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"

@@ -21,19 +21,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rest_test_server import TestServer  # noqa: E402
 
 from checks import check, finish  # noqa: E402
+import checks  # noqa: E402
 
 INMANTA = os.path.abspath(sys.argv[1])
 FIXTURE = sys.argv[2]
 
 
 def project(files):
-    d = tempfile.mkdtemp(prefix="inmanta-rest-e2e-")
-    for path, text in files.items():
-        full = os.path.join(d, path)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "w", encoding="utf-8") as fd:
-            fd.write(text)
-    return d
+    return checks.project(files, "inmanta-rest-e2e-")
 
 
 def run(d, args, env=None, command="export"):

@@ -5,20 +5,15 @@ found to behave differently from our first reading: each model is compiled by th
 import os
 import subprocess
 import sys
-import tempfile
 
-from checks import check, finish
+from checks import check, finish, project
 
 INMANTA = os.path.abspath(sys.argv[1])
 PROJECT_YML = "name: semantics\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
 
 
 def compile_model(model, project_extra=""):
-    d = tempfile.mkdtemp(prefix="inmanta-semantics-")
-    with open(os.path.join(d, "project.yml"), "w", encoding="utf-8") as fd:
-        fd.write(PROJECT_YML + project_extra)
-    with open(os.path.join(d, "main.cf"), "w", encoding="utf-8") as fd:
-        fd.write(model)
+    d = project({"project.yml": PROJECT_YML + project_extra, "main.cf": model}, "inmanta-semantics-")
     return subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
 

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rest_test_server import TestServer  # noqa: E402
 
 from checks import check, finish  # noqa: E402
+import checks  # noqa: E402
 
 INMANTA = os.path.abspath(sys.argv[1])
 # what start-up must not map: the three libraries and what each brings
@@ -29,13 +30,7 @@ PROJECT_YML = "name: e2e\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
 
 
 def project(files):
-    d = tempfile.mkdtemp(prefix="inmanta-startup-e2e-")
-    for path, text in files.items():
-        full = os.path.join(d, path)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "w", encoding="utf-8") as fd:
-            fd.write(text)
-    return d
+    return checks.project(files, "inmanta-startup-e2e-")
 
 
 def run(args, cwd=None, env=None):
