@@ -32,6 +32,11 @@ std::string sharedModuleError(const std::string& what, const std::string& fileNa
   return "cannot load " + what + " (" + fileName + "): " + reason;
 }
 
+std::string sharedModuleMismatch(const std::string& what, const std::string& fileName, const SharedModule& module,
+                                 const std::string& difference) {
+  return sharedModuleError(what, fileName, module.path + " was built for another version of inmanta (" + difference + ")");
+}
+
 SharedModule loadSharedModule(const std::string& what, const std::string& fileName, const char* envVar,
                               const char* entry) {
   SharedModule result;

@@ -36,5 +36,9 @@ SharedModule loadSharedModule(const std::string& what, const std::string& fileNa
 
 // "cannot load <what> (<fileName>): <reason>", the one form of these errors.
 std::string sharedModuleError(const std::string& what, const std::string& fileName, const std::string& reason);
+// The error for a module whose entry point refused this binary: "... <path> was built for another
+// version of inmanta (<difference>)".
+std::string sharedModuleMismatch(const std::string& what, const std::string& fileName, const SharedModule& module,
+                                 const std::string& difference);
 
 }  // namespace inmanta::compiler

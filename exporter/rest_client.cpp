@@ -29,10 +29,8 @@ Loaded load() {
   using Entry = const HttpTransport* (*)(int);
   const HttpTransport* transport = reinterpret_cast<Entry>(module.entry)(kHttpTransportAbi);
   if (transport == nullptr)
-    return {nullptr, compiler::sharedModuleError(what, INMANTA_REST_MODULE_NAME,
-                                                 module.path + " was built for another version of inmanta "
-                                                               "(transport interface " +
-                                                     std::to_string(kHttpTransportAbi) + " expected)")};
+    return {nullptr, compiler::sharedModuleMismatch(what, INMANTA_REST_MODULE_NAME, module,
+                                                    "transport interface " + std::to_string(kHttpTransportAbi) + " expected")};
   return {transport, {}};
 }
 

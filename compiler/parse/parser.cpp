@@ -30,8 +30,7 @@ Loaded load() {
   using Entry = AntlrParser* (*)(uint64_t);
   AntlrParser* parser = reinterpret_cast<Entry>(module.entry)(kAntlrParserAbi);
   if (parser == nullptr)
-    return {nullptr, sharedModuleError(what, INMANTA_ANTLR_MODULE_NAME,
-                                       module.path + " was built for another version of inmanta (its syntax tree differs)")};
+    return {nullptr, sharedModuleMismatch(what, INMANTA_ANTLR_MODULE_NAME, module, "its syntax tree differs")};
   return {parser, {}};
 }
 
