@@ -1294,10 +1294,10 @@ const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
   EntityPlan& plan = it->second;
   if (added) {
     for (const model::Attribute* attr : entity->order) plan.policies.push_back(slotPolicy(attr));
+    const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
     for (const std::string& name : entity->defaultOrder) {
       const model::DefaultValue& dflt = entity->defaults.find(name)->second;
       const model::Attribute* attr = entity->attribute(name);
-      const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
       bool literalIndexDefault = dflt.expr->kind == ast::Kind::Literal &&
                                  std::binary_search(indexAttributes.begin(), indexAttributes.end(), name);
       plan.defaults.push_back({&name, attr, entity->positionOf(attr), dflt.expr, topScopes_.at(dflt.ns), literalIndexDefault});
