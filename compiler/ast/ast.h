@@ -89,8 +89,9 @@ using LiteralValue = std::variant<NullValue, bool, int64_t, double, std::string>
 
 struct Literal : Expr {
   LiteralValue value;
-  // The evaluator's ready variable holding the value, made once per literal and compile; `owner`
-  // is the evaluator's unique number (another evaluator replaces it).
+  // The evaluator's value of the literal (and the ready variable holding it, when one is read),
+  // made once per literal and compile; `owner` is the evaluator's unique number (another
+  // evaluator replaces it).
   struct Cache {
     uint64_t owner = 0;
     void* value = nullptr;

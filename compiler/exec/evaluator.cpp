@@ -1069,6 +1069,36 @@ std::string pretty(const ast::Expr* e) {
 }  // namespace
 
 namespace {
+// True when the direct value of `e` computes without plugin calls and constructions, whatever its
+// inputs: the expressions with units of their own (attribute references, conditionals, ...)
+// count as inputs.
+bool computedPurely(const ast::Expr* e) {
+  switch (e->kind) {
+    case ast::Kind::Literal: case ast::Kind::VarRef: case ast::Kind::Regex: case ast::Kind::AttrRef:
+    case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Conditional: case ast::Kind::IsDefined:
+    case ast::Kind::ListComp: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup:
+      return true;
+    case ast::Kind::Binary: {
+      auto* b = static_cast<const ast::Binary*>(e);
+      return b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or || (computedPurely(b->lhs) && computedPurely(b->rhs));
+    }
+    case ast::Kind::Not: return computedPurely(static_cast<const ast::Not*>(e)->operand);
+    case ast::Kind::ListLit: {
+      auto* l = static_cast<const ast::ListLit*>(e);
+      return std::all_of(l->elements.begin(), l->elements.end(), computedPurely);
+    }
+    case ast::Kind::DictLit: {
+      auto* d = static_cast<const ast::DictLit*>(e);
+      return std::all_of(d->entries.begin(), d->entries.end(), [](const auto& entry) { return computedPurely(entry.second); });
+    }
+    case ast::Kind::MapLookup: {
+      auto* m = static_cast<const ast::MapLookup*>(e);
+      return computedPurely(m->map) && computedPurely(m->key);
+    }
+    default: return false;  // plugin calls and casts, constructors
+  }
+}
+
 // True when evaluating `e` directly can only compute (no plugin call that might print or ask a
 // server): its result then depends on `self` alone.
 bool computesOnly(const ast::Expr* e) {
@@ -1128,12 +1158,18 @@ std::optional<Diagnostic> Evaluator::evaluateConstraint(const model::Typedef& t,
                     t.location, false);
 }
 
-Variable* Evaluator::literalVariable(const ast::Literal* lit) {
+Evaluator::LiteralEntry& Evaluator::literalEntry(const ast::Literal* lit) {
   if (lit->cache.owner != generation_) {
     lit->cache.owner = generation_;
-    lit->cache.value = scheduler_.makeWrapped(literalValue(lit));
+    lit->cache.value = &literals_.emplace_back(LiteralEntry{literalValue(lit), nullptr});
   }
-  return static_cast<Variable*>(lit->cache.value);
+  return *static_cast<LiteralEntry*>(lit->cache.value);
+}
+
+Variable* Evaluator::literalVariable(const ast::Literal* lit) {
+  LiteralEntry& entry = literalEntry(lit);
+  if (entry.variable == nullptr) entry.variable = scheduler_.makeWrapped(entry.value);
+  return entry.variable;
 }
 
 Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t) {
@@ -1142,7 +1178,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
   };
   switch (e->kind) {
     case ast::Kind::Literal: {
-      return literalVariable(static_cast<const ast::Literal*>(e))->current();
+      return literalEntry(static_cast<const ast::Literal*>(e)).value;
     }
     case ast::Kind::VarRef: {
       std::string_view n = static_cast<const ast::VarRef*>(e)->name.text;
@@ -1438,6 +1474,50 @@ void Evaluator::attributeFailure(runtime::Instance* instance, const model::Attri
   throw CompileError(std::move(d));
 }
 
+// Consecutive attribute assignments of one construction whose values were known when it made
+// them (literals, defaults, variables already set): one unit instead of one per assignment. It is
+// queued where the first of them would be, and it only takes more while nothing else was queued
+// or became ready, so the assignments run in the same order, at the same point, as separate units
+// would (spec 4.8 step 6). Reading a ready plain variable cannot wait or fail, so the values are
+// taken when the batch is made.
+class Evaluator::AssignmentBatch final : public runtime::Waiter {
+ public:
+  AssignmentBatch(Evaluator& evaluator, runtime::Instance* instance, SourceLocation at, size_t expected)
+      : Waiter(evaluator.scheduler_), evaluator_(evaluator), instance_(instance), at_(at) {
+    entries_.reserve(expected);
+  }
+  void add(const model::Attribute* attribute, const Value& value, runtime::Promise* promise) {
+    entries_.push_back({attribute, promise, nullptr, value});
+  }
+  void add(const model::Attribute* attribute, Variable* source, runtime::Promise* promise) {
+    entries_.push_back({attribute, promise, source, Value()});
+  }
+  void execute() override {
+    for (const Entry& e : entries_) {
+      if (e.source != nullptr) evaluator_.setAttribute(instance_, e.attribute, e.source, at_);
+      else evaluator_.setAttribute(instance_, e.attribute, e.value, at_, true);
+      if (e.promise != nullptr) e.promise->owner->fulfill(e.promise);
+    }
+  }
+  std::string describe() const override {
+    return instance_->entity->shortName + "(" + (entries_.empty() ? std::string() : entries_.front().attribute->name) + "=...)";
+  }
+  SourceLocation location() const override { return at_; }
+  bool isExecutionUnit() const override { return true; }
+
+ private:
+  struct Entry {
+    const model::Attribute* attribute;
+    runtime::Promise* promise;
+    Variable* source;  // read when the batch runs, else `value`
+    Value value;
+  };
+  Evaluator& evaluator_;
+  runtime::Instance* instance_;
+  SourceLocation at_;
+  std::vector<Entry> entries_;
+};
+
 void Evaluator::assignmentUnit(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
                                runtime::Promise* promise, SourceLocation at, runtime::UnitLabel label) {
   scheduler_.unit({value}, [this, instance, attribute, value, promise, at] {
@@ -1597,8 +1677,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           auto dflt = entity->defaults.find(a);
           if (dflt != entity->defaults.end() && dflt->second.expr->kind == ast::Kind::Literal) {
             auto* lit = static_cast<const ast::Literal*>(dflt->second.expr);
-            const Value& v = literalVariable(lit)->current();
-            values.emplace_back(a, v);
+            values.emplace_back(a, literalEntry(lit).value);
           }
         }
         // index matching (4.8 step 4), in the entity's own indexes (they include its subtypes)
@@ -1648,7 +1727,29 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         std::vector<ConstructorPlan::Step> dynamicSteps;
         if (!planned)
           dynamicSteps = constructorSteps(plan, [&](const EntityPlan::Default& d) { return given(*d.name); });
-        for (const ConstructorPlan::Step& step : planned ? plan.steps : dynamicSteps) {
+        const std::vector<ConstructorPlan::Step>& steps = planned ? plan.steps : dynamicSteps;
+        // the assignments of known values go into one unit while nothing else is queued
+        AssignmentBatch* batch = nullptr;
+        uint64_t batchMark = 0;
+        auto assignKnown = [&](const model::Attribute* attribute, const auto& value, runtime::Promise* promise, size_t step) {
+          if (batch == nullptr || scheduler_.queueChanges() != batchMark) {
+            batch = new AssignmentBatch(*this, instance, ctor->loc, steps.size() - step);
+            batch->add(attribute, value, promise);
+            scheduler_.submit(batch);
+            batchMark = scheduler_.queueChanges();
+          } else {
+            batch->add(attribute, value, promise);
+          }
+        };
+        // a unit reading `v` would be ready at once, and reading it can neither wait nor call a
+        // plugin: a plain variable that is set, or a direct value without calls or constructions
+        // whose inputs are set
+        auto knownNow = [](Variable* v, const ast::Expr* e) {
+          if (v->kind() == Variable::Kind::Plain) return v->isReady();
+          return v->kind() == Variable::Kind::Direct && computedPurely(e) && runtime::readyToRead(v);
+        };
+        for (size_t stepIndex = 0; stepIndex < steps.size(); ++stepIndex) {
+          const ConstructorPlan::Step& step = steps[stepIndex];
           if (step.kwarg >= 0) {
             const ast::KwArg& kw = kwargs[static_cast<size_t>(step.kwarg)];
             const model::Attribute* attr = plan.attributes[static_cast<size_t>(step.kwarg)];
@@ -1658,8 +1759,16 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               assignGradual(kw.value, scope, instance, attr, ctor->loc, [slot, promise] { slot->fulfill(promise); });
               continue;
             }
+            if (kw.value->kind == ast::Kind::Literal) {
+              assignKnown(attr, literalEntry(static_cast<const ast::Literal*>(kw.value)).value, promise, stepIndex);
+              continue;
+            }
             Lhs here{instance, attr};
             Variable* value = emit(kw.value, scope, attr->isRelation ? &here : nullptr);
+            if (knownNow(value, kw.value)) {
+              assignKnown(attr, value, promise, stepIndex);
+              continue;
+            }
             assignmentUnit(instance, attr, value, promise, ctor->loc,
                            runtime::UnitLabel(
                                [](const void* e, const void* a) {
@@ -1670,9 +1779,19 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             continue;
           }
           const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];
+          if (dflt.expr->kind == ast::Kind::Literal) {
+            const Value& value = literalEntry(static_cast<const ast::Literal*>(dflt.expr)).value;
+            Variable* slot = instance->slots[dflt.position];
+            assignKnown(dflt.attribute, value, slot->delayed() ? slot->setPromise() : nullptr, stepIndex);
+            continue;
+          }
           Variable* value = emit(dflt.expr, dflt.scope);
           Variable* slot = instance->slots[dflt.position];
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
+          if (knownNow(value, dflt.expr)) {
+            assignKnown(dflt.attribute, value, promise, stepIndex);
+            continue;
+          }
           assignmentUnit(instance, dflt.attribute, value, promise, ctor->loc,
                          runtime::UnitLabel(
                              [](const void* n, const void*) { return "default " + *static_cast<const std::string*>(n); },

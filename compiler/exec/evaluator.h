@@ -100,8 +100,15 @@ class Evaluator {
   // Emits `expr` and returns the variable its value will be in.
   Variable* emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs = nullptr);
   Variable* lookup(const ast::Name& name, Scope* scope);
-  // The ready variable holding a literal's value: one per literal and compile.
+  // A literal's value, made once per literal and compile, and the ready variable holding it,
+  // made only when an expression reads the literal as a variable.
+  struct LiteralEntry {
+    Value value;
+    Variable* variable;
+  };
+  LiteralEntry& literalEntry(const ast::Literal* lit);
   Variable* literalVariable(const ast::Literal* lit);
+  std::deque<LiteralEntry> literals_;  // stable addresses (ast::Literal::cache points here)
   // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
   void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
@@ -130,6 +137,7 @@ class Evaluator {
                                      SourceLocation at);
   // The unit of an attribute assignment (constructor argument, default, `x.a = v`): sets the
   // attribute from `value` once it is ready, then keeps `promise` (on the slot), if any.
+  class AssignmentBatch;
   void assignmentUnit(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
                       runtime::Promise* promise, SourceLocation at, runtime::UnitLabel label);
   Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);

@@ -323,6 +323,14 @@ const Value& DirectVariable::get() const {
   return value_;
 }
 
+bool readyToRead(const Variable* v) {
+  if (v->isReady()) return true;
+  if (v->kind() != Variable::Kind::Direct) return false;
+  for (const Variable* in : static_cast<const DirectVariable*>(v)->inputs())
+    if (!readyToRead(in)) return false;
+  return true;
+}
+
 void Waiter::leaves(Variable* v, VarList& out) {
   if (v->kind() == Variable::Kind::Direct && !v->isReady()) {
     for (Variable* in : static_cast<DirectVariable*>(v)->inputs()) leaves(in, out);
@@ -373,24 +381,33 @@ Scheduler::~Scheduler() {
   for (Waiter* w : runQueue_)
     if (!w->listed()) delete w;
   for (Waiter* w : live_) delete w;
-  for (Variable* v : variables_) v->~Variable();
+  // the variables, in the order they were made
+  if (!chunks_.empty()) chunks_.back().used = chunkNext_;
+  for (Chunk& chunk : chunks_)
+    for (std::byte* at = chunk.memory.get(); at < chunk.used;) {
+      auto* v = reinterpret_cast<Variable*>(at);
+      at += arenaSize(v->footprint());
+      v->~Variable();
+    }
   if (activeMessageContext == &messages_) activeMessageContext = previousMessages_;
 }
 
 const MessageContext* Scheduler::activeMessages() { return activeMessageContext; }
 
-void* Scheduler::allocate(size_t size, size_t align) {
-  auto alignedNext = [&] { return (reinterpret_cast<uintptr_t>(chunkNext_) + align - 1) & ~(uintptr_t(align) - 1); };
-  if (chunkNext_ == nullptr || alignedNext() + size > reinterpret_cast<uintptr_t>(chunkEnd_)) {
+void* Scheduler::allocate(size_t size) {
+  size = arenaSize(size);
+  if (chunkNext_ == nullptr || static_cast<size_t>(chunkEnd_ - chunkNext_) < size) {
     constexpr size_t kChunk = 64 * 1024;
-    size_t bytes = std::max(kChunk, size + align);
-    chunks_.emplace_back(new std::byte[bytes]);  // not zeroed: every object is constructed in it
-    chunkNext_ = chunks_.back().get();
+    size_t bytes = std::max(kChunk, size);
+    if (!chunks_.empty()) chunks_.back().used = chunkNext_;
+    // not zeroed: every object is constructed in it; new[] aligns it for any variable
+    chunks_.push_back(Chunk{std::unique_ptr<std::byte[]>(new std::byte[bytes]), nullptr});
+    chunkNext_ = chunks_.back().memory.get();
     chunkEnd_ = chunkNext_ + bytes;
   }
-  uintptr_t aligned = alignedNext();
-  chunkNext_ = reinterpret_cast<std::byte*>(aligned + size);
-  return reinterpret_cast<void*>(aligned);
+  void* at = chunkNext_;
+  chunkNext_ += size;
+  return at;
 }
 
 Variable* Scheduler::makeWrapped(const Value& value) {

@@ -167,6 +167,8 @@ class Variable {
   Variable(const Variable&) = delete;
   Variable& operator=(const Variable&) = delete;
   Kind kind() const { return kind_; }
+  // The bytes it takes in its scheduler's arena (Scheduler::Sized adds it to every variable).
+  virtual size_t footprint() const = 0;
 
   bool isReady() const { return hasValue_; }
   // The value; UnsetSignal when not ready; an OptionalValueException for an empty optional.
@@ -356,9 +358,13 @@ class DirectVariable : public Variable {
   VarList inputs_;
 };
 
+// True when a unit reading `v` would be ready at once: `v` is set, or it is a direct value whose
+// inputs are (transitively).
+bool readyToRead(const Variable* v);
+
 // A direct value computed by a function object kept inline (no allocation of its own).
 template <class F>
-class LambdaDirect final : public DirectVariable {
+class LambdaDirect : public DirectVariable {
  public:
   LambdaDirect(Scheduler* scheduler, VarList inputs, F compute)
       : DirectVariable(scheduler, std::move(inputs)), compute_(std::move(compute)) {}
@@ -463,8 +469,15 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Variables are owned by the scheduler and live as long as it (in its arena); units (unit())
-  // until they ran.
+  // Variables are owned by the scheduler and live as long as it (in its arena, one after the
+  // other: the arena is walked to destroy them, by their footprints); units (unit()) until they
+  // ran.
+  template <class V>
+  class Sized final : public V {
+   public:
+    using V::V;
+    size_t footprint() const override { return sizeof(Sized); }
+  };
   template <class V, class... Args>
   V* makeVariable(Args&&... args) {
     return makeSlot<V>([](V*) {}, std::forward<Args>(args)...);
@@ -473,9 +486,9 @@ class Scheduler {
   // scheduler first looks at it.
   template <class V, class Prepare, class... Args>
   V* makeSlot(Prepare prepare, Args&&... args) {
-    V* raw = new (allocate(sizeof(V), alignof(V))) V(this, std::forward<Args>(args)...);
+    static_assert(alignof(Sized<V>) <= kArenaAlign, "arena variables are 8-byte aligned");
+    V* raw = new (allocate(sizeof(Sized<V>))) Sized<V>(this, std::forward<Args>(args)...);
     prepare(raw);
-    variables_.push_back(raw);
     raw->created();
     return raw;
   }
@@ -496,19 +509,30 @@ class Scheduler {
             bool executionUnit = false) {
     // owned by the list of unfinished units until it has run, then deleted at once: a compile's
     // units and what their functions hold do not pile up
-    auto* u = new FunctionUnit<F>(*this, std::move(inputs), std::move(body), description, location, executionUnit);
+    submit(new FunctionUnit<F>(*this, std::move(inputs), std::move(body), description, location, executionUnit));
+  }
+  // Takes a unit made with `new` that has registered what it waits for: queues it when it is
+  // ready, lists it otherwise.
+  void submit(Waiter* u) {
+    ++queueChanges_;
     u->ready();  // the creator's own count
     // only a unit that waits is listed among the unfinished ones; one that is ready at once
     // runs before the scheduler can stop (most units: their inputs are known)
     if (u->waitCount_ > 0) registerWaiter(u);
   }
+  // Counts the units made and the units that became ready: while it is unchanged, the last unit
+  // queued is still the run queue's last, and whatever runs next runs after it.
+  uint64_t queueChanges() const { return queueChanges_; }
 
   // Runs to the end. Returns the units still waiting (empty when everything ran).
   std::vector<Waiter*> run(size_t maxIterations);
 
   // A promise on `owner`, kept as long as the scheduler (units hold it until they fulfil it).
   Promise* makePromise(Variable* owner, bool done) { return &promises_.emplace_back(Promise{owner, done}); }
-  void addRunning(Waiter* waiter) { runQueue_.push_back(waiter); }
+  void addRunning(Waiter* waiter) {
+    ++queueChanges_;
+    runQueue_.push_back(waiter);
+  }
   void addPossible(Variable* variable);
   void registerWaiter(Waiter* waiter);
   void finished(Waiter* waiter);
@@ -527,7 +551,9 @@ class Scheduler {
   Variable* popCandidate();
   static int rankOf(const Variable* v) { return v->isRelation() && v->policy != nullptr ? v->policy->freezeRank : -1; }
   // Bump allocation of variables: they all live until the scheduler goes.
-  void* allocate(size_t size, size_t align);
+  static constexpr size_t kArenaAlign = 8;
+  static size_t arenaSize(size_t size) { return (size + kArenaAlign - 1) & ~(kArenaAlign - 1); }
+  void* allocate(size_t size);
 
   MessageContext messages_;
   std::deque<Waiter*> runQueue_;
@@ -542,12 +568,17 @@ class Scheduler {
   std::vector<Waiter*> live_;
   size_t liveCount_ = 0;
   const MessageContext* previousMessages_;
-  std::deque<Variable*> variables_;  // in the arena, destroyed with the scheduler (a deque: no copying as it grows)
-  std::vector<std::unique_ptr<std::byte[]>> chunks_;
+  // the arena's chunks, each with the end of the variables in it (the last one's is chunkNext_)
+  struct Chunk {
+    std::unique_ptr<std::byte[]> memory;
+    std::byte* used;
+  };
+  std::vector<Chunk> chunks_;
   std::byte* chunkNext_ = nullptr;
   std::byte* chunkEnd_ = nullptr;
   std::deque<Promise> promises_;
   size_t iterations_ = 0;
+  uint64_t queueChanges_ = 0;
 };
 
 }  // namespace inmanta::compiler::runtime
