@@ -1316,7 +1316,7 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
   bool hasInverse() const override { return attribute_->isRelation && attribute_->inverse != nullptr; }
 
   void setInverse(const Variable& self, const Value& other, SourceLocation location) const override {
-    evaluator_->setAttribute(static_cast<runtime::Instance*>(other.asInstance()), attribute_->inverse, Value(self.owner),
+    evaluator_->setAttribute(static_cast<runtime::Instance*>(other.asInstance()), attribute_->inverse, Value(self.owner()),
                              location, false);
   }
 
@@ -1427,22 +1427,20 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
     // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
     // looks at the slot
     const runtime::SlotPolicy* policy = policies[instance->slots.size()];
-    auto prepare = [policy, instance](Variable* v) {
-      v->policy = policy;
-      v->owner = instance;
-    };
+    auto prepare = [policy, instance](auto* v) { v->bind(policy, instance); };
+    using runtime::AttributeSlot;
     Variable* slot = nullptr;
     if (!attr->isRelation) {
-      slot = scheduler_.makeSlot<runtime::Scheduler::PlainSlot>(prepare);
+      slot = scheduler_.makeSlot<AttributeSlot<runtime::Scheduler::PlainSlot>>(prepare);
     } else if (attr->isOptional()) {
-      slot = scheduler_.makeSlot<runtime::OptionVariable>([&](runtime::OptionVariable* v) {
+      slot = scheduler_.makeSlot<AttributeSlot<runtime::OptionVariable>>([&](AttributeSlot<runtime::OptionVariable>* v) {
         prepare(v);
         v->entityName = entity->fullName;
       });
     } else if (attr->isSingle()) {
-      slot = scheduler_.makeSlot<SingleHolder>(prepare);
+      slot = scheduler_.makeSlot<AttributeSlot<SingleHolder>>(prepare);
     } else {
-      slot = scheduler_.makeSlot<runtime::ListVariable>(prepare, attr->multiplicity.low, attr->multiplicity.high);
+      slot = scheduler_.makeSlot<AttributeSlot<runtime::ListVariable>>(prepare, attr->multiplicity.low, attr->multiplicity.high);
     }
     instance->slots.push_back(slot);
   }

@@ -39,10 +39,7 @@ const Value& Variable::get() const {
   return value_;
 }
 
-const Value& Variable::current() const {
-  if (kind_ == Kind::List && !hasValue_) return static_cast<const ListVariable*>(this)->snapshot();
-  return value_;
-}
+const Value& Variable::current() const { return value_; }
 
 void Variable::waitFor(Waiter* waiter) {
   if (hasValue_) waiter->ready();
@@ -56,8 +53,10 @@ void Variable::notifyWaiters() {
 }
 
 void Variable::validate(const Value& value) {
-  if (value.isUnknown() || policy == nullptr) return;
-  if (auto error = policy->validate(value)) throw CompileError(std::move(*error));
+  if (value.isUnknown()) return;
+  const SlotPolicy* p = policy();
+  if (p == nullptr) return;
+  if (auto error = p->validate(value)) throw CompileError(std::move(*error));
 }
 
 void Variable::doubleSet(const Value& value, SourceLocation location) const {
@@ -81,8 +80,8 @@ void Variable::set(const Value& value, SourceLocation location, bool recur) {
   value_ = value;
   setAt_ = location;
   hasValue_ = true;
-  if (kind_ == Kind::Single && recur && policy != nullptr && policy->hasInverse() && value.isInstance())
-    policy->setInverse(*this, value, location);
+  if (kind_ == Kind::Single && recur && value.isInstance())
+    if (const SlotPolicy* p = policy(); p != nullptr && p->hasInverse()) p->setInverse(*this, value, location);
   notifyWaiters();
 }
 
@@ -140,7 +139,7 @@ const Value& OptionVariable::get() const {
     fail(ErrorKind::OptionalValueException,
          "Optional variable accessed that has no value (attribute `" + std::string(entityName) + "." +
              std::string(attributeName()) + "` of `" +
-             (owner ? owner->display() : std::string()) + "`)");
+             (owner() ? owner()->display() : std::string()) + "`)");
   return v;
 }
 
@@ -155,7 +154,8 @@ void OptionVariable::set(const Value& value, SourceLocation location, bool recur
     doubleSet(value, location);
   }
   if (!value.isNull()) validate(value);
-  if (value.isInstance() && recur && policy != nullptr && policy->hasInverse()) policy->setInverse(*this, value, location);
+  if (value.isInstance() && recur)
+    if (const SlotPolicy* p = policy(); p != nullptr && p->hasInverse()) p->setInverse(*this, value, location);
   value_ = value;
   setAt_ = location;
   freeze();
@@ -174,8 +174,10 @@ const Value& emptyList() {
 ListVariable::ListVariable(Scheduler* scheduler, int64_t lowerBound, std::optional<int64_t> upperBound)
     : DelayedVariable(Kind::List, scheduler) {
   value_ = emptyList();
-  low_ = lowerBound;
-  high_ = upperBound ? *upperBound : -1;
+  // (a bound past 2^31 - 1 items is that many: no list gets there)
+  constexpr int64_t kMost = std::numeric_limits<int32_t>::max();
+  low_ = static_cast<int32_t>(std::clamp<int64_t>(lowerBound, 0, kMost));
+  high_ = upperBound ? static_cast<int32_t>(std::clamp<int64_t>(*upperBound, 0, kMost)) : -1;
 }
 
 bool ListVariable::canGet() const {
@@ -183,14 +185,6 @@ bool ListVariable::canGet() const {
 }
 
 int ListVariable::progressPotential() const { return static_cast<int>(waiters_.size()) - gradualWaiters_; }
-
-const Value& ListVariable::snapshot() const {
-  if (stale_) {
-    const_cast<Value&>(value_) = Value(ValueList(items_));
-    stale_ = false;
-  }
-  return value_;
-}
 
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
   for (const Value& v : std::vector<Value>(values())) collector->receive(v, location);
@@ -208,9 +202,6 @@ bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
 
 void ListVariable::freeze() {
   if (hasValue_) return;
-  value_ = items_.empty() ? emptyList() : Value(std::move(items_));
-  items_ = {};
-  stale_ = false;
   Variable::freeze();
   if (extra_) extra_->listeners = {};
 }
@@ -230,7 +221,7 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
     if (contains(value)) return false;
     if (bounded() && static_cast<int64_t>(values().size()) == high_)
       fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName()) + "' of instance '" +
-                                            (owner ? owner->display() : std::string()) + "'",
+                                            (owner() ? owner()->display() : std::string()) + "'",
            location);
     fail(ErrorKind::ModifiedAfterFreezeException, "List modified after freeze", location);
   }
@@ -239,12 +230,12 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
     if (canGet()) queue();
     return false;
   }
-  items_.push_back(value);
-  stale_ = true;
-  if (items_.size() == kIndexFrom) {
-    for (const Value& v : items_)
+  ValueList& items = value_.mutableList();
+  items.push_back(value);
+  if (items.size() == kIndexFrom) {
+    for (const Value& v : items)
       if (v.isInstance()) extra().members.insert(v.asInstance());
-  } else if (items_.size() > kIndexFrom && value.isInstance()) {
+  } else if (items.size() > kIndexFrom && value.isInstance()) {
     extra().members.insert(value.asInstance());
   }
   for (size_t i = 0; extra_ && i < extra_->listeners.size();) {
@@ -256,11 +247,12 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
       ++i;
     }
   }
-  if (recur && policy != nullptr && policy->hasInverse() && value.isInstance()) policy->setInverse(*this, value, location);
+  if (recur && value.isInstance())
+    if (const SlotPolicy* p = policy(); p != nullptr && p->hasInverse()) p->setInverse(*this, value, location);
   if (bounded()) {
-    if (static_cast<int64_t>(items_.size()) > high_)
+    if (static_cast<int64_t>(values().size()) > high_)
       fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(high_), location);
-    if (static_cast<int64_t>(items_.size()) == high_) freeze();
+    if (static_cast<int64_t>(values().size()) == high_) freeze();
   }
   if (canGet()) queue();
   return true;
@@ -272,7 +264,7 @@ void ListVariable::set(const Value& value, SourceLocation location, bool recur) 
       std::string text;
       for (const Value& v : values()) text += (text.empty() ? "" : ", ") + str(v);
       fail(ErrorKind::RuntimeException, "Trying to set relation attribute `" + std::string(attributeName()) + "` of instance `" +
-                                            (owner ? owner->display() : std::string()) +
+                                            (owner() ? owner()->display() : std::string()) +
                                             "` to null but it has values `" + text + "` assigned already",
            location);
     }

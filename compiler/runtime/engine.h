@@ -200,12 +200,15 @@ class Variable {
     if (delayed() && canGet()) queue();
   }
 
-  // For attribute and relation slots: their attribute's policy (outlives the variables) and the
-  // owner, for messages and inverses.
-  const SlotPolicy* policy = nullptr;
-  InstanceBase* owner = nullptr;
+  // For attribute and relation slots (AttributeSlot): their attribute's policy (outlives the
+  // variables) and the owner, for messages and inverses; null for the other variables.
+  virtual const SlotPolicy* policy() const { return nullptr; }
+  virtual InstanceBase* owner() const { return nullptr; }
   // The model's name of the attribute (empty for other variables).
-  std::string_view attributeName() const { return policy != nullptr ? policy->attributeName() : std::string_view(); }
+  std::string_view attributeName() const {
+    const SlotPolicy* p = policy();
+    return p != nullptr ? p->attributeName() : std::string_view();
+  }
 
  protected:
   void notifyWaiters();
@@ -265,6 +268,25 @@ class Variable {
   Waiters waiters_;
 };
 
+// A variable that is an attribute's slot in an instance: it knows its policy and its owner (the
+// other variables do without those two words).
+template <class V>
+class AttributeSlot : public V {
+ public:
+  using V::V;
+  // (before the scheduler first looks at the slot)
+  void bind(const SlotPolicy* policy, InstanceBase* owner) {
+    policy_ = policy;
+    owner_ = owner;
+  }
+  const SlotPolicy* policy() const override { return policy_; }
+  InstanceBase* owner() const override { return owner_; }
+
+ private:
+  const SlotPolicy* policy_ = nullptr;
+  InstanceBase* owner_ = nullptr;
+};
+
 // The freezable variables (spec 4.6): they count the promises made on them and offer themselves
 // to the scheduler's freeze queues.
 class DelayedVariable : public Variable {
@@ -297,15 +319,13 @@ class ListVariable : public DelayedVariable {
   void freeze() override;
   bool canGet() const override;
   int progressPotential() const override;
-  // The values so far (all of them once frozen).
-  const std::vector<Value>& values() const { return hasValue_ ? value_.asList() : items_; }
-  // The values so far as one list value, built when asked (not per added value).
-  const Value& snapshot() const;
+  // The values so far (all of them once frozen), kept in value_: a list value shared with the
+  // readers of earlier snapshots is copied before the next value is added.
+  const std::vector<Value>& values() const { return value_.asList(); }
 
  private:
   bool addOne(const Value& value, SourceLocation location, bool recur);
   bool bounded() const { return high_ >= 0; }
-  std::vector<Value> items_;
   // What few lists need, allocated for those only: gradual listeners, and for long lists the
   // instances among the items (adding checks for a duplicate in constant time).
   struct Extra {
@@ -319,10 +339,9 @@ class ListVariable : public DelayedVariable {
   }
   bool contains(const Value& value) const;
   std::unique_ptr<Extra> extra_;
-  int64_t low_ = 0;
-  int64_t high_ = -1;  // -1: no upper bound
-  int gradualWaiters_ = 0;
-  mutable bool stale_ = false;  // value_ lags behind items_ until the next snapshot
+  int32_t low_ = 0;
+  int32_t high_ = -1;  // -1: no upper bound
+  int32_t gradualWaiters_ = 0;
 };
 
 // The elements of a list literal being built; exact promise tracking, never frozen by guesses.
@@ -549,7 +568,11 @@ class Scheduler {
   // The next variable of the freeze queue: relations the precedence policy does not name (FIFO),
   // then the named ones in the policy's order, then the other variables (FIFO).
   Variable* popCandidate();
-  static int rankOf(const Variable* v) { return v->isRelation() && v->policy != nullptr ? v->policy->freezeRank : -1; }
+  static int rankOf(const Variable* v) {
+    if (!v->isRelation()) return -1;
+    const SlotPolicy* p = v->policy();
+    return p != nullptr ? p->freezeRank : -1;
+  }
   // Bump allocation of variables: they all live until the scheduler goes.
   static constexpr size_t kArenaAlign = 8;
   static size_t arenaSize(size_t size) { return (size + kArenaAlign - 1) & ~(kArenaAlign - 1); }

@@ -125,14 +125,12 @@ TEST(Engine, WaitCycleIsBrokenByFreezingAPromisedRelation) {
 TEST(Engine, OptionalFrozenEmptyRaisesOnRead) {
   Scheduler s;
   FakeInstance a;
-  auto* opt = s.makeVariable<OptionVariable>();
-  opt->owner = &a;
-  opt->entityName = "__config__::A";
   struct NamedB : SlotPolicy {
     std::optional<Diagnostic> validate(const Value&) const override { return std::nullopt; }
     std::string_view attributeName() const override { return "b"; }
   } policy;
-  opt->policy = &policy;
+  auto* opt = s.makeSlot<AttributeSlot<OptionVariable>>([&](AttributeSlot<OptionVariable>* v) { v->bind(&policy, &a); });
+  opt->entityName = "__config__::A";
   bool failed = false;
   s.unit({opt}, [&] {
     try {

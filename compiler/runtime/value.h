@@ -96,6 +96,17 @@ class Value {
   const ValueList& asList() const { return static_cast<const Box<ValueList>*>(checked(Type::List).u_.box)->value; }
   const ValueDict& asDict() const { return static_cast<const Box<ValueDict>*>(checked(Type::Dict).u_.box)->value; }
   InstanceBase* asInstance() const { return checked(Type::Instance).u_.instance; }
+  // A list this value alone holds, to change in place: a list shared with other values is copied
+  // first (lists are immutable for everyone who can see them).
+  ValueList& mutableList() {
+    auto* box = static_cast<Box<ValueList>*>(checked(Type::List).u_.box);
+    if (box->refs > 1) {
+      auto* own = new Box<ValueList>(box->value);
+      --box->refs;
+      u_.box = box = own;
+    }
+    return box->value;
+  }
   // bool, int or float as a double / an integer (bools are 0/1)
   double toDouble() const;
   int64_t toInt() const;
