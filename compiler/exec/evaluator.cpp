@@ -1835,8 +1835,12 @@ const std::vector<const model::ImplementRule*>& Evaluator::implementRulesOf(cons
 }
 
 Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* ns) {
+  // nothing is declared in it: the `when` conditions and implementations of one namespace share it
+  if (instance->scopeNamespace == ns) return static_cast<Scope*>(instance->scope);
   Scope* s = &scopes_.emplace_back(topScopes_.at(ns), ns);
   s->instance = instance;
+  instance->scopeNamespace = ns;
+  instance->scope = s;
   return s;
 }
 
@@ -1871,10 +1875,12 @@ void Evaluator::runImplementation(runtime::Instance* instance, const model::Impl
   auto& done = instance->implementations;
   if (std::find(done.begin(), done.end(), impl) != done.end()) return;
   done.push_back(impl);
+  const ast::Block& statements = impl->definition->body;
+  if (statements.empty()) return;  // std::none and the like: nothing to declare or emit
   Scope* base = instanceScope(instance, impl->ns);
   Scope* body = &scopes_.emplace_back(base, impl->ns);
-  declare(impl->definition->body, body);
-  emitBlock(impl->definition->body, body, false);
+  declare(statements, body);
+  emitBlock(statements, body, false);
 }
 
 Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {

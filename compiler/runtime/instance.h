@@ -37,6 +37,9 @@ class Instance : public InstanceBase {
   // the implementations run for it (few: a vector searched linearly)
   std::vector<const model::Implementation*> implementations;
   SourceLocation constructedAt;
+  // the evaluator's scope of this instance in the namespace it was last asked for (opaque here)
+  const void* scopeNamespace = nullptr;
+  void* scope = nullptr;
 
  private:
   std::function<std::string(const SourceLocation&)> where_;
