@@ -8,6 +8,7 @@
 #include "installer.h"
 #include "project_tools.h"
 #include "export.h"
+#include "huge_pages.h"
 #include "std_plugins.h"
 
 #ifndef INMANTA_VERSION
@@ -168,6 +169,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (compile->parsed()) {
+      inmanta::cli::preferHugePages();
       compileOptions.verbosity = verbosity;
       compileOptions.trace = trace;
       inmanta::compiler::PluginRegistry plugins;
@@ -182,6 +184,7 @@ int main(int argc, char** argv) {
       return inmanta::exporter::runCompileWithSettings(compileOptions, settings, std::cout, std::cerr);
     }
     if (exportCmd->parsed()) {
+      inmanta::cli::preferHugePages();
       exportOptions.compile.verbosity = verbosity;
       exportOptions.compile.trace = trace;
       inmanta::compiler::PluginRegistry plugins;
