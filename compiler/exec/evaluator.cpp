@@ -1417,8 +1417,7 @@ void Evaluator::loadPrecedencePolicy() {
 }
 
 runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at) {
-  instances_.push_back(std::make_unique<runtime::Instance>(entity, instances_.size() + 1,
-                                                           [this](const SourceLocation& l) { return where(l); }));
+  instances_.push_back(std::make_unique<runtime::Instance>(entity, instances_.size() + 1, &whereFormatter_));
   runtime::Instance* instance = instances_.back().get();
   instance->constructedAt = at;
   instance->slots.reserve(entity->order.size());

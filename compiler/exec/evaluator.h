@@ -241,6 +241,8 @@ class Evaluator {
   // Evaluates a typedef constraint with only `self` bound (spec 3.6).
   Value evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t);
   std::string where(const SourceLocation& loc) const;
+  // where(), for the instances' messages
+  const std::function<std::string(const SourceLocation&)> whereFormatter_ = [this](const SourceLocation& l) { return where(l); };
 
   model::Model& model_;
   const PluginRegistry& plugins_;

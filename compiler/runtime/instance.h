@@ -12,12 +12,13 @@ namespace inmanta::compiler::runtime {
 
 class Instance : public InstanceBase {
  public:
-  Instance(const model::Entity* type, size_t number, std::function<std::string(const SourceLocation&)> where)
-      : entity(type), ordinal(number), where_(std::move(where)) {}
+  // `where` formats a location for display(); it outlives the instance (one for all instances)
+  Instance(const model::Entity* type, size_t number, const std::function<std::string(const SourceLocation&)>* where)
+      : entity(type), ordinal(number), where_(where) {}
 
   std::string display() const override {
     std::string out = entity->fullName + " (instantiated at ";
-    for (size_t i = 0; i < locations.size(); ++i) out += (i ? "," : "") + where_(locations[i]);
+    for (size_t i = 0; i < locations.size(); ++i) out += (i ? "," : "") + (*where_)(locations[i]);
     return out + ")";
   }
 
@@ -42,7 +43,7 @@ class Instance : public InstanceBase {
   void* scope = nullptr;
 
  private:
-  std::function<std::string(const SourceLocation&)> where_;
+  const std::function<std::string(const SourceLocation&)>* where_;
 };
 
 }  // namespace inmanta::compiler::runtime
