@@ -134,16 +134,16 @@ void dumpExpr(std::string& out, const Expr* e) {
   if (gDetailed) dumpLoc(out, e->loc);
   switch (e->kind) {
     case Kind::Literal: {
-      const auto& v = static_cast<const Literal*>(e)->value;
-      if (std::holds_alternative<NullValue>(v)) out += "null";
-      else if (auto* b = std::get_if<bool>(&v)) out += *b ? "true" : "false";
-      else if (auto* i = std::get_if<int64_t>(&v)) out += std::to_string(*i);
-      else if (auto* d = std::get_if<double>(&v)) {
+      const runtime::Value& v = static_cast<const Literal*>(e)->value;
+      if (v.isNull()) out += "null";
+      else if (v.isBool()) out += v.asBool() ? "true" : "false";
+      else if (v.isInt()) out += std::to_string(v.asInt());
+      else if (v.isFloat()) {
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.17g", *d);
+        std::snprintf(buf, sizeof buf, "%.17g", v.asFloat());
         out += buf;
         out += 'f';
-      } else quote(out, std::get<std::string>(v));
+      } else quote(out, v.asString());
       return;
     }
     case Kind::StringFormat: {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ast/arena.h"
+#include "runtime/value.h"
 #include "source/source.h"
 
 namespace inmanta::compiler::ast {
@@ -82,22 +83,19 @@ using Block = std::vector<Stmt*>;
 
 // ------------------------------------------------------------------ expressions
 
-struct NullValue {
-  bool operator==(const NullValue&) const = default;
-};
-using LiteralValue = std::variant<NullValue, bool, int64_t, double, std::string>;
-
+// null, a bool, an int, a float or a string: the value the evaluator reads (a string is shared
+// with the values made from it, not copied)
 struct Literal : Expr {
-  LiteralValue value;
-  // The evaluator's value of the literal (and the ready variable holding it, when one is read),
-  // made once per literal and compile; `owner` is the evaluator's unique number (another
-  // evaluator replaces it).
+  runtime::Value value;
+  // The evaluator's ready variable holding the value, made once per literal and compile when an
+  // expression reads the literal as a variable; `owner` is the evaluator's unique number
+  // (another evaluator replaces it).
   struct Cache {
     uint64_t owner = 0;
     void* value = nullptr;
   };
   mutable Cache cache;
-  Literal(SourceLocation l, LiteralValue v) : Expr(Kind::Literal, l), value(std::move(v)) {}
+  Literal(SourceLocation l, runtime::Value v) : Expr(Kind::Literal, l), value(std::move(v)) {}
 };
 
 // A plain or multi-line string with `{{ ref }}` interpolation (spec 1.7, 5.4).

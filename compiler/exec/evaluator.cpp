@@ -46,17 +46,6 @@ void assignedNames(const ast::Block& block, std::vector<std::string_view>& out) 
   }
 }
 
-// The value of a literal node.
-Value literalValue(const ast::Literal* lit) {
-  return std::visit(
-      [](const auto& x) -> Value {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, ast::NullValue>) return Value();
-        else return Value(x);
-      },
-      lit->value);
-}
-
 // A non-lazy binary operator on two values (spec 5.1): unknowns propagate except for `in`.
 Value applyBinary(ast::BinaryOp op, const Value& l, const Value& r, SourceLocation at) {
   runtime::OpResult res;
@@ -1012,7 +1001,7 @@ std::string pretty(const ast::Expr* e) {
   switch (e->kind) {
     case ast::Kind::Literal: {
       auto* lit = static_cast<const ast::Literal*>(e);
-      return lit->value.index() == 0 ? std::string("null") : runtime::repr(literalValue(lit));
+      return lit->value.isNull() ? std::string("null") : runtime::repr(lit->value);
     }
     case ast::Kind::VarRef: return std::string(static_cast<const ast::VarRef*>(e)->name.text);
     case ast::Kind::Regex: return "/" + static_cast<const ast::Regex*>(e)->pattern + "/";
@@ -1158,18 +1147,12 @@ std::optional<Diagnostic> Evaluator::evaluateConstraint(const model::Typedef& t,
                     t.location, false);
 }
 
-Evaluator::LiteralEntry& Evaluator::literalEntry(const ast::Literal* lit) {
+Variable* Evaluator::literalVariable(const ast::Literal* lit) {
   if (lit->cache.owner != generation_) {
     lit->cache.owner = generation_;
-    lit->cache.value = &literals_.emplace_back(LiteralEntry{literalValue(lit), nullptr});
+    lit->cache.value = scheduler_.makeWrapped(lit->value);
   }
-  return *static_cast<LiteralEntry*>(lit->cache.value);
-}
-
-Variable* Evaluator::literalVariable(const ast::Literal* lit) {
-  LiteralEntry& entry = literalEntry(lit);
-  if (entry.variable == nullptr) entry.variable = scheduler_.makeWrapped(entry.value);
-  return entry.variable;
+  return static_cast<Variable*>(lit->cache.value);
 }
 
 Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t) {
@@ -1178,7 +1161,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
   };
   switch (e->kind) {
     case ast::Kind::Literal: {
-      return literalEntry(static_cast<const ast::Literal*>(e)).value;
+      return static_cast<const ast::Literal*>(e)->value;
     }
     case ast::Kind::VarRef: {
       std::string_view n = static_cast<const ast::VarRef*>(e)->name.text;
@@ -1674,7 +1657,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           auto dflt = entity->defaults.find(a);
           if (dflt != entity->defaults.end() && dflt->second.expr->kind == ast::Kind::Literal) {
             auto* lit = static_cast<const ast::Literal*>(dflt->second.expr);
-            values.emplace_back(a, literalEntry(lit).value);
+            values.emplace_back(a, lit->value);
           }
         }
         // index matching (4.8 step 4), in the entity's own indexes (they include its subtypes)
@@ -1757,7 +1740,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               continue;
             }
             if (kw.value->kind == ast::Kind::Literal) {
-              assignKnown(attr, literalEntry(static_cast<const ast::Literal*>(kw.value)).value, promise, stepIndex);
+              assignKnown(attr, static_cast<const ast::Literal*>(kw.value)->value, promise, stepIndex);
               continue;
             }
             Lhs here{instance, attr};
@@ -1777,7 +1760,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           }
           const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];
           if (dflt.expr->kind == ast::Kind::Literal) {
-            const Value& value = literalEntry(static_cast<const ast::Literal*>(dflt.expr)).value;
+            const Value& value = static_cast<const ast::Literal*>(dflt.expr)->value;
             Variable* slot = instance->slots[dflt.position];
             assignKnown(dflt.attribute, value, slot->delayed() ? slot->setPromise() : nullptr, stepIndex);
             continue;
@@ -2085,7 +2068,7 @@ namespace {
 bool constantValue(const ast::Expr* e, Value& out) {
   switch (e->kind) {
     case ast::Kind::Literal:
-      out = literalValue(static_cast<const ast::Literal*>(e));
+      out = static_cast<const ast::Literal*>(e)->value;
       return true;
     case ast::Kind::ListLit: {
       ValueList items;

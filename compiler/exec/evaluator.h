@@ -100,15 +100,9 @@ class Evaluator {
   // Emits `expr` and returns the variable its value will be in.
   Variable* emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs = nullptr);
   Variable* lookup(const ast::Name& name, Scope* scope);
-  // A literal's value, made once per literal and compile, and the ready variable holding it,
-  // made only when an expression reads the literal as a variable.
-  struct LiteralEntry {
-    Value value;
-    Variable* variable;
-  };
-  LiteralEntry& literalEntry(const ast::Literal* lit);
+  // The ready variable holding a literal's value: made once per literal and compile, when an
+  // expression reads the literal as a variable.
   Variable* literalVariable(const ast::Literal* lit);
-  std::deque<LiteralEntry> literals_;  // stable addresses (ast::Literal::cache points here)
   // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
   void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin

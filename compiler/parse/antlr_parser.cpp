@@ -519,7 +519,7 @@ class Builder {
         result.defaultValue = mapLiteral(m);
       } else if (auto* null = d->KW_NULL()) {
         if (!result.type.nullable) f_.dictNullNotNullable(result.name);
-        result.defaultValue = f_.make<ast::Literal>(at(null->getSymbol()), ast::NullValue{});
+        result.defaultValue = f_.make<ast::Literal>(at(null->getSymbol()), runtime::Value());
       }
     }
     result.removeDefault = result.defaultValue == nullptr;

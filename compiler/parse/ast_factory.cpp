@@ -93,7 +93,7 @@ void AstFactory::checkImplementCondition(const ast::Implement* implement) {
   if (!implement->inheritParents || implement->when == nullptr) return;
   const ast::Expr* when = implement->when;
   auto* lit = when->kind == ast::Kind::Literal ? static_cast<const ast::Literal*>(when) : nullptr;
-  bool isTrue = lit != nullptr && std::holds_alternative<bool>(lit->value) && std::get<bool>(lit->value);
+  bool isTrue = lit != nullptr && lit->value.isBool() && lit->value.asBool();
   if (!isTrue)
     fail(ErrorKind::RuntimeException, "Conditional implementation with parents not allowed", implement->entity.loc);
 }
@@ -165,7 +165,7 @@ void AstFactory::dictEntry(ast::DictLit& dict, std::string key, ast::Expr* value
 ast::Expr* AstFactory::lookupIsDefined(ast::Expr* result, ast::Expr* innerMap, ast::Expr* lastKey, SourceLocation loc) {
   // m[k] is defined  ==>  (k in m) and (m[k] != null) and (m[k] != [])   (spec 2.3)
   auto* inMap = make<ast::Binary>(loc, ast::BinaryOp::In, lastKey, innerMap);
-  auto* notNull = make<ast::Binary>(loc, ast::BinaryOp::Ne, result, make<ast::Literal>(loc, ast::NullValue{}));
+  auto* notNull = make<ast::Binary>(loc, ast::BinaryOp::Ne, result, make<ast::Literal>(loc, runtime::Value()));
   auto* notEmpty = make<ast::Binary>(loc, ast::BinaryOp::Ne, result, make<ast::ListLit>(loc));
   return make<ast::Binary>(loc, ast::BinaryOp::And, make<ast::Binary>(loc, ast::BinaryOp::And, inMap, notNull),
                            notEmpty);
@@ -274,7 +274,7 @@ ast::Expr* AstFactory::constant(size_t kind, std::string_view text, SourceLocati
     case tok::KW_FALSE:
       return make<ast::Literal>(loc, false);
     case tok::KW_NULL:
-      return make<ast::Literal>(loc, ast::NullValue{});
+      return make<ast::Literal>(loc, runtime::Value());
     case tok::STRING: {
       std::string_view body = text.substr(1, text.size() - 2);
       if (plainBody(body)) return make<ast::Literal>(loc, std::string(body));

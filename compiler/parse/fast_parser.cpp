@@ -666,7 +666,7 @@ class Parser {
         } else {
           size_t null = expect(KW_NULL);
           if (!result.type.nullable) throw GiveUp{};
-          result.defaultValue = f_.make<ast::Literal>(at(null), ast::NullValue{});
+          result.defaultValue = f_.make<ast::Literal>(at(null), runtime::Value());
         }
       }
     } else {
