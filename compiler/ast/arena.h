@@ -57,35 +57,8 @@ class Arena {
 
 using Symbol = uint32_t;
 
-// Interns names; a Symbol compares by id and its text stays valid for the table's lifetime.
-// Only the parser interns, once per name it reads: an open-addressing table (linear probing,
-// power-of-two size) over a cheap word-at-a-time hash, rather than std::unordered_map's node per
-// entry and byte-wise hash.
-class SymbolTable {
- public:
-  Symbol intern(std::string_view text) {
-    uint32_t h = hash(text);
-    if ((views_.size() + 1) * 2 > slots_.size()) grow();
-    size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot& slot = slots_[i];
-      if (slot.id == 0) {
-        texts_.emplace_back(text);
-        views_.emplace_back(texts_.back());
-        slot = {h, static_cast<Symbol>(views_.size())};
-        return slot.id - 1;
-      }
-      if (slot.hash == h && same(views_[slot.id - 1], text)) return slot.id - 1;
-    }
-  }
-  std::string_view text(Symbol id) const { return views_.at(id); }
-
- private:
-  struct Slot {
-    uint32_t hash = 0;
-    Symbol id = 0;  // the symbol + 1; 0: empty
-  };
-
+// Hashing and comparing names (identifiers: short strings), word at a time.
+struct NameHashing {
   static uint32_t hash(std::string_view s) {
     const char* p = s.data();
     size_t n = s.size();
@@ -137,6 +110,92 @@ class SymbolTable {
     }
     return n == 0 || (p[0] == q[0] && p[n >> 1] == q[n >> 1] && p[n - 1] == q[n - 1]);
   }
+};
+
+// A map from names to small values: open addressing (linear probing, power-of-two size) over
+// NameHashing, for the lookups by name the evaluator makes per reference (scopes, an entity's
+// attributes). The names are not copied: they must outlive the map.
+template <class T>
+class NameMap {
+ public:
+  // The value of `key`, or null.
+  const T* find(std::string_view key) const {
+    if (count_ == 0) return nullptr;
+    uint32_t h = NameHashing::hash(key);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (!slot.used) return nullptr;
+      if (slot.hash == h && NameHashing::same(slot.key, key)) return &slot.value;
+    }
+  }
+  // Adds `key` unless it is there; true when added.
+  bool insert(std::string_view key, T value) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    uint32_t h = NameHashing::hash(key);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (!slot.used) {
+        slot = Slot{key, h, true, std::move(value)};
+        ++count_;
+        return true;
+      }
+      if (slot.hash == h && NameHashing::same(slot.key, key)) return false;
+    }
+  }
+  size_t size() const { return count_; }
+
+ private:
+  struct Slot {
+    std::string_view key;
+    uint32_t hash = 0;
+    bool used = false;
+    T value{};
+  };
+  void grow() {
+    std::vector<Slot> old(slots_.empty() ? 16 : slots_.size() * 2);
+    old.swap(slots_);
+    size_t mask = slots_.size() - 1;
+    for (Slot& slot : old) {
+      if (!slot.used) continue;
+      size_t i = slot.hash & mask;
+      while (slots_[i].used) i = (i + 1) & mask;
+      slots_[i] = std::move(slot);
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
+};
+
+// Interns names; a Symbol compares by id and its text stays valid for the table's lifetime.
+// Only the parser interns, once per name it reads: an open-addressing table (linear probing,
+// power-of-two size) over a cheap word-at-a-time hash, rather than std::unordered_map's node per
+// entry and byte-wise hash.
+class SymbolTable {
+ public:
+  Symbol intern(std::string_view text) {
+    uint32_t h = NameHashing::hash(text);
+    if ((views_.size() + 1) * 2 > slots_.size()) grow();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.id == 0) {
+        texts_.emplace_back(text);
+        views_.emplace_back(texts_.back());
+        slot = {h, static_cast<Symbol>(views_.size())};
+        return slot.id - 1;
+      }
+      if (slot.hash == h && NameHashing::same(views_[slot.id - 1], text)) return slot.id - 1;
+    }
+  }
+  std::string_view text(Symbol id) const { return views_.at(id); }
+
+ private:
+  struct Slot {
+    uint32_t hash = 0;
+    Symbol id = 0;  // the symbol + 1; 0: empty
+  };
 
   void grow() {
     std::vector<Slot> old(slots_.empty() ? 256 : slots_.size() * 2);

@@ -148,8 +148,8 @@ struct SingleHolder : runtime::Variable {
 
 Variable* Scope::own(std::string_view name) const {
   if (index_) {
-    auto it = index_->find(name);
-    return it == index_->end() ? nullptr : it->second;
+    Variable* const* found = index_->find(name);
+    return found == nullptr ? nullptr : *found;
   }
   for (const auto& [n, v] : slots_)
     if (n == name) return v;
@@ -160,9 +160,10 @@ void Scope::declare(std::string_view name, Variable* variable) {
   if (own(name) != nullptr) return;
   slots_.emplace_back(name, variable);
   if (index_) {
-    index_->emplace(name, variable);
+    index_->insert(name, variable);
   } else if (slots_.size() >= kIndexFrom) {
-    index_ = std::make_unique<std::unordered_map<std::string_view, Variable*>>(slots_.begin(), slots_.end());
+    index_ = std::make_unique<NameMap<Variable*>>();
+    for (const auto& [n, v] : slots_) index_->insert(n, v);
   }
 }
 

@@ -54,7 +54,7 @@ class Scope {
   // gets a hash index as well.
   static constexpr size_t kIndexFrom = 16;
   std::vector<std::pair<std::string_view, Variable*>> slots_;
-  std::unique_ptr<std::unordered_map<std::string_view, Variable*>> index_;
+  std::unique_ptr<NameMap<Variable*>> index_;
 };
 
 struct ExecOptions {

@@ -396,7 +396,7 @@ class Definer {
           e->order.push_back(a);
         }
       }
-      for (size_t i = 0; i < e->order.size(); ++i) e->positions[e->order[i]->name] = i;
+      for (size_t i = 0; i < e->order.size(); ++i) e->positions.insert(e->order[i]->name, i);
       computeDefaults(e);
       e->defined = true;
     };

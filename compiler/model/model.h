@@ -144,7 +144,7 @@ class Entity : public Type {
   std::map<std::string, Attribute*, std::less<>> attributes;
   std::vector<Attribute*> order;
   // position in `order` by attribute name (names owned by the attributes); set with `order`
-  std::unordered_map<std::string_view, size_t> positions;
+  NameMap<size_t> positions;
   std::map<std::string, DefaultValue, std::less<>> defaults;  // after inheritance (3.7)
   // the names of `defaults` in the reference's order: the parents' (right-most first), then own
   // declarations; constructors assign them in this order
@@ -155,8 +155,8 @@ class Entity : public Type {
 
   const Attribute* attribute(std::string_view n) const {
     if (defined) {
-      auto at = positions.find(n);
-      return at == positions.end() ? nullptr : order[at->second];
+      const size_t* at = positions.find(n);
+      return at == nullptr ? nullptr : order[*at];
     }
     auto it = attributes.find(n);
     return it == attributes.end() ? nullptr : it->second;
@@ -167,7 +167,7 @@ class Entity : public Type {
     if (attribute->cachedEntity == this) return attribute->cachedPosition;
     size_t at = 0;
     while (at < order.size() && order[at] != attribute) ++at;
-    if (at == order.size()) at = positions.at(attribute->name);  // an attribute of the same name
+    if (at == order.size()) at = *positions.find(attribute->name);  // an attribute of the same name
     attribute->cachedEntity = this;
     attribute->cachedPosition = at;
     return at;

@@ -24,8 +24,8 @@ class Instance : public InstanceBase {
 
   // The slot of an attribute, or null when the entity has none of that name.
   Variable* slot(std::string_view name) const {
-    auto it = entity->positions.find(name);
-    return it == entity->positions.end() ? nullptr : slots[it->second];
+    const size_t* at = entity->positions.find(name);
+    return at == nullptr ? nullptr : slots[*at];
   }
   // The slot of an attribute of this instance's entity (declared or inherited).
   Variable* slot(const model::Attribute* attribute) const { return slots[entity->positionOf(attribute)]; }

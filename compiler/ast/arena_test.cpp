@@ -1,0 +1,52 @@
+// The name tables of ast/arena.h: SymbolTable interning and NameMap lookups.
+#include "ast/arena.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace inmanta::compiler {
+namespace {
+
+TEST(NameMap, FindsWhatWasInsertedAndNothingElse) {
+  NameMap<size_t> map;
+  EXPECT_EQ(map.find("a"), nullptr);  // empty: no table yet
+  // names of every length class of the hash and the comparison (1-3, 4-7, 8-16, longer)
+  std::vector<std::string> names = {"a", "ab", "abc", "abcd", "abcdefg", "abcdefgh", "abcdefghijklmnop",
+                                    "abcdefghijklmnopq", "a_much_longer_attribute_name_than_usual"};
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_TRUE(map.insert(names[i], i));
+  EXPECT_EQ(map.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    const size_t* found = map.find(names[i]);
+    ASSERT_NE(found, nullptr) << names[i];
+    EXPECT_EQ(*found, i);
+  }
+  // same length, one byte different (first, middle, last)
+  for (std::string_view other : {"b", "aa", "abd", "xbcd", "abcdxfg", "abcdefgx", "abcdefghijklmnox",
+                                 "xbcdefghijklmnopq", "a_much_longer_attribute_name_than_usuaX", ""})
+    EXPECT_EQ(map.find(other), nullptr) << other;
+}
+
+TEST(NameMap, KeepsTheFirstValueOfANameAndGrows) {
+  NameMap<int> map;
+  std::vector<std::string> names;
+  for (int i = 0; i < 5000; ++i) names.push_back("svc_" + std::to_string(i));
+  for (int i = 0; i < 5000; ++i) EXPECT_TRUE(map.insert(names[static_cast<size_t>(i)], i));
+  EXPECT_FALSE(map.insert(names[42], -1));
+  EXPECT_EQ(map.size(), 5000u);
+  for (int i = 0; i < 5000; ++i) EXPECT_EQ(*map.find(names[static_cast<size_t>(i)]), i);
+  EXPECT_EQ(map.find("svc_5000"), nullptr);
+}
+
+TEST(SymbolTable, InternsEachNameOnce) {
+  SymbolTable table;
+  Symbol a = table.intern("name");
+  Symbol b = table.intern("other");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(table.intern(std::string("na") + "me"), a);
+  EXPECT_EQ(table.text(b), "other");
+}
+
+}  // namespace
+}  // namespace inmanta::compiler
