@@ -362,19 +362,33 @@ class CollectorVariable : public DelayedVariable {
 // ReferenceStatements): no unit of its own. A unit that waits for it waits for its inputs
 // instead (transitively), and reading it computes the value then, once. So a whole expression
 // tree runs in its consumer's unit, in that unit's turn, as in the reference.
+//
+// What it needs until it is computed (its inputs and its computation) is kept apart, in memory
+// the scheduler hands out again once the value is computed: a computed direct value keeps only
+// its value.
+struct DirectState {
+  Scheduler* scheduler;
+  VarList inputs;
+};
+// Memory for direct values' states (Scheduler::transient), declared ahead of the scheduler.
+void* transientBlock(Scheduler* scheduler, size_t size);
+void releaseTransientBlock(Scheduler* scheduler, void* block, size_t size);
+
 class DirectVariable : public Variable {
  public:
-  DirectVariable(Scheduler* scheduler, VarList inputs) : Variable(Kind::Direct, scheduler), inputs_(std::move(inputs)) {}
+  explicit DirectVariable(Scheduler* scheduler) : Variable(Kind::Direct, scheduler) {}
   const Value& get() const override;
-  const VarList& inputs() const { return inputs_; }
+  // What it is computed from (nothing once it is computed).
+  const VarList& inputs() const { return state_ != nullptr ? state_->inputs : kNoInputs; }
 
  protected:
   virtual Value compute() = 0;
-  // Drops what the computation captured once it has run.
+  // Destroys the state once the computation has run and gives its memory back.
   virtual void done() = 0;
+  DirectState* state_ = nullptr;
 
  private:
-  VarList inputs_;
+  static const VarList kNoInputs;
 };
 
 // True when a unit reading `v` would be ready at once: `v` is set, or it is a direct value whose
@@ -385,18 +399,34 @@ bool readyToRead(const Variable* v);
 template <class F>
 class LambdaDirect : public DirectVariable {
  public:
-  LambdaDirect(Scheduler* scheduler, VarList inputs, F compute)
-      : DirectVariable(scheduler, std::move(inputs)), compute_(std::move(compute)) {}
+  LambdaDirect(Scheduler* scheduler, VarList inputs, F compute) : DirectVariable(scheduler) {
+    static_assert(alignof(State) <= 8, "transient blocks are 8-byte aligned");
+    state_ = new (transientBlock(scheduler, sizeof(State))) State(scheduler, std::move(inputs), std::move(compute));
+  }
+  ~LambdaDirect() override {
+    // (not computed: its memory goes with the scheduler's)
+    if (state_ != nullptr) static_cast<State*>(state_)->~State();
+  }
 
  protected:
   Value compute() override {
-    if constexpr (std::is_invocable_v<F&, const VarList&>) return (*compute_)(inputs());
-    else return (*compute_)();
+    auto* state = static_cast<State*>(state_);
+    if constexpr (std::is_invocable_v<F&, const VarList&>) return state->compute(state->inputs);
+    else return state->compute();
   }
-  void done() override { compute_.reset(); }
+  void done() override {
+    auto* state = static_cast<State*>(state_);
+    Scheduler* scheduler = state->scheduler;
+    state->~State();
+    releaseTransientBlock(scheduler, state, sizeof(State));
+    state_ = nullptr;
+  }
 
  private:
-  std::optional<F> compute_;
+  struct State : DirectState {
+    State(Scheduler* s, VarList in, F f) : DirectState{s, std::move(in)}, compute(std::move(f)) {}
+    F compute;
+  };
 };
 
 // An executable unit: waits until every variable it needs is ready, then runs (spec 4.1).
@@ -543,6 +573,11 @@ class Scheduler {
   // queued is still the run queue's last, and whatever runs next runs after it.
   uint64_t queueChanges() const { return queueChanges_; }
 
+  // Memory that is given back and handed out again (direct values' states): blocks of up to
+  // kTransientMost bytes are kept on a free list per size, bigger ones come from the heap.
+  void* transient(size_t size);
+  void releaseTransient(void* block, size_t size);
+
   // Runs to the end. Returns the units still waiting (empty when everything ran).
   std::vector<Waiter*> run(size_t maxIterations);
 
@@ -597,6 +632,13 @@ class Scheduler {
     std::byte* used;
   };
   std::vector<Chunk> chunks_;
+  // the transient blocks: their chunks (freed with the scheduler, after the variables) and the
+  // free list of each size (in words)
+  static constexpr size_t kTransientMost = 512;
+  std::vector<std::unique_ptr<std::byte[]>> transientChunks_;
+  std::byte* transientNext_ = nullptr;
+  std::byte* transientEnd_ = nullptr;
+  void* freeTransient_[kTransientMost / kArenaAlign + 1] = {};
   std::byte* chunkNext_ = nullptr;
   std::byte* chunkEnd_ = nullptr;
   std::deque<Promise> promises_;

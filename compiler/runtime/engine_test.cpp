@@ -33,6 +33,41 @@ TEST(Engine, PlainVariableRunsWaitersWhenSet) {
   EXPECT_EQ(order, (std::vector<int>{1, 2}));
 }
 
+TEST(Engine, DirectValueComputesOnceAndDropsItsInputs) {
+  Scheduler s;
+  Variable* x = s.makePlain();
+  int computed = 0;
+  auto* twice = static_cast<DirectVariable*>(s.makeDirect({x}, [&, x]() -> Value {
+    ++computed;
+    return Value(x->get().asInt() * 2);
+  }));
+  Value seen;
+  s.unit({twice}, [&] { seen = twice->get(); });
+  EXPECT_EQ(twice->inputs().size(), 1u);
+  s.unit({}, [&] { x->set(Value(21), {}); });
+  EXPECT_TRUE(s.run(1000).empty());
+  EXPECT_EQ(seen.asInt(), 42);
+  EXPECT_EQ(twice->get().asInt(), 42);
+  EXPECT_EQ(computed, 1);
+  EXPECT_TRUE(twice->inputs().empty());  // its state went back to the scheduler
+  // one that never ran is destroyed with the scheduler (the sanitizer build checks for leaks)
+  Variable* never = s.makePlain();
+  (void)s.makeDirect({never}, [never, big = std::string(100, 'x')]() -> Value { return never->get(); });
+}
+
+TEST(Engine, TransientBlocksAreHandedOutAgain) {
+  Scheduler s;
+  void* a = s.transient(40);
+  void* b = s.transient(40);
+  EXPECT_NE(a, b);
+  s.releaseTransient(a, 40);
+  EXPECT_EQ(s.transient(40), a);   // the same size: the freed block
+  EXPECT_NE(s.transient(48), b);   // another size: another block
+  void* big = s.transient(4096);   // past the pooled sizes: from the heap
+  s.releaseTransient(big, 4096);
+  s.releaseTransient(b, 40);
+}
+
 TEST(Engine, EqualSecondValueIsAcceptedDifferentIsDoubleSet) {
   Scheduler s;
   Variable* x = s.makePlain();
