@@ -1275,13 +1275,13 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
 // The checks and inverse of an attribute's slots, one object per attribute.
 class Evaluator::AttributePolicy : public runtime::SlotPolicy {
  public:
-  AttributePolicy(Evaluator* evaluator, const model::Attribute* attribute) : evaluator_(evaluator), attribute_(attribute) {}
+  AttributePolicy(Evaluator* evaluator, const model::Attribute* attribute)
+      : evaluator_(evaluator),
+        attribute_(attribute),
+        checkConstraint_([evaluator](const model::Typedef& t, const Value& x) { return evaluator->checkConstraint(t, x); }) {}
 
   std::optional<Diagnostic> validate(const Value& v) const override {
-    if (!attribute_->isRelation)
-      return validateValue(attribute_->type, v, [this](const model::Typedef& t, const Value& x) {
-        return evaluator_->checkConstraint(t, x);
-      });
+    if (!attribute_->isRelation) return validateValue(attribute_->type, v, checkConstraint_);
     const model::Entity* target = attribute_->target();
     if (v.isInstance()) {
       auto* other = static_cast<runtime::Instance*>(v.asInstance());
@@ -1307,6 +1307,7 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
  private:
   Evaluator* evaluator_;
   const model::Attribute* attribute_;
+  ConstraintCheck checkConstraint_;  // made once: validate() runs on every value set
 };
 
 const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
