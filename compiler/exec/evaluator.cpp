@@ -1415,7 +1415,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
     using runtime::AttributeSlot;
     Variable* slot = nullptr;
     if (!attr->isRelation) {
-      slot = scheduler_.makeSlot<AttributeSlot<runtime::Scheduler::PlainSlot>>(prepare);
+      slot = scheduler_.makeSlot<runtime::PolicySlot<runtime::Scheduler::PlainSlot>>(prepare);
     } else if (attr->isOptional()) {
       slot = scheduler_.makeSlot<AttributeSlot<runtime::OptionVariable>>([&](AttributeSlot<runtime::OptionVariable>* v) {
         prepare(v);

@@ -269,12 +269,23 @@ class Variable {
 };
 
 // A variable that is an attribute's slot in an instance: it knows its policy and its owner (the
-// other variables do without those two words).
+// other variables do without those two words). A plain attribute's slot only needs its policy
+// (PolicySlot): the owner serves relations (inverses, and the messages of relation ends).
+template <class V>
+class PolicySlot : public V {
+ public:
+  using V::V;
+  // (before the scheduler first looks at the slot)
+  void bind(const SlotPolicy* policy, InstanceBase* /*owner*/) { policy_ = policy; }
+  const SlotPolicy* policy() const override { return policy_; }
+
+ private:
+  const SlotPolicy* policy_ = nullptr;
+};
 template <class V>
 class AttributeSlot : public V {
  public:
   using V::V;
-  // (before the scheduler first looks at the slot)
   void bind(const SlotPolicy* policy, InstanceBase* owner) {
     policy_ = policy;
     owner_ = owner;
