@@ -5,7 +5,6 @@
 #include <memory>
 
 #if defined(INMANTA_WITH_MIMALLOC)
-#include <mimalloc.h>
 #include <sys/mman.h>
 #endif
 
@@ -14,10 +13,8 @@ namespace inmanta::cli {
 void preferHugePages() {
 #if defined(INMANTA_WITH_MIMALLOC)
   if (std::getenv("MIMALLOC_LARGE_OS_PAGES") != nullptr) return;  // the user's choice
-  // what mimalloc maps from now on is advised by mimalloc itself
-  mi_option_set(mi_option_large_os_pages, 1);
-  // the region it mapped before main() (static initialisers allocate): the mapping holding a
-  // fresh allocation, found in /proc/self/maps and advised here
+  // the region mimalloc mapped before main() (static initialisers allocate; 32 MiB): the
+  // mapping holding a fresh allocation, found in /proc/self/maps
   auto probe = std::make_unique<char[]>(64);
   auto address = reinterpret_cast<unsigned long>(probe.get());
   std::unique_ptr<FILE, int (*)(FILE*)> maps(std::fopen("/proc/self/maps", "re"), &std::fclose);
