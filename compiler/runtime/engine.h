@@ -406,7 +406,8 @@ class DirectVariable : public Variable {
 // inputs are (transitively).
 bool readyToRead(const Variable* v);
 
-// A direct value computed by a function object kept inline (no allocation of its own).
+// A direct value computed by a function object, kept in its state (pooled memory, given back
+// once the value is computed).
 template <class F>
 class LambdaDirect : public DirectVariable {
  public:
