@@ -329,9 +329,66 @@ void Evaluator::declare(const ast::Block& block, Scope* scope) {
     if (scope->own(n) == nullptr) scope->declare(n, scheduler_.makePlain());
 }
 
+namespace {
+// The variables a block declares (spec 3.13), each with where: its assignments in order, then a
+// `for` body's loop variable; a name declared twice has both places, in the order written.
+using Declared = std::vector<std::pair<std::string_view, std::vector<SourceLocation>>>;
+Declared declaredIn(const ast::Block& block, const ast::For* loop) {
+  Declared out;
+  auto add = [&out](std::string_view name, SourceLocation at) {
+    for (auto& [n, places] : out)
+      if (n == name) return places.push_back(at);
+    out.push_back({name, {at}});
+  };
+  for (const ast::Stmt* s : block) {
+    if (s->kind != ast::Kind::Assign) continue;
+    auto* a = static_cast<const ast::Assign*>(s);
+    if (a->target->kind == ast::Kind::VarRef) add(static_cast<const ast::VarRef*>(a->target)->name.text, a->loc);
+  }
+  if (loop != nullptr) add(loop->variable.text, loop->loc);
+  return out;
+}
+}  // namespace
+
+void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope outer) {
+  auto places = [this](const std::vector<SourceLocation>& at) {
+    std::string text;
+    for (const SourceLocation& l : at) text += (text.empty() ? "" : ",") + sources_.format(l, false);
+    return text;
+  };
+  for (auto& [name, at] : declaredIn(block, loop)) {
+    auto known = std::find_if(outer.begin(), outer.end(), [&](const auto& v) { return v.first == name; });
+    if (known != outer.end()) {
+      Diagnostic d(ErrorKind::CompilerException, "Variable `" + std::string(name) + "` shadowed: originally declared at " +
+                                                      places(known->second) + ", shadowed at " + places(at));
+      d.warningName = "VariableShadowWarning";
+      if (options_.warn) options_.warn(d);
+      known->second = at;
+    } else {
+      outer.push_back({name, at});
+    }
+  }
+  // the nested blocks of the statements, then (at a file's top level) of the implementations
+  for (const ast::Stmt* s : block) {
+    if (s->kind == ast::Kind::If) {
+      auto* i = static_cast<const ast::If*>(s);
+      warnShadowed(i->thenBlock, nullptr, outer);
+      warnShadowed(i->elseBlock, nullptr, outer);
+    } else if (s->kind == ast::Kind::For) {
+      auto* f = static_cast<const ast::For*>(s);
+      warnShadowed(f->body, f, outer);
+    }
+  }
+  for (const ast::Stmt* s : block)
+    if (s->kind == ast::Kind::Implementation) warnShadowed(static_cast<const ast::Implementation*>(s)->body, nullptr, outer);
+}
+
 void Evaluator::run() {
   normalize();
   loadPrecedencePolicy();
+  // a variable that hides one of an enclosing block is reported (as the reference does before
+  // it runs a file's statements)
+  for (const auto& ns : model_.namespaces()) warnShadowed(ns->file->statements, nullptr, {});
   // every file's top-level scope first: qualified references may point into any of them
   for (const auto& ns : model_.namespaces()) {
     Scope* top = &scopes_.emplace_back(nullptr, ns.get());

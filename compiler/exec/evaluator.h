@@ -206,6 +206,10 @@ class Evaluator {
   // name used in an expression resolves; constructor arguments are attributes; nested
   // constructors get their type inferred (3.11).
   void normalize();
+  // VariableShadowWarning for each variable of `block` (a `for` body when `loop` is given) or of
+  // a block in it that hides one of `outer`, the variables of the enclosing blocks.
+  using ShadowScope = std::vector<std::pair<std::string_view, std::vector<SourceLocation>>>;
+  void warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope outer);
   void normalizeBlock(const ast::Block& block, model::Namespace* ns);
   void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected);
   const model::Entity* constructorEntity(const ast::Constructor* ctor, model::Namespace* ns,
