@@ -1517,8 +1517,9 @@ void Evaluator::attributeFailure(runtime::Instance* instance, const model::Attri
 // them (literals, defaults, variables already set): one unit instead of one per assignment. It is
 // queued where the first of them would be, and it only takes more while nothing else was queued
 // or became ready, so the assignments run in the same order, at the same point, as separate units
-// would (spec 4.8 step 6). Reading a ready plain variable cannot wait or fail, so the values are
-// taken when the batch is made.
+// would (spec 4.8 step 6). Each value is read when the batch runs (a literal's is the node's);
+// reading a set plain variable, or a direct value without calls whose inputs are set, cannot
+// wait, so no assignment of a batch ever waits half-way.
 class Evaluator::AssignmentBatch final : public runtime::Waiter {
  public:
   AssignmentBatch(Evaluator& evaluator, runtime::Instance* instance, SourceLocation at, size_t expected)
