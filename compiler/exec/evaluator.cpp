@@ -335,10 +335,11 @@ namespace {
 using Declared = std::vector<std::pair<std::string_view, std::vector<SourceLocation>>>;
 Declared declaredIn(const ast::Block& block, const ast::For* loop) {
   Declared out;
-  auto add = [&out](std::string_view name, SourceLocation at) {
-    for (auto& [n, places] : out)
-      if (n == name) return places.push_back(at);
-    out.push_back({name, {at}});
+  std::unordered_map<std::string_view, size_t> at;  // a name's place in `out` (looked up only)
+  auto add = [&](std::string_view name, SourceLocation where) {
+    auto [it, added] = at.try_emplace(name, out.size());
+    if (added) out.push_back({name, {}});
+    out[it->second].second.push_back(where);
   };
   for (const ast::Stmt* s : block) {
     if (s->kind != ast::Kind::Assign) continue;
@@ -350,23 +351,27 @@ Declared declaredIn(const ast::Block& block, const ast::For* loop) {
 }
 }  // namespace
 
-void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope outer) {
+void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer) {
   auto places = [this](const std::vector<SourceLocation>& at) {
     std::string text;
     for (const SourceLocation& l : at) text += (text.empty() ? "" : ",") + sources_.format(l, false);
     return text;
   };
+  // this block's variables hide the enclosing ones while its nested blocks are checked; what they
+  // hid (or that nothing was there) is put back when it is done
+  std::vector<std::pair<std::string_view, std::optional<std::vector<SourceLocation>>>> hidden;
   for (auto& [name, at] : declaredIn(block, loop)) {
-    auto known = std::find_if(outer.begin(), outer.end(), [&](const auto& v) { return v.first == name; });
-    if (known != outer.end()) {
-      Diagnostic d(ErrorKind::CompilerException, "Variable `" + std::string(name) + "` shadowed: originally declared at " +
-                                                      places(known->second) + ", shadowed at " + places(at));
-      d.warningName = "VariableShadowWarning";
-      if (options_.warn) options_.warn(d);
-      known->second = at;
-    } else {
-      outer.push_back({name, at});
+    auto known = outer.find(name);
+    if (known == outer.end()) {
+      hidden.push_back({name, std::nullopt});
+      outer.emplace(name, std::move(at));
+      continue;
     }
+    Diagnostic d(ErrorKind::CompilerException, "Variable `" + std::string(name) + "` shadowed: originally declared at " +
+                                                    places(known->second) + ", shadowed at " + places(at));
+    d.warningName = "VariableShadowWarning";
+    if (options_.warn) options_.warn(d);
+    hidden.push_back({name, std::exchange(known->second, std::move(at))});
   }
   // the nested blocks of the statements, then (at a file's top level) of the implementations
   for (const ast::Stmt* s : block) {
@@ -381,6 +386,10 @@ void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, Shad
   }
   for (const ast::Stmt* s : block)
     if (s->kind == ast::Kind::Implementation) warnShadowed(static_cast<const ast::Implementation*>(s)->body, nullptr, outer);
+  for (auto it = hidden.rbegin(); it != hidden.rend(); ++it) {
+    if (it->second) outer[it->first] = std::move(*it->second);
+    else outer.erase(it->first);
+  }
 }
 
 void Evaluator::run() {
@@ -388,7 +397,10 @@ void Evaluator::run() {
   loadPrecedencePolicy();
   // a variable that hides one of an enclosing block is reported (as the reference does before
   // it runs a file's statements)
-  for (const auto& ns : model_.namespaces()) warnShadowed(ns->file->statements, nullptr, {});
+  for (const auto& ns : model_.namespaces()) {
+    ShadowScope variables;
+    warnShadowed(ns->file->statements, nullptr, variables);
+  }
   // every file's top-level scope first: qualified references may point into any of them
   for (const auto& ns : model_.namespaces()) {
     Scope* top = &scopes_.emplace_back(nullptr, ns.get());

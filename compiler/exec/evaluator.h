@@ -207,9 +207,10 @@ class Evaluator {
   // constructors get their type inferred (3.11).
   void normalize();
   // VariableShadowWarning for each variable of `block` (a `for` body when `loop` is given) or of
-  // a block in it that hides one of `outer`, the variables of the enclosing blocks.
-  using ShadowScope = std::vector<std::pair<std::string_view, std::vector<SourceLocation>>>;
-  void warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope outer);
+  // a block in it that hides one of `outer`, the variables of the enclosing blocks by name, with
+  // where they were declared (looked up only: hash order does not leak; left as it was found).
+  using ShadowScope = std::unordered_map<std::string_view, std::vector<SourceLocation>>;
+  void warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer);
   void normalizeBlock(const ast::Block& block, model::Namespace* ns);
   void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected);
   const model::Entity* constructorEntity(const ast::Constructor* ctor, model::Namespace* ns,
