@@ -1128,6 +1128,36 @@ std::string pretty(const ast::Expr* e) {
 }  // namespace
 
 namespace {
+// True when `test` holds for every part of `e` that is computed with it inline: the operands of
+// an operator, the elements of a list or dict literal, the parts of a conditional or a dict lookup
+// (true for an expression without parts).
+bool everyPart(const ast::Expr* e, bool (*test)(const ast::Expr*)) {
+  switch (e->kind) {
+    case ast::Kind::Binary: {
+      auto* b = static_cast<const ast::Binary*>(e);
+      return test(b->lhs) && test(b->rhs);
+    }
+    case ast::Kind::Not: return test(static_cast<const ast::Not*>(e)->operand);
+    case ast::Kind::Conditional: {
+      auto* c = static_cast<const ast::Conditional*>(e);
+      return test(c->condition) && test(c->whenTrue) && test(c->whenFalse);
+    }
+    case ast::Kind::ListLit: {
+      auto* l = static_cast<const ast::ListLit*>(e);
+      return std::all_of(l->elements.begin(), l->elements.end(), test);
+    }
+    case ast::Kind::DictLit: {
+      auto* d = static_cast<const ast::DictLit*>(e);
+      return std::all_of(d->entries.begin(), d->entries.end(), [test](const auto& entry) { return test(entry.second); });
+    }
+    case ast::Kind::MapLookup: {
+      auto* m = static_cast<const ast::MapLookup*>(e);
+      return test(m->map) && test(m->key);
+    }
+    default: return true;
+  }
+}
+
 // True when the direct value of `e` computes without plugin calls and constructions, whatever its
 // inputs: the expressions with units of their own (attribute references, conditionals, ...)
 // count as inputs.
@@ -1139,21 +1169,10 @@ bool computedPurely(const ast::Expr* e) {
       return true;
     case ast::Kind::Binary: {
       auto* b = static_cast<const ast::Binary*>(e);
-      return b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or || (computedPurely(b->lhs) && computedPurely(b->rhs));
+      return b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or || everyPart(e, computedPurely);
     }
-    case ast::Kind::Not: return computedPurely(static_cast<const ast::Not*>(e)->operand);
-    case ast::Kind::ListLit: {
-      auto* l = static_cast<const ast::ListLit*>(e);
-      return std::all_of(l->elements.begin(), l->elements.end(), computedPurely);
-    }
-    case ast::Kind::DictLit: {
-      auto* d = static_cast<const ast::DictLit*>(e);
-      return std::all_of(d->entries.begin(), d->entries.end(), [](const auto& entry) { return computedPurely(entry.second); });
-    }
-    case ast::Kind::MapLookup: {
-      auto* m = static_cast<const ast::MapLookup*>(e);
-      return computedPurely(m->map) && computedPurely(m->key);
-    }
+    case ast::Kind::Not: case ast::Kind::ListLit: case ast::Kind::DictLit: case ast::Kind::MapLookup:
+      return everyPart(e, computedPurely);
     default: return false;  // plugin calls and casts, constructors
   }
 }
@@ -1163,23 +1182,9 @@ bool computedPurely(const ast::Expr* e) {
 bool computesOnly(const ast::Expr* e) {
   switch (e->kind) {
     case ast::Kind::Literal: case ast::Kind::VarRef: case ast::Kind::Regex: return true;
-    case ast::Kind::Binary: {
-      auto* b = static_cast<const ast::Binary*>(e);
-      return computesOnly(b->lhs) && computesOnly(b->rhs);
-    }
-    case ast::Kind::Not: return computesOnly(static_cast<const ast::Not*>(e)->operand);
-    case ast::Kind::Conditional: {
-      auto* c = static_cast<const ast::Conditional*>(e);
-      return computesOnly(c->condition) && computesOnly(c->whenTrue) && computesOnly(c->whenFalse);
-    }
-    case ast::Kind::ListLit: {
-      auto* l = static_cast<const ast::ListLit*>(e);
-      return std::all_of(l->elements.begin(), l->elements.end(), computesOnly);
-    }
-    case ast::Kind::DictLit: {
-      auto* d = static_cast<const ast::DictLit*>(e);
-      return std::all_of(d->entries.begin(), d->entries.end(), [](const auto& entry) { return computesOnly(entry.second); });
-    }
+    case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::ListLit:
+    case ast::Kind::DictLit:
+      return everyPart(e, computesOnly);
     default: return false;
   }
 }
