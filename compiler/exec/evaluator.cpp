@@ -37,12 +37,14 @@ bool isCastName(std::string_view n) {
   return n == "string" || n == "int" || n == "float" || n == "bool" || n == "number";
 }
 
-// Names assigned directly in a block are declared there (spec 3.13).
-void assignedNames(const ast::Block& block, std::vector<std::string_view>& out) {
+// Names assigned directly in a block are declared there (spec 3.13): calls `f` with each such
+// name and the assignment, in order.
+template <class F>
+void forEachAssigned(const ast::Block& block, F&& f) {
   for (const ast::Stmt* s : block) {
     if (s->kind != ast::Kind::Assign) continue;
     auto* a = static_cast<const ast::Assign*>(s);
-    if (a->target->kind == ast::Kind::VarRef) out.push_back(static_cast<const ast::VarRef*>(a->target)->name.text);
+    if (a->target->kind == ast::Kind::VarRef) f(static_cast<const ast::VarRef*>(a->target)->name.text, a);
   }
 }
 
@@ -323,10 +325,9 @@ Evaluator::~Evaluator() = default;
 std::string Evaluator::where(const SourceLocation& loc) const { return sources_.format(loc, false); }
 
 void Evaluator::declare(const ast::Block& block, Scope* scope) {
-  std::vector<std::string_view> names;
-  assignedNames(block, names);
-  for (std::string_view n : names)
+  forEachAssigned(block, [&](std::string_view n, const ast::Assign*) {
     if (scope->own(n) == nullptr) scope->declare(n, scheduler_.makePlain());
+  });
 }
 
 namespace {
@@ -341,11 +342,7 @@ Declared declaredIn(const ast::Block& block, const ast::For* loop) {
     if (added) out.push_back({name, {}});
     out[it->second].second.push_back(where);
   };
-  for (const ast::Stmt* s : block) {
-    if (s->kind != ast::Kind::Assign) continue;
-    auto* a = static_cast<const ast::Assign*>(s);
-    if (a->target->kind == ast::Kind::VarRef) add(static_cast<const ast::VarRef*>(a->target)->name.text, a->loc);
-  }
+  forEachAssigned(block, [&](std::string_view name, const ast::Assign* a) { add(name, a->loc); });
   if (loop != nullptr) add(loop->variable.text, loop->loc);
   return out;
 }
