@@ -330,6 +330,13 @@ void Evaluator::declare(const ast::Block& block, Scope* scope) {
   });
 }
 
+Scope* Evaluator::blockScope(const ast::Block& block, Scope* enclosing) {
+  // a block that declares nothing would only pass every lookup on: it reads the enclosing scope
+  bool declares = false;
+  forEachAssigned(block, [&declares](std::string_view, const ast::Assign*) { declares = true; });
+  return declares ? &scopes_.emplace_back(enclosing, enclosing->ns) : enclosing;
+}
+
 namespace {
 // The variables a block declares (spec 3.13), each with where: its assignments in order, then a
 // `for` body's loop variable; a name declared twice has both places, in the order written.
@@ -488,7 +495,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
                    "Invalid value `" + runtime::str(c) + "`: the condition for an if statement can only be a boolean expression",
                    i->loc);
             const ast::Block& branch = c.asBool() ? i->thenBlock : i->elseBlock;
-            Scope* inner = &scopes_.emplace_back(scope, scope->ns);
+            Scope* inner = blockScope(branch, scope);
             declare(branch, inner);
             emitBlock(branch, inner, false);
           },
@@ -694,13 +701,10 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
         }
         scheduler_.unit({slot}, [slot, result, d] {
               if (result->isReady()) return;
-              Value x;
-              try {
-                x = slot->get();
-              } catch (const CompileError& e) {
-                if (e.diagnostic().kind != ErrorKind::OptionalValueException) throw;
+              // an empty optional relation is not defined (reading it would raise)
+              if (slot->kind() == Variable::Kind::Option && slot->isReady() && slot->current().isNull())
                 return result->set(Value(false), d->loc);
-              }
+              const Value& x = slot->get();
               if (x.isUnknown()) return result->set(Value::unknown(), d->loc);
               if (x.isNull()) return result->set(Value(false), d->loc);
               if (x.isList()) {
@@ -1933,8 +1937,7 @@ void Evaluator::runImplementation(runtime::Instance* instance, const model::Impl
   done.push_back(impl);
   const ast::Block& statements = impl->definition->body;
   if (statements.empty()) return;  // std::none and the like: nothing to declare or emit
-  Scope* base = instanceScope(instance, impl->ns);
-  Scope* body = &scopes_.emplace_back(base, impl->ns);
+  Scope* body = blockScope(statements, instanceScope(instance, impl->ns));
   declare(statements, body);
   emitBlock(statements, body, false);
 }
@@ -1942,19 +1945,21 @@ void Evaluator::runImplementation(runtime::Instance* instance, const model::Impl
 Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
   Variable* object = emit(ref->object, scope);
   Variable* result = scheduler_.makePlain();
-  scheduler_.unit({object}, [this, object, ref, result] {
-        Value o = object->get();
-        Variable* slot = attributeSlot(o, ref->attribute.text, ref->object, ref->loc);
-        scheduler_.unit({slot}, [slot, result, ref] {
-              try {
-                result->set(slot->get(), ref->loc);
-              } catch (CompileError& e) {
-                if (e.diagnostic().kind == ErrorKind::OptionalValueException && !e.diagnostic().location.valid())
-                  e.diagnostic().location = ref->loc;
-                throw;
-              }
-            },
-            exprLabel(ref), ref->loc, true);
+  // as the reference's two units, one after the other: the first waits for the object and finds
+  // the attribute's slot, the second waits for that slot and passes its value on (one unit that
+  // runs twice)
+  scheduler_.unit({object}, [this, object, ref, result, slot = static_cast<Variable*>(nullptr)]() mutable {
+        if (slot == nullptr) {
+          slot = attributeSlot(object->get(), ref->attribute.text, ref->object, ref->loc);
+          return scheduler_.runAgainWhen(slot);
+        }
+        try {
+          result->set(slot->get(), ref->loc);
+        } catch (CompileError& e) {
+          if (e.diagnostic().kind == ErrorKind::OptionalValueException && !e.diagnostic().location.valid())
+            e.diagnostic().location = ref->loc;
+          throw;
+        }
       },
       exprLabel(ref), ref->loc, true);
   return result;

@@ -466,6 +466,13 @@ void Scheduler::finished(Waiter* waiter) {
   }
 }
 
+void Scheduler::resubmit(Waiter* unit, Variable* v) {
+  finished(unit);
+  unit->live_ = Waiter::kUnlisted;
+  unit->rearm(v);
+  submit(unit);
+}
+
 void Scheduler::addPossible(Variable* variable) {
   if (int rank = rankOf(variable); rank >= 0) {
     if (rankedCandidates_.size() <= static_cast<size_t>(rank)) rankedCandidates_.resize(static_cast<size_t>(rank) + 1);
@@ -529,18 +536,25 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
       runQueue_.pop_front();
       try {
         next->execute();
+        if (Variable* v = std::exchange(rerunOn_, nullptr)) {
+          resubmit(next, v);
+          continue;
+        }
         finished(next);
         delete next;
       } catch (const UnsetSignal& unset) {
+        rerunOn_ = nullptr;
         if (!next->listed()) registerWaiter(next);
         next->waitFor(unset.variable);  // runs again once that value is there
       } catch (CompileError& e) {
+        rerunOn_ = nullptr;
         // reading an empty optional relation is reported at the reading statement (spec 5.8)
         Diagnostic& d = e.diagnostic();
         if (!d.location.valid() && d.kind == ErrorKind::OptionalValueException) d.location = next->location();
         dropFailed(next);
         throw;
       } catch (...) {
+        rerunOn_ = nullptr;
         dropFailed(next);
         throw;
       }

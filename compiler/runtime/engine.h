@@ -470,6 +470,12 @@ class Waiter {
 
  private:
   friend class Scheduler;
+  // Waits for `v` only, afresh (Scheduler::resubmit).
+  void rearm(Variable* v) {
+    inputs_ = VarList{v};
+    waitCount_ = 1;
+    waitForInputs();
+  }
   static constexpr uint32_t kUnlisted = UINT32_MAX;
   bool listed() const { return live_ != kUnlisted; }
   int32_t waitCount_ = 1;
@@ -581,6 +587,10 @@ class Scheduler {
     // runs before the scheduler can stop (most units: their inputs are known)
     if (u->waitCount_ > 0) registerWaiter(u);
   }
+  // Called by the unit that is running: when it returns, it does not finish but runs again once
+  // `v` is ready, in the turn a unit made now to wait for `v` would get (it leaves its place among
+  // the unfinished units and takes one at the end). One unit so does the work of two in a row.
+  void runAgainWhen(Variable* v) { rerunOn_ = v; }
   // Counts the units made and the units that became ready: while it is unchanged, the last unit
   // queued is still the run queue's last, and whatever runs next runs after it.
   uint64_t queueChanges() const { return queueChanges_; }
@@ -624,8 +634,12 @@ class Scheduler {
   static constexpr size_t kArenaAlign = 8;
   static size_t arenaSize(size_t size) { return (size + kArenaAlign - 1) & ~(kArenaAlign - 1); }
   void* allocate(size_t size);
+  // A unit that asked to run again (runAgainWhen), as if it had finished and a new unit waiting
+  // for `v` had been submitted.
+  void resubmit(Waiter* unit, Variable* v);
 
   MessageContext messages_;
+  Variable* rerunOn_ = nullptr;
   std::deque<Waiter*> runQueue_;
   std::deque<Variable*> candidates_;       // relation variables, FIFO
   std::deque<Variable*> otherCandidates_;  // collectors and other non-relation variables, FIFO

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace inmanta::compiler::runtime {
 namespace {
@@ -200,6 +202,37 @@ TEST(Engine, UnsetReadRequeuesTheUnit) {
   s.unit({}, [&] { x->set(Value(3), {}); });
   EXPECT_TRUE(s.run(1000).empty());
   EXPECT_EQ(runs, 2);
+}
+
+TEST(Engine, RunAgainWhenTakesTheTurnOfANewUnit) {
+  // a unit that asks to run again once `x` is set runs then as a unit made at that moment would:
+  // after the units queued before it, and listed after the units made before it
+  Scheduler s;
+  Variable* x = s.makePlain();
+  std::vector<std::string> order;
+  int phase = 0;
+  s.unit({}, [&] {
+    order.push_back("first " + std::to_string(phase));
+    if (phase++ == 0) return s.runAgainWhen(x);
+  }, "twice");
+  s.unit({}, [&] {
+    order.push_back("set x");
+    x->set(Value(1), {});
+  });
+  s.unit({}, [&] { order.push_back("third"); });
+  EXPECT_TRUE(s.run(1000).empty());
+  EXPECT_EQ(order, (std::vector<std::string>{"first 0", "set x", "third", "first 1"}));
+
+  // one that waits forever is reported after the units that waited before it asked
+  Scheduler t;
+  Variable* y = t.makePlain();
+  Variable* never = t.makePlain();
+  t.unit({y}, [] {}, "waits for y");
+  t.unit({}, [&] { t.runAgainWhen(never); }, "asked again");
+  auto left = t.run(1000);
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0]->describe(), "waits for y");
+  EXPECT_EQ(left[1]->describe(), "asked again");
 }
 
 TEST(Engine, CollectorFreezesWhenAllProducersAreDone) {
