@@ -47,6 +47,9 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     ProjectConfig project = loadProjectConfig(*dir);
     for (const std::string& w : project.warnings) err << "ProjectConfigurationWarning: " << w << "\n";
     session = std::make_unique<CompileSession>(std::move(project), warn);
+#if !defined(__SANITIZE_ADDRESS__)
+    if (options.keepMemoryAtExit) session->context().arena.keepObjects();  // the syntax trees live until exit
+#endif
     session->load();
     static const PluginRegistry kNoPlugins;
     auto modelOwner = std::make_unique<model::Model>();

@@ -31,9 +31,13 @@ class Arena {
     void* mem = allocate(sizeof(T), alignof(T));
     T* obj = new (mem) T(std::forward<Args>(args)...);
     if constexpr (!std::is_trivially_destructible_v<T>)
-      dtors_.emplace_back(obj, [](void* p) { static_cast<T*>(p)->~T(); });
+      if (!keepObjects_) dtors_.emplace_back(obj, [](void* p) { static_cast<T*>(p)->~T(); });
     return obj;
   }
+  // The objects made from now on are never destroyed: what they hold is left to the operating
+  // system (a process that ends with its compile), so no destructor is recorded for them (16
+  // bytes for most nodes of a syntax tree).
+  void keepObjects() { keepObjects_ = true; }
 
  private:
   void* allocate(size_t size, size_t align) {
@@ -52,6 +56,7 @@ class Arena {
   std::vector<std::unique_ptr<std::max_align_t[]>> blocks_;
   size_t used_ = 0;
   size_t capacity_ = 0;
+  bool keepObjects_ = false;
   std::vector<std::pair<void*, void (*)(void*)>> dtors_;
 };
 

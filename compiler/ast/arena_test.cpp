@@ -1,4 +1,4 @@
-// The name tables of ast/arena.h: SymbolTable interning and NameMap lookups.
+// ast/arena.h: the Arena's destructors, SymbolTable interning and NameMap lookups.
 #include "ast/arena.h"
 
 #include <gtest/gtest.h>
@@ -46,6 +46,30 @@ TEST(SymbolTable, InternsEachNameOnce) {
   EXPECT_NE(a, b);
   EXPECT_EQ(table.intern(std::string("na") + "me"), a);
   EXPECT_EQ(table.text(b), "other");
+}
+
+struct Counted {
+  explicit Counted(int* counter) : destroyed(counter) {}
+  ~Counted() { ++*destroyed; }
+  int* destroyed;
+};
+
+TEST(Arena, DestroysItsObjectsUnlessToldToKeepThem) {
+  int destroyed = 0;
+  {
+    Arena arena;
+    arena.make<Counted>(&destroyed);
+    arena.make<Counted>(&destroyed);
+  }
+  EXPECT_EQ(destroyed, 2);
+  destroyed = 0;
+  {
+    Arena arena;
+    arena.make<Counted>(&destroyed);  // made before: destroyed with the arena
+    arena.keepObjects();
+    arena.make<Counted>(&destroyed);  // kept: its destructor never runs
+  }
+  EXPECT_EQ(destroyed, 1);
 }
 
 }  // namespace
