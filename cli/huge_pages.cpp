@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <thread>
 
 #if defined(INMANTA_WITH_MIMALLOC)
 #include <sys/mman.h>
@@ -26,13 +25,6 @@ void preferHugePages() {
     unsigned long high = 0;
     if (std::sscanf(line, "%lx-%lx", &low, &high) != 2 || address < low || address >= high) continue;
     (void)madvise(reinterpret_cast<void*>(low), high - low, MADV_HUGEPAGE);  // advice: failure is harmless
-#if defined(MADV_POPULATE_WRITE)
-    // the kernel clears the pages on the other core while this one parses: the compile's first
-    // touches then find them mapped (a kernel before 5.14 refuses, and the pages come on demand)
-    std::thread([low, high] {
-      (void)madvise(reinterpret_cast<void*>(low), high - low, MADV_POPULATE_WRITE);
-    }).detach();
-#endif
     return;
   }
 #endif

@@ -11,8 +11,6 @@ namespace inmanta::cli {
 // 10,000-service compile's system time 5 times longer there (fresh 2 MiB pages are slow to get
 // on these VMs). Without mimalloc (sanitizer builds), or when the user set
 // MIMALLOC_LARGE_OS_PAGES, it does nothing; a kernel without THP ignores the advice.
-// It also has a short-lived thread fault that region in (MADV_POPULATE_WRITE) while the compile
-// starts: the pages are cleared on the second core rather than at the compile's first touches.
 void preferHugePages();
 
 }  // namespace inmanta::cli
