@@ -80,8 +80,7 @@ void Variable::set(const Value& value, SourceLocation location, bool recur) {
   value_ = value;
   setAt_ = location;
   hasValue_ = true;
-  if (kind_ == Kind::Single && recur && value.isInstance())
-    if (const SlotPolicy* p = policy(); p != nullptr && p->hasInverse()) p->setInverse(*this, value, location);
+  if (kind_ == Kind::Single && recur && value.isInstance()) setInverse(value, location);
   notifyWaiters();
 }
 
@@ -139,7 +138,7 @@ const Value& OptionVariable::get() const {
     fail(ErrorKind::OptionalValueException,
          "Optional variable accessed that has no value (attribute `" + std::string(entityName) + "." +
              std::string(attributeName()) + "` of `" +
-             (owner() ? owner()->display() : std::string()) + "`)");
+             ownerText() + "`)");
   return v;
 }
 
@@ -154,8 +153,7 @@ void OptionVariable::set(const Value& value, SourceLocation location, bool recur
     doubleSet(value, location);
   }
   if (!value.isNull()) validate(value);
-  if (value.isInstance() && recur)
-    if (const SlotPolicy* p = policy(); p != nullptr && p->hasInverse()) p->setInverse(*this, value, location);
+  if (value.isInstance() && recur) setInverse(value, location);
   value_ = value;
   setAt_ = location;
   freeze();
@@ -221,7 +219,7 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
     if (contains(value)) return false;
     if (bounded() && static_cast<int64_t>(values().size()) == high_)
       fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName()) + "' of instance '" +
-                                            (owner() ? owner()->display() : std::string()) + "'",
+                                            ownerText() + "'",
            location);
     fail(ErrorKind::ModifiedAfterFreezeException, "List modified after freeze", location);
   }
@@ -247,8 +245,7 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
       ++i;
     }
   }
-  if (recur && value.isInstance())
-    if (const SlotPolicy* p = policy(); p != nullptr && p->hasInverse()) p->setInverse(*this, value, location);
+  if (recur && value.isInstance()) setInverse(value, location);
   if (bounded()) {
     if (static_cast<int64_t>(values().size()) > high_)
       fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(high_), location);
@@ -264,7 +261,7 @@ void ListVariable::set(const Value& value, SourceLocation location, bool recur) 
       std::string text;
       for (const Value& v : values()) text += (text.empty() ? "" : ", ") + str(v);
       fail(ErrorKind::RuntimeException, "Trying to set relation attribute `" + std::string(attributeName()) + "` of instance `" +
-                                            (owner() ? owner()->display() : std::string()) +
+                                            ownerText() +
                                             "` to null but it has values `" + text + "` assigned already",
            location);
     }

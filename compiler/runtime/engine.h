@@ -211,6 +211,16 @@ class Variable {
   }
 
  protected:
+  // Sets the inverse end on `other` (an instance this relation end took) when the relation has
+  // one.
+  void setInverse(const Value& other, SourceLocation location) const {
+    if (const SlotPolicy* p = policy(); p != nullptr && p->hasInverse()) p->setInverse(*this, other, location);
+  }
+  // The owner as messages show it (empty without one).
+  std::string ownerText() const {
+    InstanceBase* o = owner();
+    return o != nullptr ? o->display() : std::string();
+  }
   void notifyWaiters();
   void queue();
   void validate(const Value& value);
