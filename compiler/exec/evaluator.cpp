@@ -332,9 +332,12 @@ void Evaluator::declare(const ast::Block& block, Scope* scope) {
 
 Scope* Evaluator::blockScope(const ast::Block& block, Scope* enclosing) {
   // a block that declares nothing would only pass every lookup on: it reads the enclosing scope
-  bool declares = false;
-  forEachAssigned(block, [&declares](std::string_view, const ast::Assign*) { declares = true; });
-  return declares ? &scopes_.emplace_back(enclosing, enclosing->ns) : enclosing;
+  Scope* scope = enclosing;
+  forEachAssigned(block, [&](std::string_view n, const ast::Assign*) {
+    if (scope == enclosing) scope = &scopes_.emplace_back(enclosing, enclosing->ns);
+    if (scope->own(n) == nullptr) scope->declare(n, scheduler_.makePlain());
+  });
+  return scope;
 }
 
 namespace {
@@ -495,9 +498,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
                    "Invalid value `" + runtime::str(c) + "`: the condition for an if statement can only be a boolean expression",
                    i->loc);
             const ast::Block& branch = c.asBool() ? i->thenBlock : i->elseBlock;
-            Scope* inner = blockScope(branch, scope);
-            declare(branch, inner);
-            emitBlock(branch, inner, false);
+            emitBlock(branch, blockScope(branch, scope), false);
           },
           "if", i->loc, false);
       return;
@@ -1837,14 +1838,13 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             continue;
           }
           const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];
+          Variable* slot = instance->slots[dflt.position];
           if (dflt.expr->kind == ast::Kind::Literal) {
             const Value& value = static_cast<const ast::Literal*>(dflt.expr)->value;
-            Variable* slot = instance->slots[dflt.position];
             assignKnown(dflt.attribute, value, slot->delayed() ? slot->setPromise() : nullptr, stepIndex);
             continue;
           }
           Variable* value = emit(dflt.expr, dflt.scope);
-          Variable* slot = instance->slots[dflt.position];
           runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
           if (knownNow(value, dflt.expr)) {
             assignKnown(dflt.attribute, value, promise, stepIndex);
@@ -1937,9 +1937,7 @@ void Evaluator::runImplementation(runtime::Instance* instance, const model::Impl
   done.push_back(impl);
   const ast::Block& statements = impl->definition->body;
   if (statements.empty()) return;  // std::none and the like: nothing to declare or emit
-  Scope* body = blockScope(statements, instanceScope(instance, impl->ns));
-  declare(statements, body);
-  emitBlock(statements, body, false);
+  emitBlock(statements, blockScope(statements, instanceScope(instance, impl->ns)), false);
 }
 
 Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {

@@ -89,8 +89,8 @@ class Evaluator {
   friend class Context;
 
   void declare(const ast::Block& block, Scope* scope);
-  // The scope of a nested block: a new one inside `enclosing`, or `enclosing` itself when the
-  // block declares no variable.
+  // The scope of a nested block, with the variables it declares: a new one inside `enclosing`,
+  // or `enclosing` itself when the block declares none.
   Scope* blockScope(const ast::Block& block, Scope* enclosing);
   void emitBlock(const ast::Block& block, Scope* scope, bool topLevel);
   void emitStatement(const ast::Stmt* stmt, Scope* scope);
