@@ -1409,6 +1409,7 @@ const runtime::SlotPolicy* Evaluator::slotPolicy(const model::Attribute* attribu
     policy = std::make_unique<AttributePolicy>(this, attribute);
     auto rank = freezeRanks_.find(attribute);
     if (rank != freezeRanks_.end()) policy->freezeRank = rank->second;
+    if (attribute->isRelation) policy->setBounds(attribute->multiplicity.low, attribute->multiplicity.high);
   }
   return policy.get();
 }
@@ -1500,7 +1501,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
     } else if (attr->isSingle()) {
       slot = scheduler_.makeSlot<AttributeSlot<SingleHolder>>(prepare);
     } else {
-      slot = scheduler_.makeSlot<AttributeSlot<runtime::ListVariable>>(prepare, attr->multiplicity.low, attr->multiplicity.high);
+      slot = scheduler_.makeSlot<AttributeSlot<runtime::ListVariable>>(prepare);
     }
     instance->slots.push_back(slot);
   }

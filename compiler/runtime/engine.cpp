@@ -23,8 +23,14 @@ bool ResultCollector::receiveFlatten(const Value& value, SourceLocation location
 // ------------------------------------------------------------------ Variable
 
 namespace {
-thread_local const MessageContext* activeMessageContext = nullptr;
+thread_local Scheduler* activeScheduler = nullptr;
 }  // namespace
+
+void SlotPolicy::setBounds(int64_t lower, std::optional<int64_t> upper) {
+  constexpr int64_t kMost = std::numeric_limits<int32_t>::max();
+  lowerBound = static_cast<int32_t>(std::clamp<int64_t>(lower, 0, kMost));
+  upperBound = upper ? static_cast<int32_t>(std::clamp<int64_t>(*upper, 0, kMost)) : -1;
+}
 
 Variable::Variable(Kind kind, Scheduler*) : kind_(kind) { tracksPromises_ = delayed(); }
 
@@ -43,13 +49,13 @@ const Value& Variable::current() const { return value_; }
 
 void Variable::waitFor(Waiter* waiter) {
   if (hasValue_) waiter->ready();
-  else waiters_.push(waiter);
+  else pending_.waiters.push(waiter);
 }
 
 bool Variable::listen(ResultCollector*, SourceLocation) { return false; }
 
-void Variable::notifyWaiters() {
-  waiters_.drain([](Waiter* w) { w->ready(); });
+void Variable::wake(Waiters& woken) {
+  woken.drain([](Waiter* w) { w->ready(); });
 }
 
 void Variable::validate(const Value& value) {
@@ -62,7 +68,7 @@ void Variable::validate(const Value& value) {
 void Variable::doubleSet(const Value& value, SourceLocation location) const {
   const MessageContext* messages = Scheduler::activeMessages();
   const auto* where = messages != nullptr && messages->location ? &messages->location : nullptr;
-  std::string oldAt = where ? (*where)(setAt_) : std::string();
+  std::string oldAt = where ? (*where)(pending_.setAt) : std::string();
   std::string newAt = where ? (*where)(location) : std::string();
   fail(ErrorKind::DoubleSetException,
        "value set twice:\nold value: " + str(value_) + " (set at " + oldAt + ")\nnew value: " + str(value) + " (set at " +
@@ -78,17 +84,19 @@ void Variable::set(const Value& value, SourceLocation location, bool recur) {
   }
   validate(value);
   value_ = value;
-  setAt_ = location;
-  hasValue_ = true;
-  if (kind_ == Kind::Single && recur && value.isInstance()) setInverse(value, location);
-  notifyWaiters();
+  settle(location, [&] {
+    if (kind_ == Kind::Single && recur && value.isInstance()) setInverse(value, location);
+  });
 }
 
 void Variable::freeze() {
   if (hasValue_) return;
+  freezeAt({});
+}
+
+void Variable::freezeAt(SourceLocation location) {
   queued_ = true;
-  hasValue_ = true;
-  notifyWaiters();
+  settle(location);
   // promises stay alive: units still hold them and fulfil them later (a no-op now)
   tracksPromises_ = false;
 }
@@ -101,16 +109,16 @@ Promise* Variable::setPromise() {
   ++self->promises_;
   if (!tracksPromises_) {
     ++self->donePromises_;
-    return self->scheduler_->makePromise(this, true);
+    return Scheduler::active()->makePromise(this, true);
   }
-  return self->scheduler_->makePromise(this, false);
+  return Scheduler::active()->makePromise(this, false);
 }
 
 Promise* Variable::progressionPromise() {
   if (!tracksPromises_) return nullptr;
   auto* self = static_cast<DelayedVariable*>(this);
   ++self->promises_;
-  return self->scheduler_->makePromise(this, false);
+  return Scheduler::active()->makePromise(this, false);
 }
 
 void Variable::fulfill(Promise* promise) {
@@ -125,7 +133,7 @@ void Variable::fulfill(Promise* promise) {
 void Variable::queue() {
   if (queued_ || !delayed()) return;
   queued_ = true;
-  static_cast<DelayedVariable*>(this)->scheduler_->addPossible(this);
+  Scheduler::active()->addPossible(this);
 }
 
 // ------------------------------------------------------------------ OptionVariable
@@ -155,8 +163,7 @@ void OptionVariable::set(const Value& value, SourceLocation location, bool recur
   if (!value.isNull()) validate(value);
   if (value.isInstance() && recur) setInverse(value, location);
   value_ = value;
-  setAt_ = location;
-  freeze();
+  freezeAt(location);
 }
 
 // ------------------------------------------------------------------ ListVariable
@@ -169,31 +176,27 @@ const Value& emptyList() {
 }
 }  // namespace
 
-ListVariable::ListVariable(Scheduler* scheduler, int64_t lowerBound, std::optional<int64_t> upperBound)
-    : DelayedVariable(Kind::List, scheduler) {
-  value_ = emptyList();
-  // (a bound past 2^31 - 1 items is that many: no list gets there)
-  constexpr int64_t kMost = std::numeric_limits<int32_t>::max();
-  low_ = static_cast<int32_t>(std::clamp<int64_t>(lowerBound, 0, kMost));
-  high_ = upperBound ? static_cast<int32_t>(std::clamp<int64_t>(*upperBound, 0, kMost)) : -1;
-}
+ListVariable::ListVariable(Scheduler* scheduler) : DelayedVariable(Kind::List, scheduler) { value_ = emptyList(); }
 
 bool ListVariable::canGet() const {
-  return static_cast<int64_t>(values().size()) >= low_ && waitingProviders() == 0;
+  return static_cast<int64_t>(values().size()) >= low() && waitingProviders() == 0;
 }
 
-int ListVariable::progressPotential() const { return static_cast<int>(waiters_.size()) - gradualWaiters_; }
+int ListVariable::progressPotential() const {
+  if (hasValue_) return 0;
+  return static_cast<int>(pending_.waiters.size()) - (extra_ ? extra_->gradualWaiters : 0);
+}
 
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
   for (const Value& v : std::vector<Value>(values())) collector->receive(v, location);
   if (!hasValue_) {
-    std::vector<ResultCollector*>& listeners = extra().listeners;
-    if (std::find(listeners.begin(), listeners.end(), collector) != listeners.end()) {
-      ++gradualWaiters_;
+    Extra& more = extra();
+    if (std::find(more.listeners.begin(), more.listeners.end(), collector) != more.listeners.end()) {
+      ++more.gradualWaiters;
       return true;
     }
-    listeners.push_back(collector);
-    if (collector->pureGradual()) ++gradualWaiters_;
+    more.listeners.push_back(collector);
+    if (collector->pureGradual()) ++more.gradualWaiters;
   }
   return true;
 }
@@ -217,7 +220,7 @@ bool ListVariable::contains(const Value& value) const {
 bool ListVariable::addOne(const Value& value, SourceLocation location, bool recur) {
   if (hasValue_) {
     if (contains(value)) return false;
-    if (bounded() && static_cast<int64_t>(values().size()) == high_)
+    if (high() >= 0 && static_cast<int64_t>(values().size()) == high())
       fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName()) + "' of instance '" +
                                             ownerText() + "'",
            location);
@@ -239,17 +242,17 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
   for (size_t i = 0; extra_ && i < extra_->listeners.size();) {
     ResultCollector* l = extra_->listeners[i];
     if (l->receive(value, location)) {
-      if (!l->pureGradual()) ++gradualWaiters_;
+      if (!l->pureGradual()) ++extra_->gradualWaiters;
       extra_->listeners.erase(extra_->listeners.begin() + static_cast<long>(i));
     } else {
       ++i;
     }
   }
   if (recur && value.isInstance()) setInverse(value, location);
-  if (bounded()) {
-    if (static_cast<int64_t>(values().size()) > high_)
-      fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(high_), location);
-    if (static_cast<int64_t>(values().size()) == high_) freeze();
+  if (int32_t most = high(); most >= 0) {
+    if (static_cast<int64_t>(values().size()) > most)
+      fail(ErrorKind::RuntimeException, "List over full: max nr of items is " + std::to_string(most), location);
+    if (static_cast<int64_t>(values().size()) == most) freeze();
   }
   if (canGet()) queue();
   return true;
@@ -307,7 +310,7 @@ const Value& DirectVariable::get() const {
   if (!hasValue_) {
     auto* self = const_cast<DirectVariable*>(this);
     self->value_ = self->compute();
-    self->hasValue_ = true;
+    self->settle({});
     self->done();  // what it captured and read is no longer needed
   }
   return value_;
@@ -363,9 +366,8 @@ void Waiter::ready() {
 
 // ------------------------------------------------------------------ Scheduler
 
-Scheduler::Scheduler(MessageContext messages)
-    : messages_(std::move(messages)), previousMessages_(activeMessageContext) {
-  activeMessageContext = &messages_;
+Scheduler::Scheduler(MessageContext messages) : messages_(std::move(messages)), previous_(activeScheduler) {
+  activeScheduler = this;
 }
 
 Scheduler::~Scheduler() {
@@ -382,10 +384,14 @@ Scheduler::~Scheduler() {
       at += arenaSize(v->footprint());
       v->~Variable();
     }
-  if (activeMessageContext == &messages_) activeMessageContext = previousMessages_;
+  if (activeScheduler == this) activeScheduler = previous_;
 }
 
-const MessageContext* Scheduler::activeMessages() { return activeMessageContext; }
+const MessageContext* Scheduler::activeMessages() {
+  return activeScheduler != nullptr ? &activeScheduler->messages_ : nullptr;
+}
+
+Scheduler* Scheduler::active() { return activeScheduler; }
 
 void* Scheduler::allocate(size_t size) {
   size = arenaSize(size);

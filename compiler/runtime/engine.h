@@ -153,6 +153,11 @@ class SlotPolicy {
   // The place of this relation in the project's relation precedence policy (its freeze order;
   // spec 4.7), or -1 for a relation the policy does not name.
   int freezeRank = -1;
+  // A list relation's multiplicity: the fewest items it needs and the most it takes (-1: no
+  // limit). Bounds past 2^31 - 1 items are that many: no list gets there.
+  void setBounds(int64_t lower, std::optional<int64_t> upper);
+  int32_t lowerBound = 0;
+  int32_t upperBound = -1;
 };
 
 // A slot (spec 4.3). Plain variables and plain attributes are `Plain`; relation ends are
@@ -163,7 +168,9 @@ class Variable {
   enum class Kind : uint8_t { Plain, Single, Option, List, Collector, Wrapped, Direct };
   // (Every kind is made with its scheduler; only the freezable ones keep it.)
   Variable(Kind kind, Scheduler* scheduler);
-  virtual ~Variable() = default;
+  virtual ~Variable() {
+    if (!hasValue_) pending_.waiters.discard();
+  }
   Variable(const Variable&) = delete;
   Variable& operator=(const Variable&) = delete;
   Kind kind() const { return kind_; }
@@ -175,7 +182,8 @@ class Variable {
   virtual const Value& get() const;
   // What is there now, ready or not (a relation's values so far).
   const Value& current() const;
-  const SourceLocation& setAt() const { return setAt_; }
+  // Where the value was set (nowhere for a frozen or computed one); only once it is ready.
+  SourceLocation setAt() const { return hasValue_ ? pending_.setAt : SourceLocation{}; }
   void waitFor(Waiter* waiter);
   // Registers a gradual listener; false when this kind does not report values one by one.
   virtual bool listen(ResultCollector* collector, SourceLocation location);
@@ -190,7 +198,7 @@ class Variable {
   void fulfill(Promise* promise);
   size_t waitingProviders() const;
   virtual bool canGet() const { return hasValue_; }
-  virtual int progressPotential() const { return static_cast<int>(waiters_.size()); }
+  virtual int progressPotential() const { return hasValue_ ? 0 : static_cast<int>(pending_.waiters.size()); }
   // Relation variables are frozen before collectors (the candidate queue's order, 4.7).
   bool isRelation() const { return kind_ == Kind::Single || kind_ == Kind::Option || kind_ == Kind::List; }
   bool queued() const { return queued_; }
@@ -221,61 +229,97 @@ class Variable {
     InstanceBase* o = owner();
     return o != nullptr ? o->display() : std::string();
   }
-  void notifyWaiters();
   void queue();
   void validate(const Value& value);
   [[noreturn]] void doubleSet(const Value& value, SourceLocation location) const;
 
   // The units waiting for the value, in arrival order, in one word: none, one unit, or (low bit
   // set) a vector of them. A variable exists per attribute of every instance and per expression
-  // evaluated, so its size is the compile's memory.
+  // evaluated, so its size is the compile's memory: the word is kept as two 4-byte halves, so it
+  // can share its bytes with the location of the value (see Pending).
   class Waiters {
    public:
-    Waiters() = default;
-    Waiters(const Waiters&) = delete;
-    Waiters& operator=(const Waiters&) = delete;
-    ~Waiters() { delete many(); }
     void push(Waiter* w) {
-      if (bits_ == 0) {
-        bits_ = reinterpret_cast<uintptr_t>(w);
+      if (bits() == 0) {
+        setBits(reinterpret_cast<uintptr_t>(w));
         return;
       }
       std::vector<Waiter*>* list = many();
       if (list == nullptr) {
-        list = new std::vector<Waiter*>{reinterpret_cast<Waiter*>(bits_)};
-        bits_ = reinterpret_cast<uintptr_t>(list) | 1;
+        list = new std::vector<Waiter*>{reinterpret_cast<Waiter*>(bits())};
+        setBits(reinterpret_cast<uintptr_t>(list) | 1);
       }
       list->push_back(w);
     }
     size_t size() const {
-      if (bits_ == 0) return 0;
+      if (bits() == 0) return 0;
       return many() != nullptr ? many()->size() : 1;
     }
     // Empties the list and calls `f` on what was in it, in order (f must not add waiters here).
     template <class F>
     void drain(F&& f) {
-      uintptr_t bits = std::exchange(bits_, 0);
+      uintptr_t bits = this->bits();
+      setBits(0);
       if (bits == 0) return;
       if ((bits & 1) == 0) return f(reinterpret_cast<Waiter*>(bits));
       auto* list = reinterpret_cast<std::vector<Waiter*>*>(bits & ~uintptr_t(1));
       for (Waiter* w : *list) f(w);
       delete list;
     }
+    // Takes the list, leaving this one empty.
+    Waiters take() {
+      Waiters out = *this;
+      setBits(0);
+      return out;
+    }
+    // Frees the memory of a list that will never be drained.
+    void discard() {
+      delete many();
+      setBits(0);
+    }
 
    private:
-    std::vector<Waiter*>* many() const {
-      return (bits_ & 1) != 0 ? reinterpret_cast<std::vector<Waiter*>*>(bits_ & ~uintptr_t(1)) : nullptr;
+    uintptr_t bits() const { return static_cast<uintptr_t>(low_) | (static_cast<uintptr_t>(high_) << 32); }
+    void setBits(uintptr_t bits) {
+      low_ = static_cast<uint32_t>(bits);
+      high_ = static_cast<uint32_t>(static_cast<uint64_t>(bits) >> 32);
     }
-    uintptr_t bits_ = 0;
+    std::vector<Waiter*>* many() const {
+      return (bits() & 1) != 0 ? reinterpret_cast<std::vector<Waiter*>*>(bits() & ~uintptr_t(1)) : nullptr;
+    }
+    uint32_t low_ = 0;
+    uint32_t high_ = 0;
   };
+  // Gives the value's arrival its effects: marks it ready, records where it was set and wakes the
+  // units that waited, in order (after `then`, which may set other variables first). Nobody
+  // waits for a ready variable, so its waiters and its location share their bytes.
+  template <class Then>
+  void settle(SourceLocation location, Then&& then) {
+    Waiters woken = pending_.waiters.take();
+    hasValue_ = true;
+    pending_.setAt = location;
+    then();
+    wake(woken);
+  }
+  static void wake(Waiters& woken);
+  void settle(SourceLocation location) {
+    settle(location, [] {});
+  }
+  // The part of freeze() that every kind shares, with the location of the value (none for a
+  // freeze by the scheduler).
+  void freezeAt(SourceLocation location);
 
   Value value_;
-  SourceLocation setAt_;
+  // until the value is there, the units waiting for it; then where it was set
+  union Pending {
+    Pending() : waiters() {}
+    Waiters waiters;
+    SourceLocation setAt;
+  } pending_;
   Kind kind_;
   bool hasValue_ = false;
   bool tracksPromises_ = false;
   bool queued_ = false;
-  Waiters waiters_;
 };
 
 // A variable that is an attribute's slot in an instance: it knows its policy and its owner (the
@@ -312,11 +356,12 @@ class AttributeSlot : public V {
 // to the scheduler's freeze queues.
 class DelayedVariable : public Variable {
  public:
-  DelayedVariable(Kind kind, Scheduler* scheduler) : Variable(kind, scheduler), scheduler_(scheduler) {}
+  // (It keeps no pointer to its scheduler: it is the newest one of the thread, see
+  // Scheduler::active.)
+  DelayedVariable(Kind kind, Scheduler* scheduler) : Variable(kind, scheduler) {}
 
  protected:
   friend class Variable;
-  Scheduler* scheduler_;
   uint32_t promises_ = 0;  // made on this variable (the promises themselves live in the scheduler)
   uint32_t donePromises_ = 0;
 };
@@ -334,7 +379,8 @@ class OptionVariable : public DelayedVariable {
 // A list relation end: unordered in meaning, kept in arrival order, de-duplicated by identity.
 class ListVariable : public DelayedVariable {
  public:
-  explicit ListVariable(Scheduler* scheduler, int64_t lowerBound = 0, std::optional<int64_t> upperBound = std::nullopt);
+  // (Its bounds are its policy's: none without one.)
+  explicit ListVariable(Scheduler* scheduler);
   bool listen(ResultCollector* collector, SourceLocation location) override;
   void set(const Value& value, SourceLocation location, bool recur = true) override;
   void freeze() override;
@@ -346,11 +392,20 @@ class ListVariable : public DelayedVariable {
 
  private:
   bool addOne(const Value& value, SourceLocation location, bool recur);
-  bool bounded() const { return high_ >= 0; }
-  // What few lists need, allocated for those only: gradual listeners, and for long lists the
-  // instances among the items (adding checks for a duplicate in constant time).
+  int32_t low() const {
+    const SlotPolicy* p = policy();
+    return p != nullptr ? p->lowerBound : 0;
+  }
+  int32_t high() const {
+    const SlotPolicy* p = policy();
+    return p != nullptr ? p->upperBound : -1;
+  }
+  // What few lists need, allocated for those only: gradual listeners (and how many of the
+  // waiters are such listeners: they do not count as progress a freeze would bring), and for
+  // long lists the instances among the items (adding checks for a duplicate in constant time).
   struct Extra {
     std::vector<ResultCollector*> listeners;
+    int32_t gradualWaiters = 0;
     std::unordered_set<const InstanceBase*> members;  // filled from kIndexFrom items on
   };
   static constexpr size_t kIndexFrom = 32;
@@ -360,9 +415,6 @@ class ListVariable : public DelayedVariable {
   }
   bool contains(const Value& value) const;
   std::unique_ptr<Extra> extra_;
-  int32_t low_ = 0;
-  int32_t high_ = -1;  // -1: no upper bound
-  int32_t gradualWaiters_ = 0;
 };
 
 // The elements of a list literal being built; exact promise tracking, never frozen by guesses.
@@ -627,6 +679,9 @@ class Scheduler {
   // The messages of the newest scheduler of this thread still alive (variables keep no pointer
   // to their scheduler).
   static const MessageContext* activeMessages();
+  // The newest scheduler of this thread still alive: the one of the freezable variables in use
+  // (a compile makes one scheduler and runs on one thread).
+  static Scheduler* active();
   size_t iterations() const { return iterations_; }
 
  private:
@@ -661,7 +716,7 @@ class Scheduler {
   // finished one leaves a hole, closed up when half are holes
   std::vector<Waiter*> live_;
   size_t liveCount_ = 0;
-  const MessageContext* previousMessages_;
+  Scheduler* previous_;  // the thread's active scheduler when this one was made
   // the arena's chunks, each with the end of the variables in it (the last one's is chunkNext_)
   struct Chunk {
     std::unique_ptr<std::byte[]> memory;

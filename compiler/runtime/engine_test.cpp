@@ -159,6 +159,37 @@ TEST(Engine, WaitCycleIsBrokenByFreezingAPromisedRelation) {
   EXPECT_TRUE(list->isReady());
 }
 
+TEST(Engine, ListTakesItsBoundsFromItsPolicy) {
+  // [1:2]: not complete before one item, frozen by the second, over full at a third
+  Scheduler s;
+  FakeInstance a, b, c;
+  struct Pair : SlotPolicy {
+    std::optional<Diagnostic> validate(const Value&) const override { return std::nullopt; }
+    std::string_view attributeName() const override { return "pair"; }
+  } policy;
+  policy.setBounds(1, 2);
+  auto* list = s.makeSlot<AttributeSlot<ListVariable>>([&](AttributeSlot<ListVariable>* v) { v->bind(&policy, &a); });
+  EXPECT_FALSE(list->canGet());
+  list->set(Value(static_cast<InstanceBase*>(&b)), {});
+  EXPECT_TRUE(list->canGet());
+  EXPECT_FALSE(list->isReady());
+  list->set(Value(static_cast<InstanceBase*>(&c)), {});
+  EXPECT_TRUE(list->isReady());
+  list->set(Value(static_cast<InstanceBase*>(&b)), {});  // already there: nothing to add
+  try {
+    list->set(Value(static_cast<InstanceBase*>(&a)), {});
+    ADD_FAILURE() << "a third item was taken";
+  } catch (const CompileError& e) {
+    EXPECT_NE(e.diagnostic().message.find("Exceeded relation arity on attribute 'pair'"), std::string::npos)
+        << e.diagnostic().message;
+  }
+  // without a policy a list has no bounds
+  auto* free = s.makeVariable<ListVariable>();
+  EXPECT_TRUE(free->canGet());
+  for (FakeInstance* i : {&a, &b, &c}) free->set(Value(static_cast<InstanceBase*>(i)), {});
+  EXPECT_EQ(free->values().size(), 3u);
+}
+
 TEST(Engine, OptionalFrozenEmptyRaisesOnRead) {
   Scheduler s;
   FakeInstance a;
