@@ -17,7 +17,7 @@ namespace inmanta::compiler {
 
 // What the export phase sees of a successful compile.
 struct CompiledModel {
-  const std::vector<std::unique_ptr<runtime::Instance>>& instances;
+  const std::vector<runtime::Instance*>& instances;
   const ProjectConfig& project;
   const std::vector<UnknownParameter>& unknowns;  // facts the server could not give
 };

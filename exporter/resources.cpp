@@ -75,7 +75,7 @@ Value fieldValue(const Instance& instance, const ResourceTypeSpec& type, const c
 
 }  // namespace
 
-ResourceSet buildResources(const std::vector<std::unique_ptr<Instance>>& instances,
+ResourceSet buildResources(const std::vector<Instance*>& instances,
                            const compiler::ResourceTypeRegistry& types) {
   ResourceSet out;
   FileSink sink(out.files);

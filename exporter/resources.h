@@ -42,7 +42,7 @@ struct ResourceSet {
 };
 
 // Builds the resource set. Throws ExportError.
-ResourceSet buildResources(const std::vector<std::unique_ptr<compiler::runtime::Instance>>& instances,
+ResourceSet buildResources(const std::vector<compiler::runtime::Instance*>& instances,
                            const compiler::ResourceTypeRegistry& types);
 
 }  // namespace inmanta::exporter

@@ -148,6 +148,49 @@ struct SingleHolder : runtime::Variable {
   explicit SingleHolder(runtime::Scheduler* s) : Variable(Kind::Single, s) {}
 };
 
+// The slot of each kind of attribute: a plain one only needs its policy, relation ends also know
+// their owner.
+using PlainAttributeSlot = runtime::PolicySlot<runtime::Scheduler::PlainSlot>;
+using OptionSlot = runtime::AttributeSlot<runtime::OptionVariable>;
+using SingleSlot = runtime::AttributeSlot<SingleHolder>;
+using ListSlot = runtime::AttributeSlot<runtime::ListVariable>;
+enum class SlotKind { Plain, Option, Single, List };
+SlotKind slotKind(const model::Attribute* attr) {
+  if (!attr->isRelation) return SlotKind::Plain;
+  if (attr->isOptional()) return SlotKind::Option;
+  if (attr->isSingle()) return SlotKind::Single;
+  return SlotKind::List;
+}
+
+// Where the slots of an entity's instances go in an instance's block: after the instance, `self`
+// and then the slots in the entity's attribute order.
+runtime::SlotLayout slotLayout(const model::Entity* entity) {
+  using runtime::Scheduler;
+  runtime::SlotLayout layout;
+  size_t at = (sizeof(runtime::Instance) + 7) & ~size_t(7);
+  layout.selfOffset = static_cast<uint32_t>(at);
+  at += Scheduler::slotSize<Scheduler::PlainSlot>();
+  for (const model::Attribute* attr : entity->order) {
+    layout.offsets.push_back(static_cast<uint32_t>(at));
+    switch (slotKind(attr)) {
+      case SlotKind::Plain:
+        at += Scheduler::slotSize<PlainAttributeSlot>();
+        break;
+      case SlotKind::Option:
+        at += Scheduler::slotSize<OptionSlot>();
+        break;
+      case SlotKind::Single:
+        at += Scheduler::slotSize<SingleSlot>();
+        break;
+      case SlotKind::List:
+        at += Scheduler::slotSize<ListSlot>();
+        break;
+    }
+  }
+  layout.size = static_cast<uint32_t>(at);
+  return layout;
+}
+
 Variable* Scope::own(std::string_view name) const {
   if (index_) {
     Variable* const* found = index_->find(name);
@@ -1391,6 +1434,7 @@ const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
   EntityPlan& plan = it->second;
   if (added) {
     for (const model::Attribute* attr : entity->order) plan.policies.push_back(slotPolicy(attr));
+    plan.layout = slotLayout(entity);
     const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
     for (const std::string& name : entity->defaultOrder) {
       const model::DefaultValue& dflt = entity->defaults.find(name)->second;
@@ -1479,33 +1523,39 @@ void Evaluator::loadPrecedencePolicy() {
 }
 
 runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at) {
-  instances_.push_back(std::make_unique<runtime::Instance>(entity, instances_.size() + 1, &whereFormatter_));
-  runtime::Instance* instance = instances_.back().get();
+  // the instance, `self` and the slots in one block (plan.layout)
+  auto* instance = new (instances_.allocate(plan.layout))
+      runtime::Instance(entity, instances_.size() + 1, &whereFormatter_, &plan.layout);
+  instances_.add(instance);
   instance->constructedAt = at;
-  instance->slots.reserve(entity->order.size());
   const std::vector<const runtime::SlotPolicy*>& policies = plan.policies;
-  for (const model::Attribute* attr : entity->order) {
+  for (size_t i = 0; i < entity->order.size(); ++i) {
+    const model::Attribute* attr = entity->order[i];
     // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
     // looks at the slot
-    const runtime::SlotPolicy* policy = policies[instance->slots.size()];
+    const runtime::SlotPolicy* policy = policies[i];
     auto prepare = [policy, instance](auto* v) { v->bind(policy, instance); };
-    using runtime::AttributeSlot;
-    Variable* slot = nullptr;
-    if (!attr->isRelation) {
-      slot = scheduler_.makeSlot<runtime::PolicySlot<runtime::Scheduler::PlainSlot>>(prepare);
-    } else if (attr->isOptional()) {
-      slot = scheduler_.makeSlot<AttributeSlot<runtime::OptionVariable>>([&](AttributeSlot<runtime::OptionVariable>* v) {
-        prepare(v);
-        v->entityName = entity->fullName;
-      });
-    } else if (attr->isSingle()) {
-      slot = scheduler_.makeSlot<AttributeSlot<SingleHolder>>(prepare);
-    } else {
-      slot = scheduler_.makeSlot<AttributeSlot<runtime::ListVariable>>(prepare);
+    void* memory = instance->slotMemory(i);
+    switch (slotKind(attr)) {
+      case SlotKind::Plain:
+        scheduler_.placeSlot<PlainAttributeSlot>(memory, prepare);
+        break;
+      case SlotKind::Option:
+        scheduler_.placeSlot<OptionSlot>(memory, [&](OptionSlot* v) {
+          prepare(v);
+          v->entityName = entity->fullName;
+        });
+        break;
+      case SlotKind::Single:
+        scheduler_.placeSlot<SingleSlot>(memory, prepare);
+        break;
+      case SlotKind::List:
+        scheduler_.placeSlot<ListSlot>(memory, prepare);
+        break;
     }
-    instance->slots.push_back(slot);
   }
-  instance->self = scheduler_.makeWrapped(Value(static_cast<runtime::InstanceBase*>(instance)));
+  instance->self = scheduler_.placeSlot<runtime::Scheduler::PlainSlot>(instance->selfMemory(), [](Variable*) {});
+  instance->self->set(Value(static_cast<runtime::InstanceBase*>(instance)), {});
   return instance;
 }
 
@@ -1839,7 +1889,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             continue;
           }
           const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];
-          Variable* slot = instance->slots[dflt.position];
+          Variable* slot = instance->slot(dflt.position);
           if (dflt.expr->kind == ast::Kind::Literal) {
             const Value& value = static_cast<const ast::Literal*>(dflt.expr)->value;
             assignKnown(dflt.attribute, value, slot->delayed() ? slot->setPromise() : nullptr, stepIndex);
@@ -1934,7 +1984,7 @@ void Evaluator::selectImplementations(runtime::Instance* instance) {
 
 void Evaluator::runImplementation(runtime::Instance* instance, const model::Implementation* impl) {
   auto& done = instance->implementations;
-  if (std::find(done.begin(), done.end(), impl) != done.end()) return;
+  if (done.any([impl](const model::Implementation* d) { return d == impl; })) return;
   done.push_back(impl);
   const ast::Block& statements = impl->definition->body;
   if (statements.empty()) return;  // std::none and the like: nothing to declare or emit
@@ -2008,13 +2058,13 @@ void Evaluator::finalChecks() {
     if (a.value->isReady() && a.value->get().isUnknown())
       for (int i = 0; i < a.ends; ++i)
         errors.emplace_back(ErrorKind::TypingException, "Relation annotation can not be Unknown", a.relation->loc, false);
-  for (const auto& instance : instances_) {
+  for (runtime::Instance* instance : instances_.all()) {
     if (instance->implementations.empty())
       errors.emplace_back(ErrorKind::RuntimeException,
                           "Unable to select implementation for entity " + instance->entity->shortName,
                           instance->constructedAt, false);
-    for (size_t i = 0; i < instance->slots.size(); ++i) {
-      Variable* slot = instance->slots[i];
+    for (size_t i = 0; i < instance->slotCount(); ++i) {
+      Variable* slot = instance->slot(i);
       if (slot->isReady()) continue;
       if (slot->delayed() && slot->canGet()) {
         slot->freeze();

@@ -80,7 +80,7 @@ class Evaluator {
   // CompileError for the model's errors.
   void run();
   // Every instance made by the run, in creation order (read by the exporter).
-  const std::vector<std::unique_ptr<runtime::Instance>>& instances() const { return instances_; }
+  const std::vector<runtime::Instance*>& instances() const { return instances_.all(); }
   // The facts plugins could not get from the server, in the order they were asked.
   const std::vector<UnknownParameter>& unknownParameters() const { return unknownParameters_; }
 
@@ -164,6 +164,7 @@ class Evaluator {
   // What creating an instance of an entity needs, worked out at its first instance.
   struct EntityPlan {
     std::vector<const runtime::SlotPolicy*> policies;  // parallel to entity->order
+    runtime::SlotLayout layout;                         // of its instances' blocks
     struct Default {
       const std::string* name;
       const model::Attribute* attribute;
@@ -255,7 +256,6 @@ class Evaluator {
   std::map<const model::Namespace*, Scope*> topScopes_;
   std::unique_ptr<Context> context_;
   std::map<std::string, std::unique_ptr<PyRegex>> regexes_;
-  std::vector<std::unique_ptr<runtime::Instance>> instances_;
   std::vector<UnknownParameter> unknownParameters_;
   // this evaluator among all (ast::Literal::cache belongs to one evaluator at a time)
   uint64_t generation_ = 0;
@@ -282,6 +282,8 @@ class Evaluator {
     std::string key;
   };
   std::map<const model::Entity*, std::map<std::string, std::vector<PendingLookup>>> pending_;
+  // last: the instances use their entities' plans (layouts) until they are destroyed
+  runtime::InstanceStore instances_;
 };
 
 }  // namespace inmanta::compiler::exec

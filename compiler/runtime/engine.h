@@ -615,11 +615,21 @@ class Scheduler {
   // scheduler first looks at it.
   template <class V, class Prepare, class... Args>
   V* makeSlot(Prepare prepare, Args&&... args) {
+    return placeSlot<V>(allocate(sizeof(Sized<V>)), prepare, std::forward<Args>(args)...);
+  }
+  // The same in memory of the caller's (slotSize<V>() bytes, 8-byte aligned), who destroys it
+  // (the slots of an instance are in the instance's block).
+  template <class V, class Prepare, class... Args>
+  V* placeSlot(void* memory, Prepare prepare, Args&&... args) {
     static_assert(alignof(Sized<V>) <= kArenaAlign, "arena variables are 8-byte aligned");
-    V* raw = new (allocate(sizeof(Sized<V>))) Sized<V>(this, std::forward<Args>(args)...);
+    V* raw = new (memory) Sized<V>(this, std::forward<Args>(args)...);
     prepare(raw);
     raw->created();
     return raw;
+  }
+  template <class V>
+  static constexpr size_t slotSize() {
+    return arenaSize(sizeof(Sized<V>));
   }
   // a plain variable or attribute slot
   struct PlainSlot : Variable {
@@ -697,7 +707,7 @@ class Scheduler {
   }
   // Bump allocation of variables: they all live until the scheduler goes.
   static constexpr size_t kArenaAlign = 8;
-  static size_t arenaSize(size_t size) { return (size + kArenaAlign - 1) & ~(kArenaAlign - 1); }
+  static constexpr size_t arenaSize(size_t size) { return (size + kArenaAlign - 1) & ~(kArenaAlign - 1); }
   void* allocate(size_t size);
   // A unit that asked to run again (runAgainWhen), as if it had finished and a new unit waiting
   // for `v` had been submitted.

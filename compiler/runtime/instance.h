@@ -1,7 +1,13 @@
 // An entity instance at run time: one slot per attribute and relation end (spec 4.8 step 5).
+// An instance and its slots are one block of memory (InstanceStore): the slots follow the
+// instance at offsets its entity's layout gives, so an instance keeps no list of them.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,11 +16,56 @@
 
 namespace inmanta::compiler::runtime {
 
+// A list that most often holds one item: that one inline, the others on the heap.
+template <class T>
+class MostlyOne {
+ public:
+  void push_back(const T& item) {
+    if (size_ == 0) first_ = item;
+    else {
+      if (!rest_) rest_ = std::make_unique<std::vector<T>>();
+      rest_->push_back(item);
+    }
+    ++size_;
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const T& operator[](size_t i) const { return i == 0 ? first_ : (*rest_)[i - 1]; }
+  template <class F>
+  bool any(F&& f) const {
+    for (size_t i = 0; i < size_; ++i)
+      if (f((*this)[i])) return true;
+    return false;
+  }
+
+ private:
+  T first_{};
+  uint32_t size_ = 0;
+  std::unique_ptr<std::vector<T>> rest_;
+};
+
+// Where an entity's instances keep their slots: the offset of each (parallel to entity->order)
+// and of `self`, from the start of the instance, and the size of the whole block.
+struct SlotLayout {
+  std::vector<uint32_t> offsets;
+  uint32_t selfOffset = 0;
+  uint32_t size = 0;
+};
+
 class Instance : public InstanceBase {
  public:
-  // `where` formats a location for display(); it outlives the instance (one for all instances)
-  Instance(const model::Entity* type, size_t number, const std::function<std::string(const SourceLocation&)>* where)
-      : entity(type), ordinal(number), where_(where) {}
+  // `where` formats a location for display(); it outlives the instance (one for all instances).
+  // The slots are made by the creator, in the block the layout describes, before the instance is
+  // used; the instance destroys them.
+  Instance(const model::Entity* type, size_t number, const std::function<std::string(const SourceLocation&)>* where,
+           const SlotLayout* layout)
+      : entity(type), ordinal(number), layout_(layout), where_(where) {}
+  ~Instance() override {
+    for (size_t i = 0; i < slotCount(); ++i) slot(i)->~Variable();
+    if (self != nullptr) self->~Variable();
+  }
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
 
   std::string display() const override {
     std::string out = entity->fullName + " (instantiated at ";
@@ -22,28 +73,71 @@ class Instance : public InstanceBase {
     return out + ")";
   }
 
+  size_t slotCount() const { return entity->order.size(); }
+  // The memory of slot `position` (parallel to entity->order), and of `self`.
+  void* slotMemory(size_t position) { return reinterpret_cast<std::byte*>(this) + layout_->offsets[position]; }
+  void* selfMemory() { return reinterpret_cast<std::byte*>(this) + layout_->selfOffset; }
+  Variable* slot(size_t position) const {
+    return reinterpret_cast<Variable*>(const_cast<Instance*>(this)->slotMemory(position));
+  }
   // The slot of an attribute, or null when the entity has none of that name.
   Variable* slot(std::string_view name) const {
     const size_t* at = entity->positions.find(name);
-    return at == nullptr ? nullptr : slots[*at];
+    return at == nullptr ? nullptr : slot(*at);
   }
   // The slot of an attribute of this instance's entity (declared or inherited).
-  Variable* slot(const model::Attribute* attribute) const { return slots[entity->positionOf(attribute)]; }
+  Variable* slot(const model::Attribute* attribute) const { return slot(entity->positionOf(attribute)); }
 
   const model::Entity* const entity;
   const size_t ordinal;
-  std::vector<Variable*> slots;  // parallel to entity->order
-  Variable* self = nullptr;
-  std::vector<SourceLocation> locations;
-  // the implementations run for it (few: a vector searched linearly)
-  std::vector<const model::Implementation*> implementations;
+  Variable* self = nullptr;  // in the block too
+  // the constructor calls that made or matched it
+  MostlyOne<SourceLocation> locations;
+  // the implementations run for it (few: searched linearly)
+  MostlyOne<const model::Implementation*> implementations;
   SourceLocation constructedAt;
   // the evaluator's scope of this instance in the namespace it was last asked for (opaque here)
   const void* scopeNamespace = nullptr;
   void* scope = nullptr;
 
  private:
+  const SlotLayout* layout_;
   const std::function<std::string(const SourceLocation&)>* where_;
+};
+
+// The instances of a compile in the order they were made, each in one block with its slots; it
+// destroys them.
+class InstanceStore {
+ public:
+  InstanceStore() = default;
+  InstanceStore(const InstanceStore&) = delete;
+  InstanceStore& operator=(const InstanceStore&) = delete;
+  ~InstanceStore() {
+    for (Instance* i : all_) i->~Instance();
+  }
+  // Memory for an instance of that layout; the instance made in it must be added next.
+  void* allocate(const SlotLayout& layout) {
+    size_t size = (layout.size + 7) & ~size_t(7);
+    if (static_cast<size_t>(end_ - next_) < size) {
+      size_t bytes = std::max(kChunk, size);
+      chunks_.emplace_back(new std::byte[bytes]);  // new[] aligns it for any instance
+      next_ = chunks_.back().get();
+      end_ = next_ + bytes;
+    }
+    void* at = next_;
+    next_ += size;
+    return at;
+  }
+  void add(Instance* instance) { all_.push_back(instance); }
+  const std::vector<Instance*>& all() const { return all_; }
+  size_t size() const { return all_.size(); }
+
+ private:
+  static constexpr size_t kChunk = 256 * 1024;
+  std::vector<Instance*> all_;
+  std::vector<std::unique_ptr<std::byte[]>> chunks_;
+  std::byte* next_ = nullptr;
+  std::byte* end_ = nullptr;
 };
 
 }  // namespace inmanta::compiler::runtime
