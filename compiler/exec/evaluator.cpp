@@ -148,12 +148,11 @@ struct SingleHolder : runtime::Variable {
   explicit SingleHolder(runtime::Scheduler* s) : Variable(Kind::Single, s) {}
 };
 
-// The slot of each kind of attribute: a plain one only needs its policy, relation ends also know
-// their owner.
-using PlainAttributeSlot = runtime::PolicySlot<runtime::Scheduler::PlainSlot>;
-using OptionSlot = runtime::AttributeSlot<runtime::OptionVariable>;
-using SingleSlot = runtime::AttributeSlot<SingleHolder>;
-using ListSlot = runtime::AttributeSlot<runtime::ListVariable>;
+// The slot of each kind of attribute, in its instance's block.
+using PlainAttributeSlot = runtime::InlineSlot<runtime::Scheduler::PlainSlot>;
+using OptionSlot = runtime::InlineSlot<runtime::OptionVariable>;
+using SingleSlot = runtime::InlineSlot<SingleHolder>;
+using ListSlot = runtime::InlineSlot<runtime::ListVariable>;
 enum class SlotKind { Plain, Option, Single, List };
 SlotKind slotKind(const model::Attribute* attr) {
   if (!attr->isRelation) return SlotKind::Plain;
@@ -1434,7 +1433,12 @@ const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
   EntityPlan& plan = it->second;
   if (added) {
     for (const model::Attribute* attr : entity->order) plan.policies.push_back(slotPolicy(attr));
+    if (entity->order.size() > UINT16_MAX)
+      throw CompileError(Diagnostic(ErrorKind::CompilerException,
+                                    "Entity " + entity->fullName + " has more than 65535 attributes and relations",
+                                    entity->location));
     plan.layout = slotLayout(entity);
+    plan.layout.policies = plan.policies.data();
     const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
     for (const std::string& name : entity->defaultOrder) {
       const model::DefaultValue& dflt = entity->defaults.find(name)->second;
@@ -1528,13 +1532,11 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
       runtime::Instance(entity, instances_.size() + 1, &whereFormatter_, &plan.layout);
   instances_.add(instance);
   instance->constructedAt = at;
-  const std::vector<const runtime::SlotPolicy*>& policies = plan.policies;
   for (size_t i = 0; i < entity->order.size(); ++i) {
     const model::Attribute* attr = entity->order[i];
     // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
     // looks at the slot
-    const runtime::SlotPolicy* policy = policies[i];
-    auto prepare = [policy, instance](auto* v) { v->bind(policy, instance); };
+    auto prepare = [instance, i](auto* v) { v->bind(instance, i); };
     void* memory = instance->slotMemory(i);
     switch (slotKind(attr)) {
       case SlotKind::Plain:

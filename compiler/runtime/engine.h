@@ -352,6 +352,40 @@ class AttributeSlot : public V {
   InstanceBase* owner_ = nullptr;
 };
 
+// An instance as the slots in its block see it (runtime::Instance is one): the policy of each of
+// its slots, by position.
+class SlotOwner : public InstanceBase {
+ public:
+  explicit SlotOwner(const SlotPolicy* const* policies) : policies_(policies) {}
+  const SlotPolicy* policyAt(size_t position) const { return policies_[position]; }
+
+ private:
+  const SlotPolicy* const* policies_;
+};
+
+// An attribute's slot that lives in its instance's block (runtime::InstanceStore): it finds its
+// owner at a fixed distance back and its policy through the owner, so it keeps neither pointer
+// (both are in its value's holder tags). AttributeSlot is the same for a slot anywhere else.
+template <class V>
+class InlineSlot : public V {
+ public:
+  using V::V;
+  // (before the scheduler first looks at the slot) this is slot `position` of `owner`, whose
+  // block holds it, and of fewer than 65536 slots
+  void bind(SlotOwner* owner, size_t position) {
+    auto distance = reinterpret_cast<std::byte*>(this) - reinterpret_cast<std::byte*>(owner);
+    this->value_.setHolderTags(static_cast<uint16_t>(position), static_cast<uint32_t>(distance));
+  }
+  const SlotPolicy* policy() const override { return block()->policyAt(this->value_.holderHalf()); }
+  InstanceBase* owner() const override { return block(); }
+
+ private:
+  SlotOwner* block() const {
+    auto* self = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(this));
+    return reinterpret_cast<SlotOwner*>(self - this->value_.holderWord());
+  }
+};
+
 // The freezable variables (spec 4.6): they count the promises made on them and offer themselves
 // to the scheduler's freeze queues.
 class DelayedVariable : public Variable {

@@ -190,6 +190,41 @@ TEST(Engine, ListTakesItsBoundsFromItsPolicy) {
   EXPECT_EQ(free->values().size(), 3u);
 }
 
+TEST(Engine, InlineSlotFindsItsOwnerAndPolicyInItsBlock) {
+  Scheduler s;
+  struct Named : SlotPolicy {
+    explicit Named(std::string_view n) : name(n) {}
+    std::optional<Diagnostic> validate(const Value&) const override { return std::nullopt; }
+    std::string_view attributeName() const override { return name; }
+    std::string_view name;
+  };
+  Named first("first"), second("second");
+  const SlotPolicy* policies[] = {&first, &second};
+  struct Block : SlotOwner {
+    explicit Block(const SlotPolicy* const* p) : SlotOwner(p) {}
+    std::string display() const override { return "Block"; }
+    alignas(8) std::byte plain[Scheduler::slotSize<InlineSlot<Scheduler::PlainSlot>>()];
+    alignas(8) std::byte list[Scheduler::slotSize<InlineSlot<ListVariable>>()];
+  } block(policies);
+  auto* a = s.placeSlot<InlineSlot<Scheduler::PlainSlot>>(block.plain, [&](auto* v) { v->bind(&block, 0); });
+  auto* b = s.placeSlot<InlineSlot<ListVariable>>(block.list, [&](auto* v) { v->bind(&block, 1); });
+  EXPECT_EQ(a->owner(), &block);
+  EXPECT_EQ(b->owner(), &block);
+  EXPECT_EQ(a->attributeName(), "first");
+  EXPECT_EQ(b->attributeName(), "second");
+  // values coming and going leave the slot's place alone
+  a->set(Value(std::string("a long string value, kept on the heap")), {});
+  FakeInstance other;
+  b->set(Value(static_cast<InstanceBase*>(&other)), {});
+  b->freeze();
+  EXPECT_EQ(a->attributeName(), "first");
+  EXPECT_EQ(b->owner(), &block);
+  EXPECT_EQ(b->policy(), &second);
+  EXPECT_EQ(str(a->get()), "a long string value, kept on the heap");
+  a->~InlineSlot();
+  b->~InlineSlot();
+}
+
 TEST(Engine, OptionalFrozenEmptyRaisesOnRead) {
   Scheduler s;
   FakeInstance a;

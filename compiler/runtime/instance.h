@@ -48,18 +48,19 @@ class MostlyOne {
 // and of `self`, from the start of the instance, and the size of the whole block.
 struct SlotLayout {
   std::vector<uint32_t> offsets;
+  const SlotPolicy* const* policies = nullptr;  // parallel to offsets
   uint32_t selfOffset = 0;
   uint32_t size = 0;
 };
 
-class Instance : public InstanceBase {
+class Instance : public SlotOwner {
  public:
   // `where` formats a location for display(); it outlives the instance (one for all instances).
   // The slots are made by the creator, in the block the layout describes, before the instance is
   // used; the instance destroys them.
   Instance(const model::Entity* type, size_t number, const std::function<std::string(const SourceLocation&)>* where,
            const SlotLayout* layout)
-      : entity(type), ordinal(number), layout_(layout), where_(where) {}
+      : SlotOwner(layout->policies), entity(type), ordinal(number), layout_(layout), where_(where) {}
   ~Instance() override {
     for (size_t i = 0; i < slotCount(); ++i) slot(i)->~Variable();
     if (self != nullptr) self->~Variable();

@@ -111,6 +111,16 @@ class Value {
   double toDouble() const;
   int64_t toInt() const;
 
+  // The bytes a value leaves free after its type: the object that holds the value may keep two
+  // numbers of its own there (a slot in an instance: its position and its distance from the
+  // instance). A new value has them 0; copying or assigning a value never changes them.
+  uint16_t holderHalf() const { return holderHalf_; }
+  uint32_t holderWord() const { return holderWord_; }
+  void setHolderTags(uint16_t half, uint32_t word) {
+    holderHalf_ = half;
+    holderWord_ = word;
+  }
+
  private:
   struct BoxBase {
     uint32_t refs = 1;
@@ -149,7 +159,10 @@ class Value {
     BoxBase* box;
   } u_;
   Type type_;
+  uint16_t holderHalf_ = 0;
+  uint32_t holderWord_ = 0;
 };
+static_assert(sizeof(Value) == 16, "a value is two words, its holder's tags included");
 
 // (inline: libinmanta_jinja.so uses values without linking the compiler; never inlined into
 // release(): the freeing stays out of the hot copy paths, and GCC 12 then does not mistake the

@@ -161,5 +161,19 @@ TEST(Cast, Table) {
   EXPECT_TRUE(ok(cast(CastType::Int, Value::unknown())).isUnknown());
 }
 
+TEST(Value, HolderTagsStayWithTheHolder) {
+  Value held(1);
+  held.setHolderTags(7, 123456);
+  held = Value(std::string("replaced by a string"));
+  EXPECT_EQ(held.holderHalf(), 7);
+  EXPECT_EQ(held.holderWord(), 123456u);
+  Value copy(held);  // a copy is a new value: no tags
+  EXPECT_EQ(copy.holderHalf(), 0);
+  EXPECT_EQ(copy.holderWord(), 0u);
+  held = std::move(copy);
+  EXPECT_EQ(held.holderWord(), 123456u);
+  EXPECT_EQ(str(held), "replaced by a string");
+}
+
 }  // namespace
 }  // namespace inmanta::compiler::runtime
