@@ -218,6 +218,8 @@ struct ShortIndexLookup : Expr {
 
 struct ListLit : Expr {
   std::vector<Expr*> elements;
+  // the evaluator's variable of its value when every element is a literal (as Literal::cache)
+  mutable Literal::Cache cache;
   explicit ListLit(SourceLocation l) : Expr(Kind::ListLit, l) {}
 };
 
@@ -233,6 +235,8 @@ struct ListComp : Expr {
 
 struct DictLit : Expr {
   std::vector<std::pair<std::string, Expr*>> entries;
+  // the evaluator's variable of its value when every entry is a literal (as Literal::cache)
+  mutable Literal::Cache cache;
   explicit DictLit(SourceLocation l) : Expr(Kind::DictLit, l) {}
 };
 

@@ -613,6 +613,10 @@ Variable* Evaluator::lookup(const ast::Name& name, Scope* scope) {
   fail(ErrorKind::NotFoundException, "variable " + std::string(text) + " not found", name.loc, true);
 }
 
+namespace {
+bool isLiteral(const ast::Expr* e) { return e->kind == ast::Kind::Literal; }
+}  // namespace
+
 Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
   switch (expr->kind) {
     case ast::Kind::Literal: {
@@ -686,28 +690,43 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       return result;
     }
     case ast::Kind::ListLit: {
+      // (a list's elements that are lists are spliced in)
       auto* l = static_cast<const ast::ListLit*>(expr);
-      runtime::VarList elements;
-      for (const ast::Expr* e : l->elements) elements.push_back(emit(e, scope, lhs));
-      return scheduler_.makeDirect(std::move(elements), [](const runtime::VarList& in) -> Value {
+      auto build = [](size_t n, auto&& element) {
         ValueList out;
-        for (Variable* v : in) {
-          Value x = v->get();
+        for (size_t i = 0; i < n; ++i) {
+          Value x = element(i);
           if (x.isList()) out.insert(out.end(), x.asList().begin(), x.asList().end());
           else out.push_back(x);
         }
         return Value(std::move(out));
+      };
+      if (std::all_of(l->elements.begin(), l->elements.end(), isLiteral))
+        return constantVariable(l->cache, [&] {
+          return build(l->elements.size(), [&](size_t i) { return static_cast<const ast::Literal*>(l->elements[i])->value; });
+        });
+      runtime::VarList elements;
+      for (const ast::Expr* e : l->elements) elements.push_back(emit(e, scope, lhs));
+      return scheduler_.makeDirect(std::move(elements), [build](const runtime::VarList& in) -> Value {
+        return build(in.size(), [&](size_t i) { return in[i]->get(); });
       });
     }
     case ast::Kind::DictLit: {
       auto* d = static_cast<const ast::DictLit*>(expr);
+      auto build = [d](auto&& value) {
+        ValueDict out;
+        out.items.reserve(d->entries.size());
+        for (size_t i = 0; i < d->entries.size(); ++i) out.items.emplace_back(d->entries[i].first, value(i));
+        return Value(std::move(out));
+      };
+      if (std::all_of(d->entries.begin(), d->entries.end(), [](const auto& entry) { return isLiteral(entry.second); }))
+        return constantVariable(d->cache, [&] {
+          return build([&](size_t i) { return static_cast<const ast::Literal*>(d->entries[i].second)->value; });
+        });
       runtime::VarList values;
       for (const auto& [k, v] : d->entries) values.push_back(emit(v, scope));
-      return scheduler_.makeDirect(std::move(values), [d](const runtime::VarList& in) -> Value {
-        ValueDict out;
-        out.items.reserve(in.size());
-        for (size_t i = 0; i < in.size(); ++i) out.items.emplace_back(d->entries[i].first, in[i]->get());
-        return Value(std::move(out));
+      return scheduler_.makeDirect(std::move(values), [build](const runtime::VarList& in) -> Value {
+        return build([&](size_t i) { return in[i]->get(); });
       });
     }
     case ast::Kind::MapLookup: {
@@ -1267,11 +1286,16 @@ std::optional<Diagnostic> Evaluator::evaluateConstraint(const model::Typedef& t,
 }
 
 Variable* Evaluator::literalVariable(const ast::Literal* lit) {
-  if (lit->cache.owner != generation_) {
-    lit->cache.owner = generation_;
-    lit->cache.value = scheduler_.makeWrapped(lit->value);
+  return constantVariable(lit->cache, [lit] { return lit->value; });
+}
+
+template <class F>
+Variable* Evaluator::constantVariable(ast::Literal::Cache& cache, F value) {
+  if (cache.owner != generation_) {
+    cache.owner = generation_;
+    cache.value = scheduler_.makeWrapped(value());
   }
-  return static_cast<Variable*>(lit->cache.value);
+  return static_cast<Variable*>(cache.value);
 }
 
 Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t) {

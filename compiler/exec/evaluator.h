@@ -106,6 +106,10 @@ class Evaluator {
   // The ready variable holding a literal's value: made once per literal and compile, when an
   // expression reads the literal as a variable.
   Variable* literalVariable(const ast::Literal* lit);
+  // The ready variable of a value that is the same every time a node is evaluated (a literal, a
+  // list or dict of literals): made once per node and compile, kept in the node's cache.
+  template <class F>
+  Variable* constantVariable(ast::Literal::Cache& cache, F value);
   // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
   void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
