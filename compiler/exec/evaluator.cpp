@@ -1700,10 +1700,29 @@ std::string Evaluator::indexKey(const std::vector<std::string>& attributes,
 
 const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Constructor* ctor, Scope* scope) {
   if (ctor->cache.owner == generation_) return *static_cast<const ConstructorPlan*>(ctor->cache.value);
+  auto keep = [&](ConstructorPlan& kept) -> const ConstructorPlan& {
+    ctor->cache.owner = generation_;
+    ctor->cache.value = &kept;
+    return kept;
+  };
   ConstructorPlan plan;
   auto known = constructorTypes_.find(ctor);
   plan.entity = known != constructorTypes_.end() ? known->second : constructorEntity(ctor, scope->ns, nullptr);
   const model::Entity* entity = plan.entity;
+  // the plan depends on the entity and the argument names only: calls of the same shape share one
+  const std::vector<ast::KwArg>& arguments = ctor->named.kwargs;
+  uint64_t shape = std::hash<const void*>()(entity);
+  for (const ast::KwArg& kw : arguments) shape = (shape ^ kw.name.id) * 0x9E3779B97F4A7C15ull;
+  auto [first, last] = plansByShape_.equal_range(shape);
+  for (auto it = first; it != last; ++it) {
+    ConstructorPlan& other = *it->second;
+    const std::vector<ast::KwArg>& theirs = other.shapeOf->named.kwargs;
+    if (other.entity == entity && theirs.size() == arguments.size() &&
+        std::equal(arguments.begin(), arguments.end(), theirs.begin(),
+                   [](const ast::KwArg& a, const ast::KwArg& b) { return a.name.id == b.name.id; }))
+      return keep(other);
+  }
+  plan.shapeOf = ctor;
   plan.entityPlan = &planOf(entity);
   plan.indexAttributes = &indexAttributesOf(entity);
   // static part (3.11): every argument is an attribute
@@ -1729,9 +1748,8 @@ const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Construc
                                                 [&](uint32_t i) { return plan.attributes[i] == d.attribute; });
   });
   ConstructorPlan& kept = constructorPlans_.emplace_back(std::move(plan));
-  ctor->cache.owner = generation_;
-  ctor->cache.value = &kept;
-  return kept;
+  plansByShape_.emplace(shape, &kept);
+  return keep(kept);
 }
 
 std::vector<Evaluator::ConstructorPlan::Step> Evaluator::constructorSteps(

@@ -185,6 +185,7 @@ class Evaluator {
   // evaluation (kept on the syntax node): its entity, the attribute of each argument, which
   // arguments are index arguments, and the order of the other arguments' and the defaults' units.
   struct ConstructorPlan {
+    const ast::Constructor* shapeOf = nullptr;  // the first call it was made for (its argument names)
     const model::Entity* entity = nullptr;
     const EntityPlan* entityPlan = nullptr;
     const std::vector<std::string>* indexAttributes = nullptr;
@@ -204,6 +205,8 @@ class Evaluator {
   std::vector<ConstructorPlan::Step> constructorSteps(
       const ConstructorPlan& plan, const std::function<bool(const EntityPlan::Default&)>& isConstructionValue);
   std::deque<ConstructorPlan> constructorPlans_;  // stable addresses
+  // the plans by a hash of their shape: entity and argument names
+  std::unordered_multimap<uint64_t, ConstructorPlan*> plansByShape_;
   const std::vector<std::string>& indexAttributesOf(const model::Entity* entity);
   const std::vector<const model::ImplementRule*>& implementRulesOf(const model::Entity* entity);
   Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
