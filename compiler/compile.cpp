@@ -32,6 +32,7 @@ FileId CompileSession::readFile(const std::string& path) {
   std::streamoff size = in.tellg();
   in.seekg(0, std::ios::beg);
   if (size > 0) {
+    raw.reserve(static_cast<size_t>(size) + 1);  // the sources add the parsers' final newline in place
     raw.resize(static_cast<size_t>(size));
     in.read(raw.data(), size);
     raw.resize(static_cast<size_t>(in.gcount()));

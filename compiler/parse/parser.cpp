@@ -53,7 +53,7 @@ ast::File* parseFile(ast::Context& ctx, const SourceManager& sources, FileId fil
     return empty;
   }
   // The reference appends a newline before lexing (spec 1.1).
-  std::string data = file.text + "\n";
+  std::string_view data = file.parseText();
 
   if (mode == ParseMode::Auto || mode == ParseMode::FastOnly) {
     // Warnings wait until the fast path's tree is kept; if it gives up, the ANTLR path gives them.

@@ -54,7 +54,9 @@ FileId SourceManager::add(std::string path, std::string display, std::string tex
   auto file = std::make_unique<SourceFile>();
   file->path = std::move(path);
   file->display = std::move(display);
-  file->text = std::move(text);
+  file->stored = std::move(text);
+  file->stored.push_back('\n');
+  file->text = std::string_view(file->stored).substr(0, file->stored.size() - 1);
   file->lineStarts.push_back(0);
   const char* p = file->text.data();
   const size_t n = file->text.size();

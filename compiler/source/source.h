@@ -28,12 +28,21 @@ struct SourceRange {
 
 // One loaded file: its text with line endings normalised to '\n' (Python universal newlines).
 struct SourceFile {
+  SourceFile() = default;
+  SourceFile(const SourceFile&) = delete;  // `text` views its own storage
+  SourceFile& operator=(const SourceFile&) = delete;
   std::string path;     // as opened
   std::string display;  // as printed in messages: ./main.cf, ./libs/m/model/_init.cf
-  std::string text;
+  std::string_view text;              // (in `stored`)
   std::vector<uint32_t> lineStarts;  // byte offset of each line
 
   std::string_view lineText(uint32_t line) const;
+  // The text with the newline the parsers want at its end (spec 1.1), without a copy.
+  std::string_view parseText() const { return std::string_view(stored); }
+
+ private:
+  friend class SourceManager;
+  std::string stored;  // the text and that newline
 };
 
 // Owns every file of a compile; FileIds index into it.
