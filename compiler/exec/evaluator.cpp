@@ -1490,6 +1490,7 @@ void Evaluator::loadPrecedencePolicy() {
   // project.yml's relation_precedence_policy (experimental in the reference): each rule
   // `<entity>.<relation> before <entity>.<relation>` names relations declared on those entities
   // (full names); the relations are frozen in an order that respects every rule (spec 4.7)
+  if (options_.relationPrecedencePolicy.empty()) return;  // (most projects: no regex to compile)
   static const std::regex rule(R"(^\s*([\w:]+)\.(\w+)\s+before\s+([\w:]+)\.(\w+)\s*$)");
   auto invalid = [](const std::string& message) -> const model::Attribute* {
     throw CompileError(Diagnostic(ErrorKind::CompilerException, message));
