@@ -64,10 +64,10 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     execOptions.server = options.server;
     execOptions.resourceTypes = options.resourceTypes;
     execOptions.relationPrecedencePolicy = session->project().relationPrecedencePolicy;
-    execOptions.log = [&err, &options](std::string_view level, const std::string& message) {
+    execOptions.log = [&err, &options](std::string_view logger, std::string_view level, const std::string& message) {
       // warnings always, info from -vv, debug from -vvv, as the reference's console log
       int needed = level == "WARNING" || level == "ERROR" ? 0 : level == "INFO" ? 2 : 3;
-      if (options.verbosity >= needed) err << logLine("inmanta_plugins.std", std::string(level), message) << "\n";
+      if (options.verbosity >= needed) err << logLine(std::string(logger), std::string(level), message) << "\n";
     };
     if (const char* limit = std::getenv("INMANTA_MAX_ITERATIONS"); limit != nullptr && *limit != '\0') {
       // the scheduler's round limit, as the reference reads it (spec 4.7)

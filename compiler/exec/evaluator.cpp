@@ -279,7 +279,7 @@ class Evaluator::Context : public PluginContext {
   ServerConnection* server() override { return e_.options_.server; }
   void reportUnknown(UnknownParameter parameter) override { e_.unknownParameters_.push_back(std::move(parameter)); }
   void log(std::string_view level, const std::string& message) override {
-    if (e_.options_.log) e_.options_.log(level, message);
+    if (e_.options_.log) e_.options_.log("inmanta_plugins.std", level, message);
   }
   ResourceIdentity resourceId(const Value& value) override {
     ResourceIdentity result;
@@ -1491,6 +1491,13 @@ void Evaluator::loadPrecedencePolicy() {
   // `<entity>.<relation> before <entity>.<relation>` names relations declared on those entities
   // (full names); the relations are frozen in an order that respects every rule (spec 4.7)
   if (options_.relationPrecedencePolicy.empty()) return;  // (most projects: no regex to compile)
+  // as the reference's scheduler announces it (each rule is logged before it is checked)
+  auto log = [this](std::string_view level, const std::string& message) {
+    if (options_.log) options_.log("inmanta.execute.scheduler", level, message);
+  };
+  log("WARNING",
+      "[EXPERIMENTAL FEATURE] Using the relation precedence policy defined in the project.yml file to determine list "
+      "freeze order.");
   static const std::regex rule(R"(^\s*([\w:]+)\.(\w+)\s+before\s+([\w:]+)\.(\w+)\s*$)");
   auto invalid = [](const std::string& message) -> const model::Attribute* {
     throw CompileError(Diagnostic(ErrorKind::CompilerException, message));
@@ -1530,6 +1537,8 @@ void Evaluator::loadPrecedencePolicy() {
     std::smatch m;
     if (!std::regex_match(text, m, rule))
       throw CompileError(Diagnostic(ErrorKind::CompilerException, "Invalid relation precedence rule: " + text));
+    log("INFO", "Loaded relation precedence rule: " + std::string(m[1]) + "." + std::string(m[2]) + " before " +
+                    std::string(m[3]) + "." + std::string(m[4]));
     size_t first = node(relationOf(m[1], m[2]));
     size_t then = node(relationOf(m[3], m[4]));
     edges.emplace_back(first, then);

@@ -67,7 +67,8 @@ struct ExecOptions {
   std::function<std::optional<std::string>(std::string_view section, std::string_view key)> settings;
   ServerConnection* server = nullptr;
   const ResourceTypeRegistry* resourceTypes = nullptr;
-  std::function<void(std::string_view level, const std::string& message)> log;
+  // (logger: the reference's logger name, e.g. inmanta_plugins.std for the std plugins)
+  std::function<void(std::string_view logger, std::string_view level, const std::string& message)> log;
   // project.yml's relation_precedence_policy rules (`A.x before B.y`)
   std::vector<std::string> relationPrecedencePolicy;
 };

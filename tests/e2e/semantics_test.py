@@ -12,9 +12,9 @@ INMANTA = os.path.abspath(sys.argv[1])
 PROJECT_YML = "name: semantics\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
 
 
-def compile_model(model, project_extra=""):
+def compile_model(model, project_extra="", args=()):
     d = project({"project.yml": PROJECT_YML + project_extra, "main.cf": model}, "inmanta-semantics-")
-    return subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60,
+    return subprocess.run([INMANTA, *args, "compile"], cwd=d, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
 
 
@@ -254,6 +254,13 @@ proc = compile_model(PRECEDENCE_MODEL)
 check("freeze order without a policy", proc.returncode == 0 and proc.stdout.split() == ["100", "200"], proc.stderr)
 proc = compile_model(PRECEDENCE_MODEL, "relation_precedence_policy:\n  - '__config__::A.ys before __config__::A.xs'\n")
 check("freeze order with a policy", proc.returncode == 0 and proc.stdout.split() == ["200", "100"], proc.stderr)
+check("policy announced as experimental", "inmanta.execute.scheduler WARNING [EXPERIMENTAL FEATURE] Using the relation"
+      " precedence policy defined in the project.yml file to determine list freeze order." in proc.stderr, proc.stderr)
+check("policy without -vv: rules not listed", "Loaded relation precedence rule" not in proc.stderr, proc.stderr)
+proc = compile_model(PRECEDENCE_MODEL, "relation_precedence_policy:\n  - '__config__::A.ys before __config__::A.xs'\n",
+                     ["-vv"])
+check("policy rules listed with -vv", "inmanta.execute.scheduler INFO    Loaded relation precedence rule: __config__::A.ys"
+      " before __config__::A.xs" in proc.stderr, proc.stderr)
 proc = compile_model(PRECEDENCE_MODEL, "relation_precedence_policy:\n  - '__config__::A.ys before __config__::A.zz'\n")
 check("policy naming a missing relation", "A relation precedence rule was defined for __config__::A.zz, but entity"
       " __config__::A doesn't have an attribute zz." in error_line(proc), proc.stderr)
