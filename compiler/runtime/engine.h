@@ -298,7 +298,12 @@ class Variable {
     Waiters woken = pending_.waiters.take();
     hasValue_ = true;
     pending_.setAt = location;
-    then();
+    try {
+      then();
+    } catch (...) {
+      woken.discard();  // the compile fails: they never run
+      throw;
+    }
     wake(woken);
   }
   static void wake(Waiters& woken);

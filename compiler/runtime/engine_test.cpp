@@ -225,6 +225,30 @@ TEST(Engine, InlineSlotFindsItsOwnerAndPolicyInItsBlock) {
   b->~InlineSlot();
 }
 
+TEST(Engine, FailingInverseLeavesTheWaitersUnrun) {
+  // setting a [1] end sets the other end first; when that fails the compile fails, and the units
+  // that waited for this value never run (their list is freed: the sanitizer build checks it)
+  Scheduler s;
+  FakeInstance a, b;
+  struct SingleEnd : Variable {
+    explicit SingleEnd(Scheduler* sc) : Variable(Kind::Single, sc) {}
+  };
+  struct Failing : SlotPolicy {
+    std::optional<Diagnostic> validate(const Value&) const override { return std::nullopt; }
+    bool hasInverse() const override { return true; }
+    void setInverse(const Variable&, const Value&, SourceLocation) const override {
+      throw CompileError(Diagnostic(ErrorKind::DoubleSetException, "the other end is taken"));
+    }
+  } policy;
+  auto* end = s.makeSlot<AttributeSlot<SingleEnd>>([&](AttributeSlot<SingleEnd>* v) { v->bind(&policy, &a); });
+  int ran = 0;
+  for (int i = 0; i < 3; ++i) s.unit({end}, [&] { ++ran; });
+  EXPECT_THROW(end->set(Value(static_cast<InstanceBase*>(&b)), {}), CompileError);
+  EXPECT_TRUE(end->isReady());
+  EXPECT_TRUE(s.run(1000).size() == 3u);
+  EXPECT_EQ(ran, 0);
+}
+
 TEST(Engine, OptionalFrozenEmptyRaisesOnRead) {
   Scheduler s;
   FakeInstance a;
