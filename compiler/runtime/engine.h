@@ -327,20 +327,9 @@ class Variable {
   bool queued_ = false;
 };
 
-// A variable that is an attribute's slot in an instance: it knows its policy and its owner (the
-// other variables do without those two words). A plain attribute's slot only needs its policy
-// (PolicySlot): the owner serves relations (inverses, and the messages of relation ends).
-template <class V>
-class PolicySlot : public V {
- public:
-  using V::V;
-  // (before the scheduler first looks at the slot)
-  void bind(const SlotPolicy* policy, InstanceBase* /*owner*/) { policy_ = policy; }
-  const SlotPolicy* policy() const override { return policy_; }
-
- private:
-  const SlotPolicy* policy_ = nullptr;
-};
+// A variable that is an attribute's slot anywhere (the variables that are not slots do without
+// these two words): it keeps its policy and its owner. The slots of the compile's instances live
+// in their instances' blocks and find both without pointers (InlineSlot, below).
 template <class V>
 class AttributeSlot : public V {
  public:
