@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 #include <variant>
 
 #include "exec/format.h"
@@ -148,17 +149,15 @@ struct SingleHolder : runtime::Variable {
   explicit SingleHolder(runtime::Scheduler* s) : Variable(Kind::Single, s) {}
 };
 
-// The slot of each kind of attribute, in its instance's block.
-using PlainAttributeSlot = runtime::InlineSlot<runtime::Scheduler::PlainSlot>;
+// The slot of each kind of attribute, in its instance's block: calls `f` with a
+// std::type_identity of the attribute's slot type (its size for the layout, its type to make it).
 using OptionSlot = runtime::InlineSlot<runtime::OptionVariable>;
-using SingleSlot = runtime::InlineSlot<SingleHolder>;
-using ListSlot = runtime::InlineSlot<runtime::ListVariable>;
-enum class SlotKind { Plain, Option, Single, List };
-SlotKind slotKind(const model::Attribute* attr) {
-  if (!attr->isRelation) return SlotKind::Plain;
-  if (attr->isOptional()) return SlotKind::Option;
-  if (attr->isSingle()) return SlotKind::Single;
-  return SlotKind::List;
+template <class F>
+void withSlotType(const model::Attribute* attr, F&& f) {
+  if (!attr->isRelation) f(std::type_identity<runtime::InlineSlot<runtime::Scheduler::PlainSlot>>{});
+  else if (attr->isOptional()) f(std::type_identity<OptionSlot>{});
+  else if (attr->isSingle()) f(std::type_identity<runtime::InlineSlot<SingleHolder>>{});
+  else f(std::type_identity<runtime::InlineSlot<runtime::ListVariable>>{});
 }
 
 // Where the slots of an entity's instances go in an instance's block: after the instance, `self`
@@ -171,20 +170,7 @@ runtime::SlotLayout slotLayout(const model::Entity* entity) {
   at += Scheduler::slotSize<Scheduler::PlainSlot>();
   for (const model::Attribute* attr : entity->order) {
     layout.offsets.push_back(static_cast<uint32_t>(at));
-    switch (slotKind(attr)) {
-      case SlotKind::Plain:
-        at += Scheduler::slotSize<PlainAttributeSlot>();
-        break;
-      case SlotKind::Option:
-        at += Scheduler::slotSize<OptionSlot>();
-        break;
-      case SlotKind::Single:
-        at += Scheduler::slotSize<SingleSlot>();
-        break;
-      case SlotKind::List:
-        at += Scheduler::slotSize<ListSlot>();
-        break;
-    }
+    withSlotType(attr, [&at](auto slot) { at += Scheduler::slotSize<typename decltype(slot)::type>(); });
   }
   layout.size = static_cast<uint32_t>(at);
   return layout;
@@ -1570,25 +1556,13 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
     const model::Attribute* attr = entity->order[i];
     // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
     // looks at the slot
-    auto prepare = [instance, i](auto* v) { v->bind(instance, i); };
-    void* memory = instance->slotMemory(i);
-    switch (slotKind(attr)) {
-      case SlotKind::Plain:
-        scheduler_.placeSlot<PlainAttributeSlot>(memory, prepare);
-        break;
-      case SlotKind::Option:
-        scheduler_.placeSlot<OptionSlot>(memory, [&](OptionSlot* v) {
-          prepare(v);
-          v->entityName = entity->fullName;
-        });
-        break;
-      case SlotKind::Single:
-        scheduler_.placeSlot<SingleSlot>(memory, prepare);
-        break;
-      case SlotKind::List:
-        scheduler_.placeSlot<ListSlot>(memory, prepare);
-        break;
-    }
+    withSlotType(attr, [&](auto type) {
+      using Slot = typename decltype(type)::type;
+      scheduler_.placeSlot<Slot>(instance->slotMemory(i), [&](Slot* v) {
+        v->bind(instance, i);
+        if constexpr (std::is_same_v<Slot, OptionSlot>) v->entityName = entity->fullName;
+      });
+    });
   }
   instance->self = scheduler_.placeSlot<runtime::Scheduler::PlainSlot>(instance->selfMemory(), [](Variable*) {});
   instance->self->set(Value(static_cast<runtime::InstanceBase*>(instance)), {});
