@@ -39,7 +39,7 @@ class Arena {
   // bytes for most nodes of a syntax tree).
   void keepObjects() { keepObjects_ = true; }
 
- private:
+  // Raw memory that lives as long as the arena; whoever constructs objects in it destroys them.
   void* allocate(size_t size, size_t align) {
     size_t offset = (used_ + align - 1) & ~(align - 1);
     if (blocks_.empty() || offset + size > capacity_) {
@@ -51,6 +51,8 @@ class Arena {
     used_ = offset + size;
     return reinterpret_cast<char*>(blocks_.back().get()) + offset;
   }
+
+ private:
 
   static constexpr size_t kBlock = 64 * 1024;
   std::vector<std::unique_ptr<std::max_align_t[]>> blocks_;

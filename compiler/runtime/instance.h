@@ -3,7 +3,6 @@
 // instance at offsets its entity's layout gives, so an instance keeps no list of them.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -11,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ast/arena.h"
 #include "model/model.h"
 #include "runtime/engine.h"
 
@@ -117,28 +117,14 @@ class InstanceStore {
     for (Instance* i : all_) i->~Instance();
   }
   // Memory for an instance of that layout; the instance made in it must be added next.
-  void* allocate(const SlotLayout& layout) {
-    size_t size = (layout.size + 7) & ~size_t(7);
-    if (static_cast<size_t>(end_ - next_) < size) {
-      size_t bytes = std::max(kChunk, size);
-      chunks_.emplace_back(new std::byte[bytes]);  // new[] aligns it for any instance
-      next_ = chunks_.back().get();
-      end_ = next_ + bytes;
-    }
-    void* at = next_;
-    next_ += size;
-    return at;
-  }
+  void* allocate(const SlotLayout& layout) { return memory_.allocate(layout.size, alignof(Instance)); }
   void add(Instance* instance) { all_.push_back(instance); }
   const std::vector<Instance*>& all() const { return all_; }
   size_t size() const { return all_.size(); }
 
  private:
-  static constexpr size_t kChunk = 256 * 1024;
   std::vector<Instance*> all_;
-  std::vector<std::unique_ptr<std::byte[]>> chunks_;
-  std::byte* next_ = nullptr;
-  std::byte* end_ = nullptr;
+  Arena memory_;  // (destroyed after the instances in it)
 };
 
 }  // namespace inmanta::compiler::runtime
