@@ -199,6 +199,9 @@ struct Constructor : Expr {
   Arguments named;
   // the evaluator's plan for it, made at its first evaluation (as Literal::cache)
   mutable Literal::Cache cache;
+  // the evaluator's entity for it, resolved before the run with the type inference of a
+  // relation's argument (as Literal::cache)
+  mutable Literal::Cache entity;
   Constructor(SourceLocation l, Name t) : Expr(Kind::Constructor, l), type(t) {}
 };
 

@@ -1690,8 +1690,8 @@ const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Construc
     return kept;
   };
   ConstructorPlan plan;
-  auto known = constructorTypes_.find(ctor);
-  plan.entity = known != constructorTypes_.end() ? known->second : constructorEntity(ctor, scope->ns, nullptr);
+  plan.entity = ctor->entity.owner == generation_ ? static_cast<const model::Entity*>(ctor->entity.value)
+                                                  : constructorEntity(ctor, scope->ns, nullptr);
   const model::Entity* entity = plan.entity;
   // the plan depends on the entity and the argument names only: calls of the same shape share one
   const std::vector<ast::KwArg>& arguments = ctor->named.kwargs;
@@ -2302,7 +2302,8 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
     case ast::Kind::Constructor: {
       auto* c = static_cast<const ast::Constructor*>(e);
       const model::Entity* entity = constructorEntity(c, ns, expected);
-      constructorTypes_[c] = entity;
+      c->entity.owner = generation_;
+      c->entity.value = const_cast<model::Entity*>(entity);
       for (const ast::KwArg& kw : c->named.kwargs) {
         const model::Attribute* attr = entity->attribute(kw.name.text);
         if (attr == nullptr)

@@ -268,7 +268,6 @@ class Evaluator {
   // this evaluator among all (ast::Literal::cache belongs to one evaluator at a time)
   uint64_t generation_ = 0;
   std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
-  std::unordered_map<const ast::Constructor*, const model::Entity*> constructorTypes_;
   // per entity, computed on first use (node-based maps: references stay valid)
   std::unordered_map<const model::Entity*, std::vector<std::string>> indexAttributes_;
   std::unordered_map<const model::Attribute*, std::unique_ptr<runtime::SlotPolicy>> policies_;
