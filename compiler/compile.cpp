@@ -155,7 +155,7 @@ void CompileSession::load() {
     for (const ast::Stmt* stmt : tree->statements)
       if (stmt->kind == ast::Kind::Import) {
         auto* imp = static_cast<const ast::Import*>(stmt);
-        enqueue(std::string(imp->module.text), imp);
+        enqueue(std::string(imp->module.text()), imp);
       }
   }
   warnUnmetRequirements();

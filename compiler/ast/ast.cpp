@@ -4,6 +4,8 @@
 
 namespace inmanta::compiler::ast {
 
+uint32_t Name::endCol() const { return loc.col + static_cast<uint32_t>(codePointCount(text())); }
+
 const char* kindName(Kind kind) {
   switch (kind) {
     case Kind::Literal: return "Literal";
@@ -74,11 +76,11 @@ void dumpLoc(std::string& out, const SourceLocation& loc) {
 }
 
 void dumpName(std::string& out, const Name& n) {
-  out += n.text;
+  out += n.text();
   if (!gDetailed) return;
   dumpLoc(out, n.loc);
   out += '-';
-  out += std::to_string(n.endCol);
+  out += std::to_string(n.endCol());
 }
 
 void quote(std::string& out, std::string_view s);

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <algorithm>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -19,13 +21,28 @@
 
 namespace inmanta::compiler::ast {
 
-// A name as written, possibly qualified (`std::print`), with where it was written.
-struct Name {
-  Symbol id = 0;
-  std::string_view text;  // owned by the SymbolTable
-  SourceLocation loc;     // start of the name
-  uint32_t endCol = 0;    // one past its last column, on loc.line
-  bool empty() const { return text.empty(); }
+// A name as written, possibly qualified (`std::print`), with where it was written: 24 bytes, as
+// a syntax tree holds one per reference and argument. Its text is the SymbolTable's (the parser
+// interns every name), so two names of one tree are the same exactly when their texts are at
+// the same address (symbol()).
+class Name {
+ public:
+  Name() = default;
+  // (`text` outlives the name: interned, or a constant)
+  Name(std::string_view text, SourceLocation at)
+      : loc(at), data_(text.data()), size_(static_cast<uint32_t>(text.size())) {}
+  std::string_view text() const { return {data_, size_}; }
+  bool empty() const { return size_ == 0; }
+  // the identity of an interned name
+  const void* symbol() const { return data_; }
+  // one past its last column, on loc.line
+  uint32_t endCol() const;
+
+  SourceLocation loc;  // start of the name
+
+ private:
+  const char* data_ = "";
+  uint32_t size_ = 0;
 };
 
 enum class Kind : uint8_t {
@@ -80,6 +97,26 @@ struct Stmt : Node {
 };
 
 using Block = std::vector<Stmt*>;
+
+// A list of a node's parts, made once by the parser in the tree's Arena: a pointer and a count
+// (16 bytes) instead of a vector with its own heap block.
+template <class T>
+class Span {
+ public:
+  Span() = default;
+  Span(const T* data, size_t size) : data_(data), size_(static_cast<uint32_t>(size)) {}
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  const T& front() const { return data_[0]; }
+  const T& back() const { return data_[size_ - 1]; }
+
+ private:
+  const T* data_ = nullptr;
+  uint32_t size_ = 0;
+};
 
 // ------------------------------------------------------------------ expressions
 
@@ -183,13 +220,13 @@ struct KwArg {
 
 // Keyword arguments and `**dict` operands shared by calls, constructors and index lookups.
 struct Arguments {
-  std::vector<KwArg> kwargs;
-  std::vector<Expr*> wrapped;  // `**d`
+  Span<KwArg> kwargs;
+  Span<Expr*> wrapped;  // `**d`
 };
 
 struct Call : Expr {
   Name function;
-  std::vector<Expr*> args;
+  Span<Expr*> args;
   Arguments named;
   Call(SourceLocation l, Name f) : Expr(Kind::Call, l), function(f) {}
 };
@@ -220,7 +257,7 @@ struct ShortIndexLookup : Expr {
 };
 
 struct ListLit : Expr {
-  std::vector<Expr*> elements;
+  Span<Expr*> elements;
   // the evaluator's variable of its value when every element is a literal (as Literal::cache)
   mutable Literal::Cache cache;
   explicit ListLit(SourceLocation l) : Expr(Kind::ListLit, l) {}
@@ -366,9 +403,19 @@ struct Context {
   Arena arena;
   SymbolTable symbols;
 
-  Name name(std::string_view text, SourceLocation loc, uint32_t endCol = 0) {
-    Symbol id = symbols.intern(text);
-    return Name{id, symbols.text(id), loc, endCol};
+  Name name(std::string_view text, SourceLocation loc) { return Name(symbols.text(symbols.intern(text)), loc); }
+  // A copy of `items` in the arena.
+  template <class T>
+  Span<T> span(const T* items, size_t count) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    if (count == 0) return {};
+    T* copy = static_cast<T*>(arena.allocate(sizeof(T) * count, alignof(T)));
+    std::copy(items, items + count, copy);
+    return Span<T>(copy, count);
+  }
+  template <class T>
+  Span<T> span(const std::vector<T>& items) {
+    return span(items.data(), items.size());
   }
 };
 

@@ -45,7 +45,7 @@ void forEachAssigned(const ast::Block& block, F&& f) {
   for (const ast::Stmt* s : block) {
     if (s->kind != ast::Kind::Assign) continue;
     auto* a = static_cast<const ast::Assign*>(s);
-    if (a->target->kind == ast::Kind::VarRef) f(static_cast<const ast::VarRef*>(a->target)->name.text, a);
+    if (a->target->kind == ast::Kind::VarRef) f(static_cast<const ast::VarRef*>(a->target)->name.text(), a);
   }
 }
 
@@ -97,11 +97,11 @@ Variable* attributeSlot(const Value& o, std::string_view attribute, const ast::E
 
 // `a` or `a.b.c` for a variable or attribute reference chain, else empty.
 std::string referenceText(const ast::Expr* e) {
-  if (e->kind == ast::Kind::VarRef) return std::string(static_cast<const ast::VarRef*>(e)->name.text);
+  if (e->kind == ast::Kind::VarRef) return std::string(static_cast<const ast::VarRef*>(e)->name.text());
   if (e->kind != ast::Kind::AttrRef) return {};
   auto* ref = static_cast<const ast::AttrRef*>(e);
   std::string object = referenceText(ref->object);
-  return object.empty() ? std::string() : object + "." + std::string(ref->attribute.text);
+  return object.empty() ? std::string() : object + "." + std::string(ref->attribute.text());
 }
 
 std::string joinQuoted(const std::vector<std::string>& names) {
@@ -381,7 +381,7 @@ Declared declaredIn(const ast::Block& block, const ast::For* loop) {
     out[it->second].second.push_back(where);
   };
   forEachAssigned(block, [&](std::string_view name, const ast::Assign* a) { add(name, a->loc); });
-  if (loop != nullptr) add(loop->variable.text, loop->loc);
+  if (loop != nullptr) add(loop->variable.text(), loop->loc);
   return out;
 }
 }  // namespace
@@ -487,7 +487,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       // otherwise ignored; an unknown one is reported by the final checks
       auto* r = static_cast<const ast::Relation*>(stmt);
       int ends = (r->leftAttr.empty() ? 0 : 1) + (r->rightAttr.empty() ? 0 : 1);
-      if (ends == 2 && r->left.text == r->right.text && r->leftAttr.text == r->rightAttr.text) ends = 1;  // self-inverse
+      if (ends == 2 && r->left.text() == r->right.text() && r->leftAttr.text() == r->rightAttr.text()) ends = 1;  // self-inverse
       for (const ast::Expr* e : r->annotations) {
         Variable* v = emit(e, scope);
         scheduler_.unit({v}, [v] { (void)v->get(); }, "relation annotation", e->loc, true);
@@ -502,7 +502,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       auto* a = static_cast<const ast::Assign*>(stmt);
       if (a->target->kind != ast::Kind::VarRef) return emitAttributeAssign(a, scope);
       auto* ref = static_cast<const ast::VarRef*>(a->target);
-      Variable* target = scope->find(ref->name.text);
+      Variable* target = scope->find(ref->name.text());
       Variable* value = emit(a->value, scope);
       scheduler_.unit({value}, [target, value, a] { target->set(value->get(), a->loc); },
           assignLabel(ref), a->loc, true);
@@ -533,13 +533,13 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
     }
     case ast::Kind::For: {
       auto* f = static_cast<const ast::For*>(stmt);
-      auto commit = eagerPromises(f->body, {std::string(f->variable.text)}, scope);
+      auto commit = eagerPromises(f->body, {std::string(f->variable.text())}, scope);
       auto iterate = [this, f, scope](const Value& element) {
         if (element.isUnknown()) return;
         Scope* inner = &scopes_.emplace_back(scope, scope->ns);
         Variable* loopVar = scheduler_.makePlain();
         loopVar->set(element, f->loc);
-        inner->declare(f->variable.text, loopVar);
+        inner->declare(f->variable.text(), loopVar);
         declare(f->body, inner);
         emitBlock(f->body, inner, false);
       };
@@ -580,7 +580,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
 // ------------------------------------------------------------------ expressions
 
 Variable* Evaluator::lookup(const ast::Name& name, Scope* scope) {
-  std::string_view text = name.text;
+  std::string_view text = name.text();
   size_t sep = text.rfind("::");
   if (sep != std::string_view::npos) {
     std::string_view prefix = text.substr(0, sep);
@@ -612,7 +612,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     case ast::Kind::VarRef:
       return lookup(static_cast<const ast::VarRef*>(expr)->name, scope);
     case ast::Kind::Regex:
-      return lookup(ast::Name{0, "self", expr->loc, 0}, scope);
+      return lookup(ast::Name("self", expr->loc), scope);
     case ast::Kind::Binary: {
       auto* b = static_cast<const ast::Binary*>(expr);
       if (b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or) {
@@ -771,7 +771,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       Variable* object = emit(d->object, scope);
       scheduler_.unit({object}, [object, d, onSlot] {
             Value o = object->get();
-            Variable* slot = attributeSlot(o, d->attribute.text, d->object, d->loc);
+            Variable* slot = attributeSlot(o, d->attribute.text(), d->object, d->loc);
             onSlot(slot);
           },
           "is defined", d->loc, true);
@@ -816,7 +816,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
               Scope* inner = &scopes_.emplace_back(scope, scope->ns);
               Variable* loopVar = scheduler_.makePlain();
               loopVar->set(element, c->loc);
-              inner->declare(c->variable.text, loopVar);
+              inner->declare(c->variable.text(), loopVar);
               Variable* part = scheduler_.makePlain();
               parts.push_back(part);
               auto emitValue = [this, c, inner, part, element, lhsCopy] {
@@ -859,7 +859,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     }
     case ast::Kind::Call: {
       auto* call = static_cast<const ast::Call*>(expr);
-      std::string_view name = call->function.text;
+      std::string_view name = call->function.text();
       if (isCastName(name)) {
         if (!call->named.kwargs.empty() || !call->named.wrapped.empty() || call->args.size() != 1) {
           // as the reference's cast function: the arguments are evaluated, then refused
@@ -907,7 +907,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
         args.reserve(call->args.size());
         for (size_t i = 0; i < call->args.size(); ++i) args.push_back(in[next++]->get());
         std::vector<std::pair<std::string, Value>> kwargs;
-        for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text), in[next++]->get());
+        for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text()), in[next++]->get());
         for (; next < in.size(); ++next) {
           Value d = in[next]->get();
           if (d.isUnknown()) return Value::unknown();
@@ -933,9 +933,9 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       const model::Type* primitive = nullptr;
       const model::Definition* def = model::resolveName(model_, scope->ns, l->type, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Entity)
-        fail(ErrorKind::TypingException, std::string(l->type.text) + " is not an entity", l->loc);
+        fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc);
       std::vector<std::pair<std::string, Variable*>> args;
-      for (const ast::KwArg& kw : l->named.kwargs) args.emplace_back(std::string(kw.name.text), emit(kw.value, scope));
+      for (const ast::KwArg& kw : l->named.kwargs) args.emplace_back(std::string(kw.name.text()), emit(kw.value, scope));
       std::vector<Variable*> wrapped;
       for (const ast::Expr* w : l->named.wrapped) wrapped.push_back(emit(w, scope));
       return emitIndexLookup(def->entity(), std::move(args), std::move(wrapped), {}, l);
@@ -944,13 +944,13 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto* l = static_cast<const ast::ShortIndexLookup*>(expr);
       Variable* object = emit(l->object, scope);
       std::vector<std::pair<std::string, Variable*>> args;
-      for (const ast::KwArg& kw : l->named.kwargs) args.emplace_back(std::string(kw.name.text), emit(kw.value, scope));
+      for (const ast::KwArg& kw : l->named.kwargs) args.emplace_back(std::string(kw.name.text()), emit(kw.value, scope));
       std::vector<Variable*> wrapped;
       for (const ast::Expr* w : l->named.wrapped) wrapped.push_back(emit(w, scope));
       Variable* result = scheduler_.makePlain();
       scheduler_.unit({object}, [this, object, l, args, wrapped, result] {
             Value o = object->get();
-            std::string rel(l->relation.text);
+            std::string rel(l->relation.text());
             if (!o.isInstance())
               fail(ErrorKind::TypingException,
                    "short index lookup is only possible on an instance, " + runtime::repr(o) + " is not an instance", l->loc);
@@ -1122,7 +1122,7 @@ std::string pretty(const ast::Expr* e) {
       auto* lit = static_cast<const ast::Literal*>(e);
       return lit->value.isNull() ? std::string("null") : runtime::repr(lit->value);
     }
-    case ast::Kind::VarRef: return std::string(static_cast<const ast::VarRef*>(e)->name.text);
+    case ast::Kind::VarRef: return std::string(static_cast<const ast::VarRef*>(e)->name.text());
     case ast::Kind::Regex: return "/" + static_cast<const ast::Regex*>(e)->pattern + "/";
     case ast::Kind::Binary: {
       auto* b = static_cast<const ast::Binary*>(e);
@@ -1131,7 +1131,7 @@ std::string pretty(const ast::Expr* e) {
     case ast::Kind::Not: return "not " + pretty(static_cast<const ast::Not*>(e)->operand);
     case ast::Kind::Call: {
       auto* c = static_cast<const ast::Call*>(e);
-      std::string out = std::string(c->function.text) + "(";
+      std::string out = std::string(c->function.text()) + "(";
       bool first = true;
       for (const ast::Expr* a : c->args) {
         if (!first) out += ",";
@@ -1141,7 +1141,7 @@ std::string pretty(const ast::Expr* e) {
       for (const ast::KwArg& kw : c->named.kwargs) {
         if (!first) out += ",";
         first = false;
-        out += std::string(kw.name.text) + "=" + pretty(kw.value);
+        out += std::string(kw.name.text()) + "=" + pretty(kw.value);
       }
       return out + ")";
     }
@@ -1293,8 +1293,8 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       return static_cast<const ast::Literal*>(e)->value;
     }
     case ast::Kind::VarRef: {
-      std::string_view n = static_cast<const ast::VarRef*>(e)->name.text;
-      if (n == "self" || n == t.definition->name.text) return self;
+      std::string_view n = static_cast<const ast::VarRef*>(e)->name.text();
+      if (n == "self" || n == t.definition->name.text()) return self;
       fail(ErrorKind::NotFoundException,
            "Unable to resolve `" + std::string(n) + "`: a type constraint can not reference variables.", e->loc, true);
     }
@@ -1365,7 +1365,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
     }
     case ast::Kind::Call: {
       auto* call = static_cast<const ast::Call*>(e);
-      std::string_view name = call->function.text;
+      std::string_view name = call->function.text();
       std::vector<Value> args;
       for (const ast::Expr* a : call->args) args.push_back(evalDirect(a, self, t));
       if (isCastName(name) && args.size() == 1 && call->named.kwargs.empty()) {
@@ -1386,7 +1386,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       if (def->plugin()->contextAware)
         fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc, true);
       std::vector<std::pair<std::string, Value>> kwargs;
-      for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text), evalDirect(kw.value, self, t));
+      for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text()), evalDirect(kw.value, self, t));
       context_->callingNs = t.ns;
       context_->location = call->loc;
       context_->scope = nullptr;
@@ -1694,16 +1694,16 @@ const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Construc
                                                   : constructorEntity(ctor, scope->ns, nullptr);
   const model::Entity* entity = plan.entity;
   // the plan depends on the entity and the argument names only: calls of the same shape share one
-  const std::vector<ast::KwArg>& arguments = ctor->named.kwargs;
+  const ast::Span<ast::KwArg>& arguments = ctor->named.kwargs;
   uint64_t shape = std::hash<const void*>()(entity);
-  for (const ast::KwArg& kw : arguments) shape = (shape ^ kw.name.id) * 0x9E3779B97F4A7C15ull;
+  for (const ast::KwArg& kw : arguments) shape = (shape ^ reinterpret_cast<uintptr_t>(kw.name.symbol())) * 0x9E3779B97F4A7C15ull;
   auto [first, last] = plansByShape_.equal_range(shape);
   for (auto it = first; it != last; ++it) {
     ConstructorPlan& other = *it->second;
-    const std::vector<ast::KwArg>& theirs = other.shapeOf->named.kwargs;
+    const ast::Span<ast::KwArg>& theirs = other.shapeOf->named.kwargs;
     if (other.entity == entity && theirs.size() == arguments.size() &&
         std::equal(arguments.begin(), arguments.end(), theirs.begin(),
-                   [](const ast::KwArg& a, const ast::KwArg& b) { return a.name.id == b.name.id; }))
+                   [](const ast::KwArg& a, const ast::KwArg& b) { return a.name.symbol() == b.name.symbol(); }))
       return keep(other);
   }
   plan.shapeOf = ctor;
@@ -1711,15 +1711,15 @@ const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Construc
   plan.indexAttributes = &indexAttributesOf(entity);
   // static part (3.11): every argument is an attribute
   for (const ast::KwArg& kw : ctor->named.kwargs) {
-    const model::Attribute* attr = entity->attribute(kw.name.text);
+    const model::Attribute* attr = entity->attribute(kw.name.text());
     if (attr == nullptr)
-      fail(ErrorKind::TypingException, "no attribute " + std::string(kw.name.text) + " on type " + entity->fullName,
+      fail(ErrorKind::TypingException, "no attribute " + std::string(kw.name.text()) + " on type " + entity->fullName,
            kw.name.loc, true);
     plan.attributes.push_back(attr);
   }
   // index arguments are needed to construct; the others are emitted once the instance exists
   for (uint32_t i = 0; i < ctor->named.kwargs.size(); ++i) {
-    std::string_view name = ctor->named.kwargs[i].name.text;
+    std::string_view name = ctor->named.kwargs[i].name.text();
     if (std::binary_search(plan.indexAttributes->begin(), plan.indexAttributes->end(), name, std::less<>()))
       plan.early.push_back(i);
     else
@@ -1775,13 +1775,13 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         const size_t earlyCount = plan.early.size();
         const model::Entity* entity = plan.entity;
         const std::vector<std::string>& indexAttributes = *plan.indexAttributes;
-        const std::vector<ast::KwArg>& kwargs = ctor->named.kwargs;
+        const ast::Span<ast::KwArg>& kwargs = ctor->named.kwargs;
         auto isLate = [&](std::string_view name) {
-          return std::any_of(plan.late.begin(), plan.late.end(), [&](uint32_t i) { return kwargs[i].name.text == name; });
+          return std::any_of(plan.late.begin(), plan.late.end(), [&](uint32_t i) { return kwargs[i].name.text() == name; });
         };
         // construction-time values: index arguments and **dict entries
         std::vector<std::pair<std::string, Value>> values;
-        for (size_t i = 0; i < earlyCount; ++i) values.emplace_back(std::string(kwargs[plan.early[i]].name.text), in[i]->get());
+        for (size_t i = 0; i < earlyCount; ++i) values.emplace_back(std::string(kwargs[plan.early[i]].name.text()), in[i]->get());
         bool planned = true;  // the construction values are those the plan's steps assume
         for (size_t i = earlyCount; i < in.size(); ++i) {
           Value d = in[i]->get();
@@ -2027,7 +2027,7 @@ Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
   // runs twice)
   scheduler_.unit({object}, [this, object, ref, result, slot = static_cast<Variable*>(nullptr)]() mutable {
         if (slot == nullptr) {
-          slot = attributeSlot(object->get(), ref->attribute.text, ref->object, ref->loc);
+          slot = attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc);
           return scheduler_.runAgainWhen(slot);
         }
         try {
@@ -2047,7 +2047,7 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
   Variable* object = emit(target->object, scope);
   scheduler_.unit({object}, [this, object, target, assign, scope] {
         Value o = object->get();
-        std::string name(target->attribute.text);
+        std::string name(target->attribute.text());
         if (!o.isInstance())
           fail(ErrorKind::TypingException,
                "The object at " + ast::dump(target->object) + " is not an Entity but a <class '" +
@@ -2260,7 +2260,7 @@ const model::Entity* Evaluator::constructorEntity(const ast::Constructor* ctor, 
   try {
     def = model::resolveName(model_, ns, ctor->type, &primitive);
   } catch (const CompileError& e) {
-    bool qualified = ctor->type.text.find("::") != std::string_view::npos;
+    bool qualified = ctor->type.text().find("::") != std::string_view::npos;
     if (expected == nullptr || qualified || e.diagnostic().kind != ErrorKind::TypeNotFoundException) throw;
     // type inference (3.11): an entity of that name among the expected type and its subtypes
     std::vector<const model::Entity*> candidates;
@@ -2270,7 +2270,7 @@ const model::Entity* Evaluator::constructorEntity(const ast::Constructor* ctor, 
       const model::Entity* cur = todo.back();
       todo.pop_back();
       if (!seen.insert(cur).second) continue;
-      if (cur->shortName == ctor->type.text) candidates.push_back(cur);
+      if (cur->shortName == ctor->type.text()) candidates.push_back(cur);
       for (const model::Entity* c : cur->children) todo.push_back(c);
     }
     if (candidates.empty()) throw;
@@ -2280,7 +2280,7 @@ const model::Entity* Evaluator::constructorEntity(const ast::Constructor* ctor, 
       std::string names;
       for (const model::Entity* c : candidates) names += (names.empty() ? "" : ", ") + c->fullName;
       fail(ErrorKind::AmbiguousTypeException,
-           "Could not determine namespace for type " + std::string(ctor->type.text) + ". " +
+           "Could not determine namespace for type " + std::string(ctor->type.text()) + ". " +
                std::to_string(candidates.size()) + " possible candidates exists: [" + names +
                "]. To resolve this, use the fully qualified name instead of the short name.",
            ctor->loc);
@@ -2288,7 +2288,7 @@ const model::Entity* Evaluator::constructorEntity(const ast::Constructor* ctor, 
     return candidates.front();
   }
   if (def == nullptr || def->kind != model::Definition::Kind::Entity)
-    fail(ErrorKind::TypingException, std::string(ctor->type.text) + " is not an entity", ctor->loc);
+    fail(ErrorKind::TypingException, std::string(ctor->type.text()) + " is not an entity", ctor->loc);
   const model::Entity* entity = def->entity();
   if (expected != nullptr && !entity->isA(expected))
     fail(ErrorKind::TypingException,
@@ -2305,13 +2305,13 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
       c->entity.owner = generation_;
       c->entity.value = const_cast<model::Entity*>(entity);
       for (const ast::KwArg& kw : c->named.kwargs) {
-        const model::Attribute* attr = entity->attribute(kw.name.text);
+        const model::Attribute* attr = entity->attribute(kw.name.text());
         if (attr == nullptr)
-          fail(ErrorKind::TypingException, "no attribute " + std::string(kw.name.text) + " on type " + entity->fullName,
+          fail(ErrorKind::TypingException, "no attribute " + std::string(kw.name.text()) + " on type " + entity->fullName,
                kw.name.loc, true);
         if (!attr->isRelation && kw.value->kind == ast::Kind::Constructor)
           fail(ErrorKind::TypingException,
-               "Can not assign a value of type " + std::string(static_cast<const ast::Constructor*>(kw.value)->type.text) +
+               "Can not assign a value of type " + std::string(static_cast<const ast::Constructor*>(kw.value)->type.text()) +
                    " to a variable of type " + attr->type->name(),
                kw.value->loc);
         normalizeExpr(kw.value, ns, attr->isRelation ? attr->target() : nullptr);
@@ -2324,7 +2324,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
       const model::Type* primitive = nullptr;
       const model::Definition* def = model::resolveName(model_, ns, l->type, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Entity)
-        fail(ErrorKind::TypingException, std::string(l->type.text) + " is not an entity", l->loc);
+        fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc);
       for (const ast::KwArg& kw : l->named.kwargs) normalizeExpr(kw.value, ns, nullptr);
       for (const ast::Expr* w : l->named.wrapped) normalizeExpr(w, ns, nullptr);
       return;
@@ -2338,12 +2338,12 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
     }
     case ast::Kind::Call: {
       auto* c = static_cast<const ast::Call*>(e);
-      if (!isCastName(c->function.text)) {
+      if (!isCastName(c->function.text())) {
         const model::Type* primitive = nullptr;
         const model::Definition* def = model::resolveName(model_, ns, c->function, &primitive);
         if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
           fail(ErrorKind::RuntimeException,
-               "Can not call '" + std::string(c->function.text) + "', can only call plugin or primitive type cast", c->loc,
+               "Can not call '" + std::string(c->function.text()) + "', can only call plugin or primitive type cast", c->loc,
                true);
       }
       for (const ast::Expr* a : c->args) normalizeExpr(a, ns, nullptr);
@@ -2352,7 +2352,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
       return;
     }
     case ast::Kind::VarRef: {
-      std::string_view text = static_cast<const ast::VarRef*>(e)->name.text;
+      std::string_view text = static_cast<const ast::VarRef*>(e)->name.text();
       size_t sep = text.rfind("::");
       if (sep != std::string_view::npos && ns->visible.find(text.substr(0, sep)) == ns->visible.end())
         fail(ErrorKind::NotFoundException,
@@ -2447,7 +2447,7 @@ void Evaluator::normalize() {
       Value v;
       if (!constantValue(a.defaultValue, v))
         fail(ErrorKind::RuntimeException, ast::dump(a.defaultValue) + " is not a constant", a.name.loc, true);
-      const model::Attribute* attr = entity->attribute(a.name.text);
+      const model::Attribute* attr = entity->attribute(a.name.text());
       if (attr == nullptr || attr->isRelation) continue;
       if (auto err = validateValue(attr->type, v, check)) {
         // a constraint that cannot be evaluated is reported where it is written, as the reference
@@ -2478,7 +2478,7 @@ bool Evaluator::whenVariable(const ast::Expr* e, Scope* scope, std::function<voi
   Variable* object = emit(ref->object, scope);
   scheduler_.unit({object}, [object, ref, then] {
         Value o = object->get();
-        Variable* slot = attributeSlot(o, ref->attribute.text, ref->object, ref->loc);
+        Variable* slot = attributeSlot(o, ref->attribute.text(), ref->object, ref->loc);
         then(slot);
       },
       exprLabel(ref), ref->loc, true);
@@ -2546,10 +2546,10 @@ void declaredIn(const ast::Block& block, std::set<std::string>& names) {
   for (const ast::Stmt* s : block) {
     if (s->kind == ast::Kind::Assign) {
       auto* a = static_cast<const ast::Assign*>(s);
-      if (a->target->kind == ast::Kind::VarRef) names.insert(std::string(static_cast<const ast::VarRef*>(a->target)->name.text));
+      if (a->target->kind == ast::Kind::VarRef) names.insert(std::string(static_cast<const ast::VarRef*>(a->target)->name.text()));
     } else if (s->kind == ast::Kind::For) {
       auto* f = static_cast<const ast::For*>(s);
-      names.insert(std::string(f->variable.text));
+      names.insert(std::string(f->variable.text()));
       declaredIn(f->body, names);
     } else if (s->kind == ast::Kind::If) {
       declaredIn(static_cast<const ast::If*>(s)->thenBlock, names);
@@ -2587,7 +2587,7 @@ void Evaluator::whenInstance(const ast::Expr* expr, Scope* scope, std::function<
   auto* ref = static_cast<const ast::AttrRef*>(expr);
   whenInstance(ref->object, scope, [this, ref, then = std::move(then)](const Value& o) {
     if (o.isUnknown()) return then(o);
-    Variable* slot = attributeSlot(o, ref->attribute.text, ref->object, ref->loc);
+    Variable* slot = attributeSlot(o, ref->attribute.text(), ref->object, ref->loc);
     scheduler_.unit({slot}, [slot, then] {
           const Value* v = nullptr;
           try {
@@ -2616,14 +2616,14 @@ std::function<void()> Evaluator::eagerPromises(const ast::Block& body, const std
   auto state = std::make_shared<State>();
   for (const ast::AttrRef* target : targets) {
     const ast::VarRef* root = rootOf(target);
-    if (root == nullptr || local.count(std::string(root->name.text))) continue;
+    if (root == nullptr || local.count(std::string(root->name.text()))) continue;
     // acquire once the instance is known (the reference's VariableReferenceHook with
     // propagate_unset: an empty optional on the way means no promise; an attribute that does not
     // exist, or a value that is no instance, is an error)
     try {
       whenInstance(target->object, scope, [target, state](const Value& o) {
         if (o.isUnknown()) return;
-        Variable* slot = attributeSlot(o, target->attribute.text, target->object, target->loc);
+        Variable* slot = attributeSlot(o, target->attribute.text(), target->object, target->loc);
         if (!slot->delayed()) return;
         runtime::Promise* p = slot->progressionPromise();
         if (p == nullptr) return;

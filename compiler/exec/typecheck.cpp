@@ -95,7 +95,7 @@ std::optional<Diagnostic> validatePluginType(const model::Model& model, const mo
   if (type == "dict") return v.isDict() ? std::nullopt : invalid(v, "dict");
   if (type == "null") return std::nullopt;
   const model::Type* primitive = nullptr;
-  ast::Name name{0, type, {}, 0};
+  ast::Name name(type, {});
   const model::Definition* def = nullptr;
   try {
     def = model::resolveName(model, ns, name, &primitive);

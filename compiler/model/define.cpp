@@ -96,33 +96,33 @@ class Definer {
           case ast::Kind::Entity: {
             auto* def = static_cast<const ast::Entity*>(s);
             Entity* e = model_.newEntity();
-            e->fullName = fullName(ns, def->name.text);
-            e->shortName = std::string(def->name.text);
+            e->fullName = fullName(ns, def->name.text());
+            e->shortName = std::string(def->name.text());
             e->ns = ns;
             e->definition = def;
             e->location = def->name.loc;
-            define(ns, def->name.text, Definition{Definition::Kind::Entity, e, def->name.loc}, "Entity");
+            define(ns, def->name.text(), Definition{Definition::Kind::Entity, e, def->name.loc}, "Entity");
             break;
           }
           case ast::Kind::Typedef: {
             auto* def = static_cast<const ast::Typedef*>(s);
             Typedef* t = model_.newTypedef();
-            t->fullName = fullName(ns, def->name.text);
+            t->fullName = fullName(ns, def->name.text());
             t->ns = ns;
             t->definition = def;
             t->location = def->name.loc;
-            define(ns, def->name.text, Definition{Definition::Kind::Typedef, t, def->name.loc}, "TypeConstraint");
+            define(ns, def->name.text(), Definition{Definition::Kind::Typedef, t, def->name.loc}, "TypeConstraint");
             break;
           }
           case ast::Kind::Implementation: {
             auto* def = static_cast<const ast::Implementation*>(s);
             Implementation* impl = model_.newImplementation();
-            impl->name = std::string(def->name.text);
-            impl->fullName = fullName(ns, def->name.text);
+            impl->name = std::string(def->name.text());
+            impl->fullName = fullName(ns, def->name.text());
             impl->ns = ns;
             impl->definition = def;
             impl->location = def->name.loc;
-            define(ns, def->name.text, Definition{Definition::Kind::Implementation, impl, def->name.loc}, "Type");
+            define(ns, def->name.text(), Definition{Definition::Kind::Implementation, impl, def->name.loc}, "Type");
             break;
           }
           default:
@@ -142,10 +142,10 @@ class Definer {
       for (const ast::Stmt* s : ns->file->statements) {
         if (s->kind != ast::Kind::Import) continue;
         auto* imp = static_cast<const ast::Import*>(s);
-        std::string alias(imp->alias.text);
+        std::string alias(imp->alias.text());
         if (!imported.insert(alias).second)
           fail(ErrorKind::DuplicateException, "Two import statements have the same name", imp->loc, false);
-        Namespace* target = model_.findNamespace(imp->module.text);
+        Namespace* target = model_.findNamespace(imp->module.text());
         if (target != nullptr) ns->visible[alias] = target;
       }
     }
@@ -155,7 +155,7 @@ class Definer {
   // spec 3.3
   static const Definition* resolve(const Model& model, const Namespace* from, const ast::Name& name,
                                    const Type** primitive) {
-    std::string_view text = name.text;
+    std::string_view text = name.text();
     size_t sep = text.rfind("::");
     if (sep == std::string_view::npos) {
       if (const Type* p = primitiveByName(model, text)) {
@@ -189,7 +189,7 @@ class Definer {
     const Type* primitive = nullptr;
     const Definition* def = resolve(model_, from, name, &primitive);
     if (def == nullptr || def->kind != Definition::Kind::Entity)
-      fail(ErrorKind::TypingException, std::string(name.text) + " is not an entity", name.loc);
+      fail(ErrorKind::TypingException, std::string(name.text()) + " is not an entity", name.loc);
     return def->entity();
   }
 
@@ -203,7 +203,7 @@ class Definer {
       const Definition* def = resolve(model_, from, ref.base, &primitive);
       if (primitive != nullptr) {
         base = primitive;
-        if (ref.base.text == "number" && warn_) {
+        if (ref.base.text() == "number" && warn_) {
           Diagnostic d(ErrorKind::CompilerException, "Type 'number' is deprecated, use 'float' or 'int' instead",
                        ref.base.loc);
           d.warningName = "TypeDeprecationWarning";
@@ -212,7 +212,7 @@ class Definer {
       } else if (def->kind == Definition::Kind::Typedef) {
         base = def->typedefType();
       } else {
-        fail(ErrorKind::TypingException, std::string(ref.base.text) + " is not a type that can be used for an attribute",
+        fail(ErrorKind::TypingException, std::string(ref.base.text()) + " is not a type that can be used for an attribute",
              ref.base.loc);
       }
     }
@@ -241,7 +241,7 @@ class Definer {
       return;
     }
     if (def->kind != Definition::Kind::Typedef)
-      fail(ErrorKind::TypingException, std::string(t->definition->base.text) + " can not be used as the base of a typedef",
+      fail(ErrorKind::TypingException, std::string(t->definition->base.text()) + " can not be used as the base of a typedef",
            t->definition->base.loc);
     Typedef* base = def->typedefType();
     if (base->base == nullptr) resolveTypedef(base, depth + 1);
@@ -291,17 +291,17 @@ class Definer {
     if (e->definition == nullptr) return;
     for (const ast::Attribute& a : e->definition->attributes) {
       for (const Attribute* existing : e->own)
-        if (existing->name == a.name.text)
+        if (existing->name == a.name.text())
           fail(ErrorKind::DuplicateException,
-               "attribute '" + std::string(a.name.text) + "' already exists on entity '" + e->shortName + "'",
+               "attribute '" + std::string(a.name.text()) + "' already exists on entity '" + e->shortName + "'",
                a.name.loc);
       Attribute* attr = model_.newAttribute();
-      attr->name = std::string(a.name.text);
+      attr->name = std::string(a.name.text());
       attr->entity = e;
       attr->location = a.name.loc;
       attr->type = resolveValueType(e->ns, a.type);
       attr->isNullable = a.type.nullable;
-      attr->isList = a.type.multi || (!a.type.isDict && a.type.base.text == "list");
+      attr->isList = a.type.multi || (!a.type.isDict && a.type.base.text() == "list");
       e->own.push_back(attr);
     }
   }
@@ -320,7 +320,7 @@ class Definer {
         Entity* right = resolveEntity(ns, rel->right);
         Attribute* leftEnd = relationEnd(left, rel->leftAttr, right, multiplicity(rel->leftMult), rel, ns);
         if (!rel->rightAttr.empty()) {
-          if (left == right && rel->leftAttr.text == rel->rightAttr.text) {
+          if (left == right && rel->leftAttr.text() == rel->rightAttr.text()) {
             leftEnd->inverse = leftEnd;  // self-inverse: one attribute
           } else {
             Attribute* rightEnd = relationEnd(right, rel->rightAttr, left, multiplicity(rel->rightMult), rel, ns);
@@ -351,12 +351,12 @@ class Definer {
   Attribute* relationEnd(Entity* owner, const ast::Name& name, Entity* target, Multiplicity m, const ast::Relation* rel,
                          Namespace* ns) {
     for (const Attribute* existing : owner->own)
-      if (existing->name == name.text)
+      if (existing->name == name.text())
         fail(ErrorKind::DuplicateException,
-             "attribute '" + std::string(name.text) + "' already exists on entity '" + owner->shortName + "'",
+             "attribute '" + std::string(name.text()) + "' already exists on entity '" + owner->shortName + "'",
              existing->location);
     Attribute* attr = model_.newAttribute();
-    attr->name = std::string(name.text);
+    attr->name = std::string(name.text());
     attr->entity = owner;
     attr->location = name.loc;
     attr->type = target;
@@ -412,9 +412,9 @@ class Definer {
     if (e->definition != nullptr)
       for (const ast::Attribute& a : e->definition->attributes) {
         if (a.defaultValue != nullptr)
-          merged[std::string(a.name.text)] = DefaultValue{a.defaultValue, e->ns, a.name.loc};
+          merged[std::string(a.name.text())] = DefaultValue{a.defaultValue, e->ns, a.name.loc};
         else
-          merged[std::string(a.name.text)] = std::nullopt;
+          merged[std::string(a.name.text())] = std::nullopt;
       }
     e->defaults.clear();
     for (auto& [name, value] : merged)
@@ -428,7 +428,7 @@ class Definer {
     for (auto it = e->parents.rbegin(); it != e->parents.rend(); ++it)
       for (const std::string& name : (*it)->defaultOrder) add(name);
     if (e->definition != nullptr)
-      for (const ast::Attribute& a : e->definition->attributes) add(a.name.text);
+      for (const ast::Attribute& a : e->definition->attributes) add(a.name.text());
     e->defaultOrder.clear();
     for (std::string& name : order)
       if (e->defaults.count(name)) e->defaultOrder.push_back(std::move(name));
@@ -445,7 +445,7 @@ class Definer {
         const Definition* target = resolve(model_, impl->ns, impl->definition->entity, &primitive);
         if (target == nullptr || target->kind != Definition::Kind::Entity)
           fail(ErrorKind::TypingException,
-               "Implementation " + impl->fullName + " is defined for " + std::string(impl->definition->entity.text) +
+               "Implementation " + impl->fullName + " is defined for " + std::string(impl->definition->entity.text()) +
                    ", which is not an entity",
                impl->definition->entity.loc);
         impl->entity = target->entity();
@@ -461,10 +461,10 @@ class Definer {
         Entity* e = resolveEntity(ns, idx->entity);
         std::vector<std::string> names;
         for (const ast::Name& n : idx->attributes) {
-          const Attribute* a = e->attribute(n.text);
+          const Attribute* a = e->attribute(n.text());
           if (a == nullptr)
             fail(ErrorKind::NotFoundException,
-                 "Attribute '" + std::string(n.text) + "' referenced in index is not defined in entity " + e->fullName,
+                 "Attribute '" + std::string(n.text()) + "' referenced in index is not defined in entity " + e->fullName,
                  idx->loc);
           if (a->isOptional())
             fail(ErrorKind::IndexException,
@@ -501,7 +501,7 @@ class Definer {
           const Type* primitive = nullptr;
           const Definition* def = resolve(model_, ns, n, &primitive);
           if (def == nullptr || def->kind != Definition::Kind::Implementation)
-            fail(ErrorKind::TypingException, std::string(n.text) + " is not an implementation", imp->entity.loc);
+            fail(ErrorKind::TypingException, std::string(n.text()) + " is not an implementation", imp->entity.loc);
           Implementation* impl = def->implementation();
           if (!e->isA(impl->entity))
             fail(ErrorKind::TypingException,

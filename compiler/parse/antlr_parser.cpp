@@ -648,7 +648,9 @@ class Builder {
     }
     if (auto* l = dynamic_cast<InmantaParser::ListExprContext*>(c)) {
       auto* list = f_.make<ast::ListLit>(at(l->getStart()));
-      for (auto* e : l->expression()) list->elements.push_back(expression(e));
+      std::vector<ast::Expr*> elements;
+      for (auto* e : l->expression()) elements.push_back(expression(e));
+      list->elements = f_.ctx().span(elements);
       return list;
     }
     if (auto* m = dynamic_cast<InmantaParser::MapExprContext*>(c)) return mapLiteral(m->mapLiteral());
@@ -711,33 +713,42 @@ class Builder {
   }
 
   void arguments(InmantaParser::ArgListContext* c, ast::Call& call) {
+    std::vector<ast::KwArg> kwargs;
+    std::vector<ast::Expr*> wrapped;
+    std::vector<ast::Expr*> args;
     for (auto* a : c->arg()) {
       if (auto* kw = dynamic_cast<InmantaParser::KeywordArgContext*>(a)) {
         ast::Name n = name(kw->ID()->getSymbol());
-        f_.checkKeywordArgument(call, n);
-        call.named.kwargs.push_back({n, expression(kw->expression())});
+        f_.checkKeywordArgument(call, kwargs, n);
+        kwargs.push_back({n, expression(kw->expression())});
       } else if (auto* w = dynamic_cast<InmantaParser::WrappedKwargsArgContext*>(a)) {
-        call.named.wrapped.push_back(expression(w->expression()));
+        wrapped.push_back(expression(w->expression()));
       } else {
-        call.args.push_back(expression(static_cast<InmantaParser::PositionalArgContext*>(a)->expression()));
+        args.push_back(expression(static_cast<InmantaParser::PositionalArgContext*>(a)->expression()));
       }
     }
+    call.named.kwargs = f_.ctx().span(kwargs);
+    call.named.wrapped = f_.ctx().span(wrapped);
+    call.args = f_.ctx().span(args);
   }
 
   ast::Arguments kwargs(InmantaParser::KwargListContext* c) {
-    ast::Arguments result;
+    std::vector<ast::KwArg> kwargs;
+    std::vector<ast::Expr*> wrapped;
     for (auto* a : c->kwarg()) {
       if (auto* kw = dynamic_cast<InmantaParser::KeywordKwargContext*>(a))
-        result.kwargs.push_back({name(kw->ID()->getSymbol()), expression(kw->expression())});
+        kwargs.push_back({name(kw->ID()->getSymbol()), expression(kw->expression())});
       else
-        result.wrapped.push_back(expression(static_cast<InmantaParser::WrappedKwargsKwargContext*>(a)->expression()));
+        wrapped.push_back(expression(static_cast<InmantaParser::WrappedKwargsKwargContext*>(a)->expression()));
     }
-    return result;
+    return ast::Arguments{f_.ctx().span(kwargs), f_.ctx().span(wrapped)};
   }
 
   ast::Expr* constantList(InmantaParser::ConstantListContext* c) {
     auto* list = f_.make<ast::ListLit>(at(c->getStart()));
-    for (auto* k : c->constant()) list->elements.push_back(constant(k));
+    std::vector<ast::Expr*> elements;
+    for (auto* k : c->constant()) elements.push_back(constant(k));
+    list->elements = f_.ctx().span(elements);
     return list;
   }
 

@@ -28,22 +28,22 @@ bool plainBody(std::string_view body) {
 }  // namespace
 
 ast::Name AstFactory::name(std::string_view text, SourceLocation loc) {
-  return ctx_.name(text, loc, loc.col + static_cast<uint32_t>(codePointCount(text)));
+  return ctx_.name(text, loc);
 }
 
 // ------------------------------------------------------------------ checks
 
 void AstFactory::checkHyphen(const ast::Name& n) {
-  if (n.text.find('-') != std::string_view::npos)
+  if (n.text().find('-') != std::string_view::npos)
     fail(ErrorKind::HyphenException,
-         "The use of '-' in identifiers is not allowed. please rename " + std::string(n.text) + ".", n.loc);
+         "The use of '-' in identifiers is not allowed. please rename " + std::string(n.text()) + ".", n.loc);
 }
 
 void AstFactory::checkModuleName(const ast::Name& module) {
-  if (module.text.find('-') != std::string_view::npos)
+  if (module.text().find('-') != std::string_view::npos)
     throw CompileError(Diagnostic(
         ErrorKind::CompilerException,
-        std::string(module.text) + " is not a valid module name: hyphens are not allowed, please use underscores instead.",
+        std::string(module.text()) + " is not a valid module name: hyphens are not allowed, please use underscores instead.",
         {}, true));
 }
 
@@ -56,11 +56,11 @@ void AstFactory::attributeNameCapital(SourceLocation loc) {
 }
 
 void AstFactory::plusAssignOnVariable(const ast::Name& n) {
-  syntaxError("Can not perform += on variable " + std::string(n.text), n.loc);
+  syntaxError("Can not perform += on variable " + std::string(n.text()), n.loc);
 }
 
 void AstFactory::dictNullNotNullable(const ast::Name& attribute) {
-  syntaxError("null can not be assigned to dict, did you mean \"dict? " + std::string(attribute.text) + " = null\"",
+  syntaxError("null can not be assigned to dict, did you mean \"dict? " + std::string(attribute.text()) + " = null\"",
               attribute.loc);
 }
 
@@ -82,10 +82,10 @@ void AstFactory::checkConstructorArguments(const ast::Constructor* ctor) {
   const auto& kwargs = ctor->named.kwargs;
   for (size_t i = 0; i < kwargs.size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if (kwargs[i].name.id == kwargs[j].name.id)
+      if (kwargs[i].name.symbol() == kwargs[j].name.symbol())
         fail(ErrorKind::RuntimeException,
-             "The attribute " + std::string(kwargs[i].name.text) + " in the constructor call of " +
-                 std::string(ctor->type.text) + " is already set.",
+             "The attribute " + std::string(kwargs[i].name.text()) + " in the constructor call of " +
+                 std::string(ctor->type.text()) + " is already set.",
              ctor->loc);
 }
 
@@ -129,11 +129,11 @@ ast::Multiplicity AstFactory::multiplicity(std::string_view lower, bool colon, s
   return result;
 }
 
-void AstFactory::checkKeywordArgument(const ast::Call& call, const ast::Name& n) {
-  for (const ast::KwArg& existing : call.named.kwargs)
-    if (existing.name.id == n.id)
+void AstFactory::checkKeywordArgument(const ast::Call& call, const std::vector<ast::KwArg>& before, const ast::Name& n) {
+  for (const ast::KwArg& existing : before)
+    if (existing.name.symbol() == n.symbol())
       fail(ErrorKind::RuntimeException,
-           "Keyword argument " + std::string(n.text) + " repeated in function call " + std::string(call.function.text) +
+           "Keyword argument " + std::string(n.text()) + " repeated in function call " + std::string(call.function.text()) +
                "()",
            call.loc);
 }
@@ -190,13 +190,13 @@ ast::Expr* AstFactory::listComprehension(SourceLocation loc, ast::Expr* value,
 ast::Stmt* AstFactory::typedefStatement(ast::Name n, ast::Name base, ast::Expr* constraint) {
   static const std::unordered_set<std::string_view> kPrimitives = {"string", "int", "float", "number",
                                                                     "bool", "list", "dict"};
-  if (kPrimitives.count(n.text) != 0 && warn_)
-    warn_(Diagnostic(ErrorKind::CompilerException, "Trying to override a built-in type: " + std::string(n.text), n.loc));
+  if (kPrimitives.count(n.text()) != 0 && warn_)
+    warn_(Diagnostic(ErrorKind::CompilerException, "Trying to override a built-in type: " + std::string(n.text()), n.loc));
   checkHyphen(n);
   std::vector<std::string_view> reads;
   directRequires(constraint, reads);
   bool usesSelf = false;
-  for (std::string_view r : reads) usesSelf |= r == "self" || r == n.text;
+  for (std::string_view r : reads) usesSelf |= r == "self" || r == n.text();
   if (!usesSelf) fail(ErrorKind::TypingException, "typedef expressions should reference the self variable", n.loc);
   return make<ast::Typedef>(n.loc, n, base, constraint);
 }
@@ -299,7 +299,7 @@ void directRequires(const ast::Expr* e, std::vector<std::string_view>& out) {
   switch (e->kind) {
     case Kind::Literal: return;
     case Kind::Regex: out.push_back("self"); return;
-    case Kind::VarRef: out.push_back(static_cast<const ast::VarRef*>(e)->name.text); return;
+    case Kind::VarRef: out.push_back(static_cast<const ast::VarRef*>(e)->name.text()); return;
     case Kind::AttrRef: directRequires(static_cast<const ast::AttrRef*>(e)->object, out); return;
     case Kind::StringFormat:
       for (const auto& p : static_cast<const ast::StringFormat*>(e)->parts) directRequires(p.ref, out);
@@ -357,7 +357,7 @@ void directRequires(const ast::Expr* e, std::vector<std::string_view>& out) {
       std::vector<std::string_view> inner;
       directRequires(c->value, inner);
       for (std::string_view v : inner)
-        if (v != c->variable.text) out.push_back(v);
+        if (v != c->variable.text()) out.push_back(v);
       directRequires(c->iterable, out);
       return;
     }

@@ -29,9 +29,7 @@ class AstFactory {
   // A name as written (`std::print`), located at its first token.
   ast::Name name(std::string_view text, SourceLocation loc);
   // The same for a name known to be ASCII (every name the fast lexer makes): no code points to count.
-  ast::Name asciiName(std::string_view text, SourceLocation loc) {
-    return ctx_.name(text, loc, loc.col + static_cast<uint32_t>(text.size()));
-  }
+  ast::Name asciiName(std::string_view text, SourceLocation loc) { return ctx_.name(text, loc); }
 
   // ---------------------------------------------------------------- checks
   void checkHyphen(const ast::Name& n);
@@ -54,8 +52,9 @@ class AstFactory {
   static ast::BinaryOp binaryOp(size_t kind, std::string_view text);
   static ast::Multiplicity multiplicity(std::string_view lower, bool colon, std::string_view upper);
 
-  // `call(name=value)`: a keyword given twice is an error (checked before the value is built).
-  void checkKeywordArgument(const ast::Call& call, const ast::Name& n);
+  // `call(name=value)` after the keyword arguments `before`: a keyword given twice is an error
+  // (checked before the value is built).
+  void checkKeywordArgument(const ast::Call& call, const std::vector<ast::KwArg>& before, const ast::Name& n);
 
   // One `"key": value` entry of a dict literal: the key (checked before the value is built), then
   // the entry; `seen` belongs to the literal.

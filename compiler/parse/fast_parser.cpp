@@ -492,6 +492,13 @@ class Parser {
     out.insert(out.end(), scratch.begin() + static_cast<std::ptrdiff_t>(mark), scratch.end());
     scratch.resize(mark);
   }
+  // The same into the tree's arena.
+  template <class T>
+  ast::Span<T> takeSpan(std::vector<T>& scratch, size_t mark) {
+    ast::Span<T> out = f_.ctx().span(scratch.data() + mark, scratch.size() - mark);
+    scratch.resize(mark);
+    return out;
+  }
 
   struct Depth {
     explicit Depth(int& d) : depth(d) {
@@ -683,10 +690,12 @@ class Parser {
         if (kind() == LBRACK) {
           size_t open = p_++;
           auto* list = f_.make<ast::ListLit>(at(open));
+          size_t mark = exprs_.size();
           if (kind() != RBRACK) {
-            list->elements.push_back(constant());
-            while (accept(COMMA) && kind() != RBRACK) list->elements.push_back(constant());
+            exprs_.push_back(constant());
+            while (accept(COMMA) && kind() != RBRACK) exprs_.push_back(constant());
           }
+          list->elements = takeSpan(exprs_, mark);
           expect(RBRACK);
           result.defaultValue = list;
         } else if (!accept(UNDEF)) {
@@ -1001,7 +1010,7 @@ class Parser {
       exprs_.push_back(element);
     }
     expect(RBRACK);
-    take(exprs_, mark, list->elements);
+    list->elements = takeSpan(exprs_, mark);
     return list;
   }
 
@@ -1033,31 +1042,36 @@ class Parser {
   }
 
   void arguments(ast::Call& call) {
-    size_t argMark = exprs_.size();
+    // (calls are few: their own lists, not the shared scratch ones)
+    std::vector<ast::KwArg> kwargs;
+    std::vector<ast::Expr*> wrapped;
+    std::vector<ast::Expr*> args;
     do {
       if (kind() == RPAREN) break;  // trailing comma
       if (kind() == ID && kind(1) == ASSIGN) {
         ast::Name n = name(p_);
         p_ += 2;
-        f_.checkKeywordArgument(call, n);
-        call.named.kwargs.push_back({n, expression(0)});
+        f_.checkKeywordArgument(call, kwargs, n);
+        kwargs.push_back({n, expression(0)});
       } else if (accept(DOUBLE_STAR)) {
-        call.named.wrapped.push_back(expression(0));
+        wrapped.push_back(expression(0));
       } else {
-        ast::Expr* arg = expression(0);
-        exprs_.push_back(arg);
+        args.push_back(expression(0));
       }
     } while (accept(COMMA));
-    take(exprs_, argMark, call.args);
+    call.named.kwargs = f_.ctx().span(kwargs);
+    call.named.wrapped = f_.ctx().span(wrapped);
+    call.args = f_.ctx().span(args);
   }
 
   ast::Arguments kwargs() {
-    ast::Arguments result;
     size_t mark = kwargs_.size();
+    size_t wrappedMark = wrapped_.size();
     do {
       if (kind() == RPAREN || kind() == RBRACK) break;  // trailing comma
       if (accept(DOUBLE_STAR)) {
-        result.wrapped.push_back(expression(0));
+        ast::Expr* value = expression(0);
+        wrapped_.push_back(value);
       } else {
         ast::Name n = name(expect(ID));
         expect(ASSIGN);
@@ -1065,8 +1079,7 @@ class Parser {
         kwargs_.push_back({n, value});
       }
     } while (accept(COMMA));
-    take(kwargs_, mark, result.kwargs);
-    return result;
+    return ast::Arguments{takeSpan(kwargs_, mark), takeSpan(wrapped_, wrappedMark)};
   }
 
   AstFactory& f_;
@@ -1077,6 +1090,7 @@ class Parser {
   std::vector<ast::Stmt*> stmts_;
   std::vector<ast::Expr*> exprs_;
   std::vector<ast::KwArg> kwargs_;
+  std::vector<ast::Expr*> wrapped_;
 };
 
 constexpr size_t kLookahead = 4;
