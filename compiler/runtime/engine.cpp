@@ -40,7 +40,7 @@ size_t Variable::waitingProviders() const {
   return self->promises_ - self->donePromises_;
 }
 
-const Value& Variable::get() const {
+const Value& Variable::plainGet() const {
   if (!hasValue_) throw UnsetSignal{const_cast<Variable*>(this)};
   return value_;
 }
@@ -51,8 +51,6 @@ void Variable::waitFor(Waiter* waiter) {
   if (hasValue_) waiter->ready();
   else pending_.waiters.push(waiter);
 }
-
-bool Variable::listen(ResultCollector*, SourceLocation) { return false; }
 
 void Variable::wake(Waiters& woken) {
   woken.drain([](Waiter* w) { w->ready(); });
@@ -76,7 +74,7 @@ void Variable::doubleSet(const Value& value, SourceLocation location) const {
        location);
 }
 
-void Variable::set(const Value& value, SourceLocation location, bool recur) {
+void Variable::plainSet(const Value& value, SourceLocation location, bool recur) {
   if (hasValue_) {
     bool same = value.isUnknown() || value_.isUnknown() ? value.isUnknown() && value_.isUnknown() : pyEquals(value_, value);
     if (!same) doubleSet(value, location);
@@ -89,7 +87,7 @@ void Variable::set(const Value& value, SourceLocation location, bool recur) {
   });
 }
 
-void Variable::freeze() {
+void Variable::plainFreeze() {
   if (hasValue_) return;
   freezeAt({});
 }
@@ -141,7 +139,7 @@ void Variable::queue() {
 OptionVariable::OptionVariable(Scheduler* scheduler) : DelayedVariable(Kind::Option, scheduler) {}
 
 const Value& OptionVariable::get() const {
-  const Value& v = Variable::get();
+  const Value& v = plainGet();
   if (v.isNull())
     fail(ErrorKind::OptionalValueException,
          "Optional variable accessed that has no value (attribute `" + std::string(entityName) + "." +
@@ -203,7 +201,7 @@ bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
 
 void ListVariable::freeze() {
   if (hasValue_) return;
-  Variable::freeze();
+  plainFreeze();
   if (extra_) extra_->listeners = {};
 }
 
@@ -309,9 +307,11 @@ const VarList DirectVariable::kNoInputs;
 const Value& DirectVariable::get() const {
   if (!hasValue_) {
     auto* self = const_cast<DirectVariable*>(this);
-    self->value_ = self->compute();
+    self->value_ = state_->compute(state_);
     self->settle({});
-    self->done();  // what it captured and read is no longer needed
+    // what it captured and read is no longer needed
+    state_->finish(state_);
+    self->state_ = nullptr;
   }
   return value_;
 }
@@ -382,7 +382,7 @@ Scheduler::~Scheduler() {
     for (std::byte* at = chunk.memory.get(); at < chunk.used;) {
       auto* v = reinterpret_cast<Variable*>(at);
       at += arenaSize(v->footprint());
-      v->~Variable();
+      v->destroy();
     }
   if (activeScheduler == this) activeScheduler = previous_;
 }

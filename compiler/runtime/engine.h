@@ -5,6 +5,7 @@
 // queues, FIFO orders and one freeze per round are kept.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -163,32 +164,46 @@ class SlotPolicy {
 // A slot (spec 4.3). Plain variables and plain attributes are `Plain`; relation ends are
 // `Single` ([1]), `Option` ([0:1]) or `List` (other multiplicities); `Collector` gathers the
 // elements of a list literal; `Wrapped` holds a value known at creation.
+//
+// A variable exists per attribute of every instance and per expression evaluated, so its size is
+// the compile's memory: it has no virtual functions (no vtable pointer, 32 bytes for a plain
+// one). What differs per kind is chosen by its kind, each kind being one class (OptionVariable,
+// ListVariable, CollectorVariable, DirectVariable, or Variable itself) whose subclasses add no
+// members; what differs per holder (its policy and owner) by its holder (InlineSlot,
+// AttributeSlot).
 class Variable {
  public:
   enum class Kind : uint8_t { Plain, Single, Option, List, Collector, Wrapped, Direct };
+  // Where a slot finds its policy and owner: nowhere (not a slot), in its instance's block
+  // (InlineSlot) or in the two words after it (AttributeSlot).
+  enum class Holder : uint8_t { None, Inline, Attribute };
   // (Every kind is made with its scheduler; only the freezable ones keep it.)
   Variable(Kind kind, Scheduler* scheduler);
-  virtual ~Variable() {
+  ~Variable() {
     if (!hasValue_) pending_.waiters.discard();
   }
   Variable(const Variable&) = delete;
   Variable& operator=(const Variable&) = delete;
   Kind kind() const { return kind_; }
-  // The bytes it takes in its scheduler's arena (Scheduler::Sized adds it to every variable).
-  virtual size_t footprint() const = 0;
+  // Destroys it as the class of its kind (its owner calls this instead of the destructor).
+  void destroy();
+  // The bytes it takes (a scheduler's arena is walked by them).
+  size_t footprint() const;
+  // The size of the class of a kind.
+  static size_t kindSize(Kind kind);
 
   bool isReady() const { return hasValue_; }
   // The value; UnsetSignal when not ready; an OptionalValueException for an empty optional.
-  virtual const Value& get() const;
+  const Value& get() const;
   // What is there now, ready or not (a relation's values so far).
   const Value& current() const;
   // Where the value was set (nowhere for a frozen or computed one); only once it is ready.
   SourceLocation setAt() const { return hasValue_ ? pending_.setAt : SourceLocation{}; }
   void waitFor(Waiter* waiter);
   // Registers a gradual listener; false when this kind does not report values one by one.
-  virtual bool listen(ResultCollector* collector, SourceLocation location);
-  virtual void set(const Value& value, SourceLocation location, bool recur = true);
-  virtual void freeze();
+  bool listen(ResultCollector* collector, SourceLocation location);
+  void set(const Value& value, SourceLocation location, bool recur = true);
+  void freeze();
 
   // Freezable variables (optional and list relations, collectors; spec 4.6).
   bool delayed() const { return kind_ == Kind::Option || kind_ == Kind::List || kind_ == Kind::Collector; }
@@ -197,8 +212,8 @@ class Variable {
   Promise* progressionPromise();
   void fulfill(Promise* promise);
   size_t waitingProviders() const;
-  virtual bool canGet() const { return hasValue_; }
-  virtual int progressPotential() const { return hasValue_ ? 0 : static_cast<int>(pending_.waiters.size()); }
+  bool canGet() const;
+  int progressPotential() const;
   // Relation variables are frozen before collectors (the candidate queue's order, 4.7).
   bool isRelation() const { return kind_ == Kind::Single || kind_ == Kind::Option || kind_ == Kind::List; }
   bool queued() const { return queued_; }
@@ -208,10 +223,11 @@ class Variable {
     if (delayed() && canGet()) queue();
   }
 
-  // For attribute and relation slots (AttributeSlot): their attribute's policy (outlives the
-  // variables) and the owner, for messages and inverses; null for the other variables.
-  virtual const SlotPolicy* policy() const { return nullptr; }
-  virtual InstanceBase* owner() const { return nullptr; }
+  // For attribute and relation slots (InlineSlot, AttributeSlot): their attribute's policy
+  // (outlives the variables) and the owner, for messages and inverses; null for the other
+  // variables.
+  const SlotPolicy* policy() const;
+  InstanceBase* owner() const;
   // The model's name of the attribute (empty for other variables).
   std::string_view attributeName() const {
     const SlotPolicy* p = policy();
@@ -219,6 +235,11 @@ class Variable {
   }
 
  protected:
+  // What a plain variable does (the other kinds' versions build on these).
+  const Value& plainGet() const;
+  void plainSet(const Value& value, SourceLocation location, bool recur);
+  void plainFreeze();
+  Holder holder() const { return static_cast<Holder>(holder_); }
   // Sets the inverse end on `other` (an instance this relation end took) when the relation has
   // one.
   void setInverse(const Value& other, SourceLocation location) const {
@@ -323,8 +344,15 @@ class Variable {
   } pending_;
   Kind kind_;
   bool hasValue_ = false;
-  bool tracksPromises_ = false;
-  bool queued_ = false;
+  uint8_t tracksPromises_ : 1 = 0;
+  uint8_t queued_ : 1 = 0;
+  uint8_t holder_ : 2 = 0;  // a Holder
+};
+
+// The policy and the owner of an AttributeSlot, right after its variable.
+struct SlotBinding {
+  const SlotPolicy* policy = nullptr;
+  InstanceBase* owner = nullptr;
 };
 
 // A variable that is an attribute's slot anywhere (the variables that are not slots do without
@@ -335,15 +363,13 @@ class AttributeSlot : public V {
  public:
   using V::V;
   void bind(const SlotPolicy* policy, InstanceBase* owner) {
-    policy_ = policy;
-    owner_ = owner;
+    static_assert(sizeof(AttributeSlot) == sizeof(V) + sizeof(SlotBinding), "the binding follows the variable");
+    binding_ = SlotBinding{policy, owner};
+    this->holder_ = static_cast<uint8_t>(Variable::Holder::Attribute);
   }
-  const SlotPolicy* policy() const override { return policy_; }
-  InstanceBase* owner() const override { return owner_; }
 
  private:
-  const SlotPolicy* policy_ = nullptr;
-  InstanceBase* owner_ = nullptr;
+  SlotBinding binding_;
 };
 
 // An instance as the slots in its block see it (runtime::Instance is one): the policy of each of
@@ -369,14 +395,7 @@ class InlineSlot : public V {
   void bind(SlotOwner* owner, size_t position) {
     auto distance = reinterpret_cast<std::byte*>(this) - reinterpret_cast<std::byte*>(owner);
     this->value_.setHolderTags(static_cast<uint16_t>(position), static_cast<uint32_t>(distance));
-  }
-  const SlotPolicy* policy() const override { return block()->policyAt(this->value_.holderHalf()); }
-  InstanceBase* owner() const override { return block(); }
-
- private:
-  SlotOwner* block() const {
-    auto* self = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(this));
-    return reinterpret_cast<SlotOwner*>(self - this->value_.holderWord());
+    this->holder_ = static_cast<uint8_t>(Variable::Holder::Inline);
   }
 };
 
@@ -398,9 +417,9 @@ class DelayedVariable : public Variable {
 class OptionVariable : public DelayedVariable {
  public:
   explicit OptionVariable(Scheduler* scheduler);
-  const Value& get() const override;
-  void set(const Value& value, SourceLocation location, bool recur = true) override;
-  bool canGet() const override { return waitingProviders() == 0; }
+  const Value& get() const;
+  void set(const Value& value, SourceLocation location, bool recur = true);
+  bool canGet() const { return waitingProviders() == 0; }
   std::string_view entityName;  // for the OptionalValueException message: `E.b` (the model's)
 };
 
@@ -409,11 +428,11 @@ class ListVariable : public DelayedVariable {
  public:
   // (Its bounds are its policy's: none without one.)
   explicit ListVariable(Scheduler* scheduler);
-  bool listen(ResultCollector* collector, SourceLocation location) override;
-  void set(const Value& value, SourceLocation location, bool recur = true) override;
-  void freeze() override;
-  bool canGet() const override;
-  int progressPotential() const override;
+  bool listen(ResultCollector* collector, SourceLocation location);
+  void set(const Value& value, SourceLocation location, bool recur = true);
+  void freeze();
+  bool canGet() const;
+  int progressPotential() const;
   // The values so far (all of them once frozen), kept in value_: a list value shared with the
   // readers of earlier snapshots is copied before the next value is added.
   const std::vector<Value>& values() const { return value_.asList(); }
@@ -449,8 +468,8 @@ class ListVariable : public DelayedVariable {
 class CollectorVariable : public DelayedVariable {
  public:
   explicit CollectorVariable(Scheduler* scheduler);
-  void set(const Value& value, SourceLocation location, bool recur = true) override;
-  int progressPotential() const override { return 0; }
+  void set(const Value& value, SourceLocation location, bool recur = true);
+  int progressPotential() const { return 0; }
   void fulfilled();  // called after a promise is fulfilled: freezes when none is outstanding
   const std::vector<Value>& values() const { return items_; }
 
@@ -470,6 +489,10 @@ class CollectorVariable : public DelayedVariable {
 struct DirectState {
   Scheduler* scheduler;
   VarList inputs;
+  // the computation (of the state that holds its function object), and the end of the state:
+  // destroys it and gives its memory back
+  Value (*compute)(DirectState* state);
+  void (*finish)(DirectState* state);
 };
 // Memory for direct values' states (Scheduler::transient), declared ahead of the scheduler.
 void* transientBlock(Scheduler* scheduler, size_t size);
@@ -478,14 +501,14 @@ void releaseTransientBlock(Scheduler* scheduler, void* block, size_t size);
 class DirectVariable : public Variable {
  public:
   explicit DirectVariable(Scheduler* scheduler) : Variable(Kind::Direct, scheduler) {}
-  const Value& get() const override;
+  ~DirectVariable() {
+    if (state_ != nullptr) state_->finish(state_);  // never computed
+  }
+  const Value& get() const;
   // What it is computed from (nothing once it is computed).
   const VarList& inputs() const { return state_ != nullptr ? state_->inputs : kNoInputs; }
 
  protected:
-  virtual Value compute() = 0;
-  // Destroys the state once the computation has run and gives its memory back.
-  virtual void done() = 0;
   DirectState* state_ = nullptr;
 
  private:
@@ -505,30 +528,23 @@ class LambdaDirect : public DirectVariable {
     static_assert(alignof(State) <= 8, "transient blocks are 8-byte aligned");
     state_ = new (transientBlock(scheduler, sizeof(State))) State(scheduler, std::move(inputs), std::move(compute));
   }
-  ~LambdaDirect() override {
-    // (not computed: its memory goes with the scheduler's)
-    if (state_ != nullptr) static_cast<State*>(state_)->~State();
-  }
-
- protected:
-  Value compute() override {
-    auto* state = static_cast<State*>(state_);
-    if constexpr (std::is_invocable_v<F&, const VarList&>) return state->compute(state->inputs);
-    else return state->compute();
-  }
-  void done() override {
-    auto* state = static_cast<State*>(state_);
-    Scheduler* scheduler = state->scheduler;
-    state->~State();
-    releaseTransientBlock(scheduler, state, sizeof(State));
-    state_ = nullptr;
-  }
 
  private:
   struct State : DirectState {
-    State(Scheduler* s, VarList in, F f) : DirectState{s, std::move(in)}, compute(std::move(f)) {}
-    F compute;
+    State(Scheduler* s, VarList in, F f) : DirectState{s, std::move(in), &run, &end}, function(std::move(f)) {}
+    F function;
   };
+  static Value run(DirectState* base) {
+    auto* state = static_cast<State*>(base);
+    if constexpr (std::is_invocable_v<F&, const VarList&>) return state->function(state->inputs);
+    else return state->function();
+  }
+  static void end(DirectState* base) {
+    auto* state = static_cast<State*>(base);
+    Scheduler* scheduler = state->scheduler;
+    state->~State();
+    releaseTransientBlock(scheduler, state, sizeof(State));
+  }
 };
 
 // An executable unit: waits until every variable it needs is ready, then runs (spec 4.1).
@@ -629,12 +645,6 @@ class Scheduler {
   // Variables are owned by the scheduler and live as long as it (in its arena, one after the
   // other: the arena is walked to destroy them, by their footprints); units (unit()) until they
   // ran.
-  template <class V>
-  class Sized final : public V {
-   public:
-    using V::V;
-    size_t footprint() const override { return sizeof(Sized); }
-  };
   template <class V, class... Args>
   V* makeVariable(Args&&... args) {
     return makeSlot<V>([](V*) {}, std::forward<Args>(args)...);
@@ -643,21 +653,22 @@ class Scheduler {
   // scheduler first looks at it.
   template <class V, class Prepare, class... Args>
   V* makeSlot(Prepare prepare, Args&&... args) {
-    return placeSlot<V>(allocate(sizeof(Sized<V>)), prepare, std::forward<Args>(args)...);
+    return placeSlot<V>(allocate(sizeof(V)), prepare, std::forward<Args>(args)...);
   }
   // The same in memory of the caller's (slotSize<V>() bytes, 8-byte aligned), who destroys it
   // (the slots of an instance are in the instance's block).
   template <class V, class Prepare, class... Args>
   V* placeSlot(void* memory, Prepare prepare, Args&&... args) {
-    static_assert(alignof(Sized<V>) <= kArenaAlign, "arena variables are 8-byte aligned");
-    V* raw = new (memory) Sized<V>(this, std::forward<Args>(args)...);
+    static_assert(alignof(V) <= kArenaAlign, "arena variables are 8-byte aligned");
+    V* raw = new (memory) V(this, std::forward<Args>(args)...);
     prepare(raw);
+    assert(raw->footprint() == sizeof(V) && "a variable class adds no members to its kind's");
     raw->created();
     return raw;
   }
   template <class V>
   static constexpr size_t slotSize() {
-    return arenaSize(sizeof(Sized<V>));
+    return arenaSize(sizeof(V));
   }
   // a plain variable or attribute slot
   struct PlainSlot : Variable {
@@ -774,5 +785,96 @@ class Scheduler {
   size_t iterations_ = 0;
   uint64_t queueChanges_ = 0;
 };
+
+// ------------------------------------------------------------------ Variable: by kind and holder
+
+inline size_t Variable::kindSize(Kind kind) {
+  switch (kind) {
+    case Kind::Option: return sizeof(OptionVariable);
+    case Kind::List: return sizeof(ListVariable);
+    case Kind::Collector: return sizeof(CollectorVariable);
+    case Kind::Direct: return sizeof(DirectVariable);
+    default: return sizeof(Variable);
+  }
+}
+
+inline size_t Variable::footprint() const {
+  return kindSize(kind_) + (holder() == Holder::Attribute ? sizeof(SlotBinding) : 0);
+}
+
+inline void Variable::destroy() {
+  switch (kind_) {
+    case Kind::Option: return static_cast<OptionVariable*>(this)->~OptionVariable();
+    case Kind::List: return static_cast<ListVariable*>(this)->~ListVariable();
+    case Kind::Collector: return static_cast<CollectorVariable*>(this)->~CollectorVariable();
+    case Kind::Direct: return static_cast<DirectVariable*>(this)->~DirectVariable();
+    default: return this->~Variable();
+  }
+}
+
+inline const Value& Variable::get() const {
+  switch (kind_) {
+    case Kind::Option: return static_cast<const OptionVariable*>(this)->OptionVariable::get();
+    case Kind::Direct: return static_cast<const DirectVariable*>(this)->DirectVariable::get();
+    default: return plainGet();
+  }
+}
+
+inline void Variable::set(const Value& value, SourceLocation location, bool recur) {
+  switch (kind_) {
+    case Kind::Option: return static_cast<OptionVariable*>(this)->OptionVariable::set(value, location, recur);
+    case Kind::List: return static_cast<ListVariable*>(this)->ListVariable::set(value, location, recur);
+    case Kind::Collector: return static_cast<CollectorVariable*>(this)->CollectorVariable::set(value, location, recur);
+    default: return plainSet(value, location, recur);
+  }
+}
+
+inline void Variable::freeze() {
+  if (kind_ == Kind::List) return static_cast<ListVariable*>(this)->ListVariable::freeze();
+  plainFreeze();
+}
+
+inline bool Variable::listen(ResultCollector* collector, SourceLocation location) {
+  if (kind_ == Kind::List) return static_cast<ListVariable*>(this)->ListVariable::listen(collector, location);
+  return false;
+}
+
+inline bool Variable::canGet() const {
+  switch (kind_) {
+    case Kind::Option: return static_cast<const OptionVariable*>(this)->OptionVariable::canGet();
+    case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::canGet();
+    default: return hasValue_;
+  }
+}
+
+inline int Variable::progressPotential() const {
+  switch (kind_) {
+    case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::progressPotential();
+    case Kind::Collector: return static_cast<const CollectorVariable*>(this)->CollectorVariable::progressPotential();
+    default: return hasValue_ ? 0 : static_cast<int>(pending_.waiters.size());
+  }
+}
+
+inline InstanceBase* Variable::owner() const {
+  switch (holder()) {
+    case Holder::Inline: {
+      // (InlineSlot::bind) the instance is that many bytes back
+      auto* self = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(this));
+      return reinterpret_cast<SlotOwner*>(self - value_.holderWord());
+    }
+    case Holder::Attribute:
+      return reinterpret_cast<const SlotBinding*>(reinterpret_cast<const std::byte*>(this) + kindSize(kind_))->owner;
+    default: return nullptr;
+  }
+}
+
+inline const SlotPolicy* Variable::policy() const {
+  switch (holder()) {
+    case Holder::Inline: return static_cast<SlotOwner*>(owner())->policyAt(value_.holderHalf());
+    case Holder::Attribute:
+      return reinterpret_cast<const SlotBinding*>(reinterpret_cast<const std::byte*>(this) + kindSize(kind_))->policy;
+    default: return nullptr;
+  }
+}
 
 }  // namespace inmanta::compiler::runtime

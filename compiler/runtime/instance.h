@@ -62,8 +62,8 @@ class Instance : public SlotOwner {
            const SlotLayout* layout)
       : SlotOwner(layout->policies), entity(type), ordinal(number), layout_(layout), where_(where) {}
   ~Instance() override {
-    for (size_t i = 0; i < slotCount(); ++i) slot(i)->~Variable();
-    if (self != nullptr) self->~Variable();
+    for (size_t i = 0; i < slotCount(); ++i) slot(i)->destroy();
+    if (self != nullptr) self->destroy();
   }
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
