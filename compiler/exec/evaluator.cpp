@@ -201,7 +201,7 @@ Variable* Scope::find(std::string_view name) const {
   for (const Scope* s = this; s != nullptr; s = s->parent) {
     if (Variable* v = s->own(name)) return v;
     if (s->instance != nullptr) {
-      if (name == "self") return s->instance->self;
+      if (name == "self") return s->instance->self();
       if (Variable* attribute = s->instance->slot(name)) return attribute;
     }
   }
@@ -1449,6 +1449,7 @@ const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
                                     entity->location));
     plan.layout = slotLayout(entity);
     plan.layout.policies = plan.policies.data();
+    plan.layout.where = &whereFormatter_;
     const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
     for (const std::string& name : entity->defaultOrder) {
       const model::DefaultValue& dflt = entity->defaults.find(name)->second;
@@ -1549,7 +1550,7 @@ void Evaluator::loadPrecedencePolicy() {
 runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at) {
   // the instance, `self` and the slots in one block (plan.layout)
   auto* instance = new (instances_.allocate(plan.layout))
-      runtime::Instance(entity, instances_.size() + 1, &whereFormatter_, &plan.layout);
+      runtime::Instance(entity, instances_.size() + 1, &plan.layout);
   instances_.add(instance);
   instance->constructedAt = at;
   for (size_t i = 0; i < entity->order.size(); ++i) {
@@ -1564,8 +1565,8 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
       });
     });
   }
-  instance->self = scheduler_.placeSlot<runtime::Scheduler::PlainSlot>(instance->selfMemory(), [](Variable*) {});
-  instance->self->set(Value(static_cast<runtime::InstanceBase*>(instance)), {});
+  scheduler_.placeSlot<runtime::Scheduler::PlainSlot>(instance->selfMemory(), [](Variable*) {})
+      ->set(Value(static_cast<runtime::InstanceBase*>(instance)), {});
   return instance;
 }
 

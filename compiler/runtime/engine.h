@@ -374,13 +374,19 @@ class AttributeSlot : public V {
 
 // An instance as the slots in its block see it (runtime::Instance is one): the policy of each of
 // its slots, by position.
+struct SlotTable {
+  const SlotPolicy* const* policies = nullptr;
+};
 class SlotOwner : public InstanceBase {
  public:
-  explicit SlotOwner(const SlotPolicy* const* policies) : policies_(policies) {}
-  const SlotPolicy* policyAt(size_t position) const { return policies_[position]; }
+  explicit SlotOwner(const SlotTable* table) : table_(table) {}
+  const SlotPolicy* policyAt(size_t position) const { return table_->policies[position]; }
+
+ protected:
+  const SlotTable* table() const { return table_; }
 
  private:
-  const SlotPolicy* const* policies_;
+  const SlotTable* table_;  // (shared by all instances of an entity)
 };
 
 // An attribute's slot that lives in its instance's block (runtime::InstanceStore): it finds its

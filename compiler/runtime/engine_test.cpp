@@ -200,12 +200,13 @@ TEST(Engine, InlineSlotFindsItsOwnerAndPolicyInItsBlock) {
   };
   Named first("first"), second("second");
   const SlotPolicy* policies[] = {&first, &second};
+  SlotTable table{policies};
   struct Block : SlotOwner {
-    explicit Block(const SlotPolicy* const* p) : SlotOwner(p) {}
+    explicit Block(const SlotTable* t) : SlotOwner(t) {}
     std::string display() const override { return "Block"; }
     alignas(8) std::byte plain[Scheduler::slotSize<InlineSlot<Scheduler::PlainSlot>>()];
     alignas(8) std::byte list[Scheduler::slotSize<InlineSlot<ListVariable>>()];
-  } block(policies);
+  } block(&table);
   auto* a = s.placeSlot<InlineSlot<Scheduler::PlainSlot>>(block.plain, [&](auto* v) { v->bind(&block, 0); });
   auto* b = s.placeSlot<InlineSlot<ListVariable>>(block.list, [&](auto* v) { v->bind(&block, 1); });
   EXPECT_EQ(a->owner(), &block);

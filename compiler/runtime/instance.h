@@ -44,40 +44,41 @@ class MostlyOne {
   std::unique_ptr<std::vector<T>> rest_;
 };
 
-// Where an entity's instances keep their slots: the offset of each (parallel to entity->order)
-// and of `self`, from the start of the instance, and the size of the whole block.
-struct SlotLayout {
+// What the instances of an entity share (one per entity and compile): where they keep their
+// slots, the offset of each (parallel to entity->order, as the policies) and of `self`, from the
+// start of the instance, the size of the whole block; and how display() formats a location.
+struct SlotLayout : SlotTable {
   std::vector<uint32_t> offsets;
-  const SlotPolicy* const* policies = nullptr;  // parallel to offsets
   uint32_t selfOffset = 0;
   uint32_t size = 0;
+  const std::function<std::string(const SourceLocation&)>* where = nullptr;
 };
 
 class Instance : public SlotOwner {
  public:
-  // `where` formats a location for display(); it outlives the instance (one for all instances).
-  // The slots are made by the creator, in the block the layout describes, before the instance is
-  // used; the instance destroys them.
-  Instance(const model::Entity* type, size_t number, const std::function<std::string(const SourceLocation&)>* where,
-           const SlotLayout* layout)
-      : SlotOwner(layout->policies), entity(type), ordinal(number), layout_(layout), where_(where) {}
+  // The slots and `self` are made by the creator, in the block the layout describes, before the
+  // instance is used; the instance destroys them. The layout outlives the instance.
+  Instance(const model::Entity* type, size_t number, const SlotLayout* layout)
+      : SlotOwner(layout), entity(type), ordinal(static_cast<uint32_t>(number)) {}
   ~Instance() override {
     for (size_t i = 0; i < slotCount(); ++i) slot(i)->destroy();
-    if (self != nullptr) self->destroy();
+    self()->destroy();
   }
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
   std::string display() const override {
     std::string out = entity->fullName + " (instantiated at ";
-    for (size_t i = 0; i < locations.size(); ++i) out += (i ? "," : "") + (*where_)(locations[i]);
+    for (size_t i = 0; i < locations.size(); ++i) out += (i ? "," : "") + (*layout()->where)(locations[i]);
     return out + ")";
   }
 
   size_t slotCount() const { return entity->order.size(); }
   // The memory of slot `position` (parallel to entity->order), and of `self`.
-  void* slotMemory(size_t position) { return reinterpret_cast<std::byte*>(this) + layout_->offsets[position]; }
-  void* selfMemory() { return reinterpret_cast<std::byte*>(this) + layout_->selfOffset; }
+  void* slotMemory(size_t position) { return reinterpret_cast<std::byte*>(this) + layout()->offsets[position]; }
+  void* selfMemory() { return reinterpret_cast<std::byte*>(this) + layout()->selfOffset; }
+  // The variable `self` (the instance itself, as a value).
+  Variable* self() const { return reinterpret_cast<Variable*>(const_cast<Instance*>(this)->selfMemory()); }
   Variable* slot(size_t position) const {
     return reinterpret_cast<Variable*>(const_cast<Instance*>(this)->slotMemory(position));
   }
@@ -90,20 +91,18 @@ class Instance : public SlotOwner {
   Variable* slot(const model::Attribute* attribute) const { return slot(entity->positionOf(attribute)); }
 
   const model::Entity* const entity;
-  const size_t ordinal;
-  Variable* self = nullptr;  // in the block too
+  const uint32_t ordinal;  // (the instances of a compile are counted in 32 bits)
+  SourceLocation constructedAt;
   // the constructor calls that made or matched it
   MostlyOne<SourceLocation> locations;
   // the implementations run for it (few: searched linearly)
   MostlyOne<const model::Implementation*> implementations;
-  SourceLocation constructedAt;
   // the evaluator's scope of this instance in the namespace it was last asked for (opaque here)
   const void* scopeNamespace = nullptr;
   void* scope = nullptr;
 
  private:
-  const SlotLayout* layout_;
-  const std::function<std::string(const SourceLocation&)>* where_;
+  const SlotLayout* layout() const { return static_cast<const SlotLayout*>(table()); }
 };
 
 // The instances of a compile in the order they were made, each in one block with its slots; it
