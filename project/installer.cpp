@@ -128,7 +128,7 @@ std::vector<std::pair<std::string, int>> Resolver::importsOf(const std::string& 
     for (const compiler::ast::Stmt* stmt : tree->statements)
       if (stmt->kind == compiler::ast::Kind::Import) {
         auto* imp = static_cast<const compiler::ast::Import*>(stmt);
-        std::string ns(imp->module.text);
+        std::string ns(imp->module.text());
         out.emplace_back(ns.substr(0, ns.find("::")), static_cast<int>(imp->loc.line));
       }
   } catch (const CompileError& e) {
