@@ -53,7 +53,6 @@ class Arena {
   }
 
  private:
-
   static constexpr size_t kBlock = 64 * 1024;
   std::vector<std::unique_ptr<std::max_align_t[]>> blocks_;
   size_t used_ = 0;

@@ -5,12 +5,12 @@
 // compiler's business, not the tree's.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <algorithm>
 #include <utility>
 #include <variant>
 #include <vector>

@@ -28,6 +28,7 @@ namespace inmanta::compiler::runtime {
 class Scheduler;
 class Waiter;
 class Variable;
+struct SlotBinding;
 
 // The variables a unit or a direct value reads: most read one or two, so those are kept inline
 // and only longer lists take memory of their own.
@@ -240,6 +241,8 @@ class Variable {
   void plainSet(const Value& value, SourceLocation location, bool recur);
   void plainFreeze();
   Holder holder() const { return static_cast<Holder>(holder_); }
+  // (an AttributeSlot) its policy and owner, right after the variable of its kind
+  const SlotBinding* binding() const;
   // Sets the inverse end on `other` (an instance this relation end took) when the relation has
   // one.
   void setInverse(const Value& other, SourceLocation location) const {
@@ -861,6 +864,10 @@ inline int Variable::progressPotential() const {
   }
 }
 
+inline const SlotBinding* Variable::binding() const {
+  return reinterpret_cast<const SlotBinding*>(reinterpret_cast<const std::byte*>(this) + kindSize(kind_));
+}
+
 inline InstanceBase* Variable::owner() const {
   switch (holder()) {
     case Holder::Inline: {
@@ -868,8 +875,7 @@ inline InstanceBase* Variable::owner() const {
       auto* self = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(this));
       return reinterpret_cast<SlotOwner*>(self - value_.holderWord());
     }
-    case Holder::Attribute:
-      return reinterpret_cast<const SlotBinding*>(reinterpret_cast<const std::byte*>(this) + kindSize(kind_))->owner;
+    case Holder::Attribute: return binding()->owner;
     default: return nullptr;
   }
 }
@@ -877,8 +883,7 @@ inline InstanceBase* Variable::owner() const {
 inline const SlotPolicy* Variable::policy() const {
   switch (holder()) {
     case Holder::Inline: return static_cast<SlotOwner*>(owner())->policyAt(value_.holderHalf());
-    case Holder::Attribute:
-      return reinterpret_cast<const SlotBinding*>(reinterpret_cast<const std::byte*>(this) + kindSize(kind_))->policy;
+    case Holder::Attribute: return binding()->policy;
     default: return nullptr;
   }
 }
