@@ -316,9 +316,6 @@ const Value& DirectVariable::get() const {
   return value_;
 }
 
-void* transientBlock(Scheduler* scheduler, size_t size) { return scheduler->transient(size); }
-void releaseTransientBlock(Scheduler* scheduler, void* block, size_t size) { scheduler->releaseTransient(block, size); }
-
 bool readyToRead(const Variable* v) {
   if (v->isReady()) return true;
   if (v->kind() != Variable::Kind::Direct) return false;
@@ -407,34 +404,6 @@ void* Scheduler::allocate(size_t size) {
   void* at = chunkNext_;
   chunkNext_ += size;
   return at;
-}
-
-void* Scheduler::transient(size_t size) {
-  size = arenaSize(size);
-  if (size > kTransientMost) return ::operator new(size);
-  void*& free = freeTransient_[size / kArenaAlign];
-  if (free != nullptr) {
-    void* block = free;
-    free = *static_cast<void**>(block);  // a free block holds the next one
-    return block;
-  }
-  if (static_cast<size_t>(transientEnd_ - transientNext_) < size) {
-    constexpr size_t kChunk = 64 * 1024;
-    transientChunks_.emplace_back(new std::byte[kChunk]);
-    transientNext_ = transientChunks_.back().get();
-    transientEnd_ = transientNext_ + kChunk;
-  }
-  void* block = transientNext_;
-  transientNext_ += size;
-  return block;
-}
-
-void Scheduler::releaseTransient(void* block, size_t size) {
-  size = arenaSize(size);
-  if (size > kTransientMost) return ::operator delete(block);
-  void*& free = freeTransient_[size / kArenaAlign];
-  *static_cast<void**>(block) = free;
-  free = block;
 }
 
 Variable* Scheduler::makeWrapped(const Value& value) {

@@ -496,16 +496,12 @@ class CollectorVariable : public DelayedVariable {
 // the scheduler hands out again once the value is computed: a computed direct value keeps only
 // its value.
 struct DirectState {
-  Scheduler* scheduler;
   VarList inputs;
   // the computation (of the state that holds its function object), and the end of the state:
-  // destroys it and gives its memory back
+  // destroys it and frees its memory
   Value (*compute)(DirectState* state);
   void (*finish)(DirectState* state);
 };
-// Memory for direct values' states (Scheduler::transient), declared ahead of the scheduler.
-void* transientBlock(Scheduler* scheduler, size_t size);
-void releaseTransientBlock(Scheduler* scheduler, void* block, size_t size);
 
 class DirectVariable : public Variable {
  public:
@@ -528,19 +524,19 @@ class DirectVariable : public Variable {
 // inputs are (transitively).
 bool readyToRead(const Variable* v);
 
-// A direct value computed by a function object, kept in its state (pooled memory, given back
-// once the value is computed).
+// A direct value computed by a function object, kept in its state (on the heap, freed once the
+// value is computed: the heap hands that memory out again to whatever comes next, where a pool
+// per size kept each size's high-water mark to the end of the compile).
 template <class F>
 class LambdaDirect : public DirectVariable {
  public:
   LambdaDirect(Scheduler* scheduler, VarList inputs, F compute) : DirectVariable(scheduler) {
-    static_assert(alignof(State) <= 8, "transient blocks are 8-byte aligned");
-    state_ = new (transientBlock(scheduler, sizeof(State))) State(scheduler, std::move(inputs), std::move(compute));
+    state_ = new State(std::move(inputs), std::move(compute));
   }
 
  private:
   struct State : DirectState {
-    State(Scheduler* s, VarList in, F f) : DirectState{s, std::move(in), &run, &end}, function(std::move(f)) {}
+    State(VarList in, F f) : DirectState{std::move(in), &run, &end}, function(std::move(f)) {}
     F function;
   };
   static Value run(DirectState* base) {
@@ -548,12 +544,7 @@ class LambdaDirect : public DirectVariable {
     if constexpr (std::is_invocable_v<F&, const VarList&>) return state->function(state->inputs);
     else return state->function();
   }
-  static void end(DirectState* base) {
-    auto* state = static_cast<State*>(base);
-    Scheduler* scheduler = state->scheduler;
-    state->~State();
-    releaseTransientBlock(scheduler, state, sizeof(State));
-  }
+  static void end(DirectState* base) { delete static_cast<State*>(base); }
 };
 
 // An executable unit: waits until every variable it needs is ready, then runs (spec 4.1).
@@ -715,11 +706,6 @@ class Scheduler {
   // queued is still the run queue's last, and whatever runs next runs after it.
   uint64_t queueChanges() const { return queueChanges_; }
 
-  // Memory that is given back and handed out again (direct values' states): blocks of up to
-  // kTransientMost bytes are kept on a free list per size, bigger ones come from the heap.
-  void* transient(size_t size);
-  void releaseTransient(void* block, size_t size);
-
   // Runs to the end. Returns the units still waiting (empty when everything ran).
   std::vector<Waiter*> run(size_t maxIterations);
 
@@ -781,13 +767,6 @@ class Scheduler {
     std::byte* used;
   };
   std::vector<Chunk> chunks_;
-  // the transient blocks: their chunks (freed with the scheduler, after the variables) and the
-  // free list of each size (in words)
-  static constexpr size_t kTransientMost = 512;
-  std::vector<std::unique_ptr<std::byte[]>> transientChunks_;
-  std::byte* transientNext_ = nullptr;
-  std::byte* transientEnd_ = nullptr;
-  void* freeTransient_[kTransientMost / kArenaAlign + 1] = {};
   std::byte* chunkNext_ = nullptr;
   std::byte* chunkEnd_ = nullptr;
   std::deque<Promise> promises_;

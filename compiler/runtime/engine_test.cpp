@@ -57,19 +57,6 @@ TEST(Engine, DirectValueComputesOnceAndDropsItsInputs) {
   (void)s.makeDirect({never}, [never, big = std::string(100, 'x')]() -> Value { return never->get(); });
 }
 
-TEST(Engine, TransientBlocksAreHandedOutAgain) {
-  Scheduler s;
-  void* a = s.transient(40);
-  void* b = s.transient(40);
-  EXPECT_NE(a, b);
-  s.releaseTransient(a, 40);
-  EXPECT_EQ(s.transient(40), a);   // the same size: the freed block
-  EXPECT_NE(s.transient(48), b);   // another size: another block
-  void* big = s.transient(4096);   // past the pooled sizes: from the heap
-  s.releaseTransient(big, 4096);
-  s.releaseTransient(b, 40);
-}
-
 TEST(Engine, EqualSecondValueIsAcceptedDifferentIsDoubleSet) {
   Scheduler s;
   Variable* x = s.makePlain();
