@@ -158,6 +158,7 @@ void CompileSession::load() {
         enqueue(std::string(imp->module.text()), imp);
       }
   }
+  ctx_.forgetStrings();
   warnUnmetRequirements();
 }
 

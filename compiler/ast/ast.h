@@ -404,6 +404,11 @@ struct Context {
   SymbolTable symbols;
 
   Name name(std::string_view text, SourceLocation loc) { return Name(symbols.text(symbols.intern(text)), loc); }
+  // The value of a string literal: one shared value per distinct text while files are parsed
+  // (values are immutable, and a model repeats its literals: "root", "tcp", its dicts' keys).
+  runtime::Value string(std::string_view text) { return strings_.get(text); }
+  // Ends the sharing (after the parse: the literals keep their values, the table goes).
+  void forgetStrings() { strings_ = LiteralStrings(); }
   // A copy of `items` in the arena.
   template <class T>
   Span<T> span(const T* items, size_t count) {
@@ -417,7 +422,52 @@ struct Context {
   Span<T> span(const std::vector<T>& items) {
     return span(items.data(), items.size());
   }
+
+ private:
+  // An open-addressing set of string values (linear probing, power-of-two size, at most 3/4
+  // full): a slot is only the value, which keeps its text's hash in its holder word.
+  class LiteralStrings {
+   public:
+    runtime::Value get(std::string_view text);
+
+   private:
+    void grow();
+    std::vector<runtime::Value> slots_;  // null: free
+    size_t count_ = 0;
+  };
+  LiteralStrings strings_;
 };
+
+// (inline: the ANTLR front end, a library of its own, makes literals too)
+inline runtime::Value Context::LiteralStrings::get(std::string_view text) {
+  if ((count_ + 1) * 4 > slots_.size() * 3) grow();
+  uint32_t h = NameHashing::hash(text);
+  size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    runtime::Value& slot = slots_[i];
+    if (slot.isNull()) {
+      slot = runtime::Value(std::string(text));
+      slot.setHolderTags(0, h);
+      ++count_;
+      return slot;  // (a copy: without the tags)
+    }
+    if (slot.holderWord() == h && slot.asString() == text) return slot;
+  }
+}
+
+inline void Context::LiteralStrings::grow() {
+  std::vector<runtime::Value> old(slots_.empty() ? 256 : slots_.size() * 2);
+  old.swap(slots_);
+  size_t mask = slots_.size() - 1;
+  for (runtime::Value& value : old) {
+    if (value.isNull()) continue;
+    uint32_t h = value.holderWord();
+    size_t i = h & mask;
+    while (!slots_[i].isNull()) i = (i + 1) & mask;
+    slots_[i] = std::move(value);  // (moving leaves the tags behind)
+    slots_[i].setHolderTags(0, h);
+  }
+}
 
 // A compact, deterministic rendering of a tree for tests: `(+ 1 (* 2 3))`. Detailed: with every
 // node's and name's location and the doc strings, to compare trees built by different parsers.

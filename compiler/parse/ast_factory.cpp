@@ -226,7 +226,7 @@ ast::Expr* AstFactory::dottedRef(std::string_view dotted, SourceLocation loc) {
 
 ast::Expr* AstFactory::interpolated(std::string value, SourceLocation loc) {
   auto matches = findInterpolations(value);
-  if (matches.empty()) return make<ast::Literal>(loc, std::move(value));
+  if (matches.empty()) return make<ast::Literal>(loc, ctx_.string(value));
   auto* fmt = make<ast::StringFormat>(loc, value);
   for (const Interpolation& m : matches)
     fmt->parts.push_back({value.substr(m.begin, m.end - m.begin), dottedRef(m.name, loc)});
@@ -277,11 +277,11 @@ ast::Expr* AstFactory::constant(size_t kind, std::string_view text, SourceLocati
       return make<ast::Literal>(loc, runtime::Value());
     case tok::STRING: {
       std::string_view body = text.substr(1, text.size() - 2);
-      if (plainBody(body)) return make<ast::Literal>(loc, std::string(body));
+      if (plainBody(body)) return make<ast::Literal>(loc, ctx_.string(body));
       return interpolated(decodeEscapes(body).value, loc);
     }
     case tok::RSTRING:
-      return make<ast::Literal>(loc, std::string(text.substr(2, text.size() - 3)));
+      return make<ast::Literal>(loc, ctx_.string(text.substr(2, text.size() - 3)));
     case tok::MLS:
       return interpolated(mlsValue(text), loc);
     case tok::FSTRING:

@@ -411,5 +411,49 @@ TEST(FastPath, LeavesErrorsToAntlr) {
   }
 }
 
+// ------------------------------------------------------------------ shared literal strings
+
+// The value of a literal's text (statement `i` of `file` is `x = <literal>`).
+const runtime::Value& literalOf(const ast::File* file, size_t i) {
+  const auto* assign = static_cast<const ast::Assign*>(file->statements.at(i));
+  EXPECT_EQ(assign->value->kind, ast::Kind::Literal);
+  return static_cast<const ast::Literal*>(assign->value)->value;
+}
+
+TEST(LiteralStrings, OneValuePerDistinctTextWhateverTheQuoting) {
+  for (ParseMode mode : {ParseMode::FastOnly, ParseMode::Antlr}) {
+    SourceManager sources;
+    ast::Context ctx;
+    FileId id = sources.add("main.cf", "./main.cf", normaliseNewlines("a = \"root\"\nb = 'root'\nc = r\"root\"\nd = \"roots\"\n"));
+    ast::File* file = parseFile(ctx, sources, id, [](const Diagnostic&) {}, mode);
+    ASSERT_NE(file, nullptr);
+    const std::string& a = literalOf(file, 0).asString();
+    EXPECT_EQ(a, "root");
+    EXPECT_EQ(literalOf(file, 1).asString().data(), a.data());  // the very same text
+    EXPECT_EQ(literalOf(file, 2).asString().data(), a.data());
+    EXPECT_EQ(literalOf(file, 3).asString(), "roots");
+    EXPECT_NE(literalOf(file, 3).asString().data(), a.data());
+  }
+}
+
+TEST(LiteralStrings, TheTableGrowsAndIsForgottenAfterTheParse) {
+  ast::Context ctx;
+  std::vector<runtime::Value> first;
+  for (int i = 0; i < 5000; ++i) first.push_back(ctx.string("svc_" + std::to_string(i)));
+  first.push_back(ctx.string(""));
+  for (int i = 0; i < 5000; ++i) {
+    runtime::Value again = ctx.string("svc_" + std::to_string(i));
+    EXPECT_EQ(again.asString(), "svc_" + std::to_string(i));
+    EXPECT_EQ(again.asString().data(), first[static_cast<size_t>(i)].asString().data());
+    EXPECT_EQ(again.holderWord(), 0u);  // the table's hash stays in the table
+  }
+  EXPECT_EQ(ctx.string("").asString().data(), first.back().asString().data());
+  ctx.forgetStrings();
+  runtime::Value fresh = ctx.string("svc_1");
+  EXPECT_EQ(fresh.asString(), "svc_1");
+  EXPECT_NE(fresh.asString().data(), first[1].asString().data());  // a new value: the old one lives on
+  EXPECT_EQ(first[1].asString(), "svc_1");
+}
+
 }  // namespace
 }  // namespace inmanta::compiler
