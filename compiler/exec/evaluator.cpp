@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <variant>
 
@@ -1683,6 +1684,34 @@ std::string Evaluator::indexKey(const std::vector<std::string>& attributes,
   return key;
 }
 
+bool Evaluator::indexKeyBytes(const std::vector<std::string>& attributes,
+                              const std::vector<std::pair<std::string, Value>>& values, std::string& out) {
+  IndexKeyWriter key(out, indexNumber(attributes));
+  for (const std::string& a : attributes) {
+    auto it = std::find_if(values.begin(), values.end(), [&](const auto& p) { return p.first == a; });
+    if (it == values.end()) return false;
+    const Value& v = it->second;
+    switch (v.type()) {
+      case Value::Type::Null: key.null(); break;
+      case Value::Type::Bool: key.boolean(v.asBool()); break;
+      case Value::Type::Int: key.integer(v.asInt()); break;
+      case Value::Type::Float: key.floating(v.asFloat()); break;
+      case Value::Type::String: key.string(v.asString()); break;
+      case Value::Type::Instance: key.instance(static_cast<runtime::Instance*>(v.asInstance())->ordinal); break;
+      default: key.repr(runtime::repr(v)); break;
+    }
+  }
+  return true;
+}
+
+uint32_t Evaluator::indexNumber(const std::vector<std::string>& attributes) {
+  auto known = indexNumberOf_.find(&attributes);
+  if (known != indexNumberOf_.end()) return known->second;
+  auto [it, added] = indexNumbers_.emplace(attributes, static_cast<uint32_t>(indexNumbers_.size()));
+  indexNumberOf_.emplace(&attributes, it->second);
+  return it->second;
+}
+
 const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Constructor* ctor, Scope* scope) {
   if (ctor->cache.owner == generation_) return *static_cast<const ConstructorPlan*>(ctor->cache.value);
   auto keep = [&](ConstructorPlan& kept) -> const ConstructorPlan& {
@@ -1841,11 +1870,11 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             for (const auto& idx : e->indexes) {
               const std::string* key = keys.key(idx);
               if (key == nullptr) continue;  // (cannot happen: every index attribute is given)
-              auto it = table.find(*key);
-              if (it != table.end()) {
-                if (found != nullptr && found != it->second)
+              if (uint32_t number = table.find(*key)) {
+                runtime::Instance* known = instanceNumbered(number);
+                if (found != nullptr && found != known)
                   fail(ErrorKind::IndexCollisionException, "Inconsistent indexes detected!", ctor->loc);
-                found = it->second;
+                found = known;
               }
             }
         }
@@ -2078,11 +2107,21 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
 
 void Evaluator::finalChecks() {
   std::vector<Diagnostic> errors;
-  for (const auto& [entity, byKey] : pending_)
-    for (const auto& [key, lookups] : byKey)
-      for (const PendingLookup& p : lookups)
+  {
+    // by entity, then by key text, as the lookups were filed before the tables were keyed by bytes
+    std::vector<std::tuple<const model::Entity*, std::string_view, const std::vector<PendingLookup>*>> left;
+    for (const auto& [entity, byKey] : pending_)
+      for (const auto& [key, lookups] : byKey)
+        if (!lookups.empty()) left.emplace_back(entity, lookups.front().key, &lookups);
+    std::sort(left.begin(), left.end(), [](const auto& a, const auto& b) {
+      if (std::get<0>(a) != std::get<0>(b)) return std::less<const model::Entity*>()(std::get<0>(a), std::get<0>(b));
+      return std::get<1>(a) < std::get<1>(b);
+    });
+    for (const auto& [entity, text, lookups] : left)
+      for (const PendingLookup& p : *lookups)
         errors.emplace_back(ErrorKind::NotFoundException,
-                            "No match in index on type " + entity->fullName + " with key " + key, p.at->loc, false);
+                            "No match in index on type " + entity->fullName + " with key " + p.key, p.at->loc, false);
+  }
   for (const Annotation& a : annotations_)
     if (a.value->isReady() && a.value->get().isUnknown())
       for (int i = 0; i < a.ends; ++i)
@@ -2136,8 +2175,13 @@ const std::string* Evaluator::IndexKeys::key(const std::vector<std::string>& ind
     if (k.index == &index || *k.index == index) return k.complete ? &k.key : nullptr;
   Known& k = known_.emplace_back();
   k.index = &index;
-  k.key = evaluator_.indexKey(index, values_, k.complete);
+  k.complete = evaluator_.indexKeyBytes(index, values_, k.key);
   return k.complete ? &k.key : nullptr;
+}
+
+std::string Evaluator::IndexKeys::text(const std::vector<std::string>& index) const {
+  bool complete = false;
+  return evaluator_.indexKey(index, values_, complete);
 }
 
 void Evaluator::registerInIndexes(runtime::Instance* instance, IndexKeys& keys, const ast::Node* at) {
@@ -2149,9 +2193,8 @@ void Evaluator::registerInIndexes(runtime::Instance* instance, IndexKeys& keys, 
         const std::string* found = keys.key(idx);
         if (found == nullptr) continue;
         const std::string& key = *found;
-        auto [it, inserted] = table.emplace(key, instance);
-        if (!inserted && it->second != instance)
-          fail(ErrorKind::DuplicateException, "Duplicate key in index. " + key, at->loc);
+        if (table.insert(key, instance->ordinal, indexKeys_) != instance->ordinal)
+          fail(ErrorKind::DuplicateException, "Duplicate key in index. " + keys.text(idx), at->loc);
         auto pendingHere = pending_.find(owner);
         if (pendingHere == pending_.end()) continue;
         auto waiting = pendingHere->second.find(key);
@@ -2204,15 +2247,14 @@ Variable* Evaluator::emitIndexLookup(const model::Entity* entity, std::vector<st
           fail(ErrorKind::NotFoundException, "No index defined on " + entity->fullName + " for this lookup: [" + listed + "]",
                at->loc);
         }
-        bool complete = false;
-        std::string key = indexKey(*index, values, complete);
-        auto& table = indexes_[entity];
-        auto it = table.find(key);
-        if (it != table.end()) {
-          result->set(Value(static_cast<runtime::InstanceBase*>(it->second)), at->loc);
+        std::string key;
+        indexKeyBytes(*index, values, key);  // (complete: the index is the lookup's attributes)
+        if (uint32_t number = indexes_[entity].find(key)) {
+          result->set(Value(static_cast<runtime::InstanceBase*>(instanceNumbered(number))), at->loc);
           return;
         }
-        pending_[entity][key].push_back(PendingLookup{result, at, key});
+        bool complete = false;
+        pending_[entity][key].push_back(PendingLookup{result, at, indexKey(*index, values, complete)});
       },
       "index lookup", at->loc, true);
   return result;

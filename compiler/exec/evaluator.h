@@ -20,6 +20,7 @@
 
 #include "ast/ast.h"
 #include "diag/diagnostic.h"
+#include "exec/index_table.h"
 #include "model/model.h"
 #include "parse/pyregex.h"
 #include "plugin.h"
@@ -211,8 +212,17 @@ class Evaluator {
   const std::vector<std::string>& indexAttributesOf(const model::Entity* entity);
   const std::vector<const model::ImplementRule*>& implementRulesOf(const model::Entity* entity);
   Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
+  // The key of `values` under the index of `attributes`, as messages show it (complete: false when
+  // a value is missing).
   std::string indexKey(const std::vector<std::string>& attributes, const std::vector<std::pair<std::string, Value>>& values,
                        bool& complete) const;
+  // The same as the bytes the index tables are keyed by (IndexKeyWriter); false when a value is
+  // missing.
+  bool indexKeyBytes(const std::vector<std::string>& attributes, const std::vector<std::pair<std::string, Value>>& values,
+                     std::string& out);
+  // The number of an index in keys: one per list of attributes (the same list declared on two
+  // entities is one index, as the reference's key text makes it).
+  uint32_t indexNumber(const std::vector<std::string>& attributes);
   void finalChecks();
   // The static checks of normalisation (spec 3.4 step 5): constant, valid defaults; every type
   // name used in an expression resolves; constructor arguments are attributes; nested
@@ -233,10 +243,13 @@ class Evaluator {
   // The index keys of one construction's values, each worked out once.
   class IndexKeys {
    public:
-    IndexKeys(const Evaluator& evaluator, const std::vector<std::pair<std::string, Value>>& values)
+    IndexKeys(Evaluator& evaluator, const std::vector<std::pair<std::string, Value>>& values)
         : evaluator_(evaluator), values_(values) {}
-    // The key under `index`, or null when a value of it is missing (valid until the next call).
+    // The key (IndexKeyWriter's bytes) under `index`, or null when a value of it is missing (valid
+    // until the next call).
     const std::string* key(const std::vector<std::string>& index);
+    // The key under `index` as messages show it: `name='a', host=#3`.
+    std::string text(const std::vector<std::string>& index) const;
 
    private:
     struct Known {
@@ -244,7 +257,7 @@ class Evaluator {
       std::string key;
       bool complete;
     };
-    const Evaluator& evaluator_;
+    Evaluator& evaluator_;
     const std::vector<std::pair<std::string, Value>>& values_;
     std::vector<Known> known_;
   };
@@ -280,15 +293,21 @@ class Evaluator {
   };
   std::vector<Annotation> annotations_;
   std::unordered_map<const model::Entity*, std::vector<const model::ImplementRule*>> implementRules_;
-  // per entity that declares or inherits an index: key text -> instance
-  // looked up only, never iterated: hash order cannot leak into results
-  std::unordered_map<const model::Entity*, std::unordered_map<std::string, runtime::Instance*>> indexes_;
+  // per entity that declares or inherits an index: key -> instance (its ordinal), the keys' bytes
+  // in indexKeys_; looked up only, never iterated: hash order cannot leak into results
+  std::unordered_map<const model::Entity*, IndexTable> indexes_;
+  runtime::Instance* instanceNumbered(uint32_t ordinal) const { return instances_.all()[ordinal - 1]; }
+  Arena indexKeys_;
+  std::map<std::vector<std::string>, uint32_t> indexNumbers_;
+  std::unordered_map<const std::vector<std::string>*, uint32_t> indexNumberOf_;
+  // the lookups waiting for an instance, per entity and key (bytes); `key` is as messages show it
+  // (the final checks sort what is left: hash order does not leak)
   struct PendingLookup {
     Variable* result;
     const ast::Node* at;
     std::string key;
   };
-  std::map<const model::Entity*, std::map<std::string, std::vector<PendingLookup>>> pending_;
+  std::unordered_map<const model::Entity*, std::unordered_map<std::string, std::vector<PendingLookup>>> pending_;
   // last: the instances use their entities' plans (layouts) until they are destroyed
   runtime::InstanceStore instances_;
 };
