@@ -124,15 +124,29 @@ class Span {
 // with the values made from it, not copied)
 struct Literal : Expr {
   runtime::Value value;
-  // The evaluator's ready variable holding the value, made once per literal and compile when an
-  // expression reads the literal as a variable; `owner` is the evaluator's unique number
-  // (another evaluator replaces it).
-  struct Cache {
-    uint64_t owner = 0;
-    void* value = nullptr;
-  };
-  mutable Cache cache;
   Literal(SourceLocation l, runtime::Value v) : Expr(Kind::Literal, l), value(std::move(v)) {}
+  // The evaluator's ready variable holding the value, made once per literal and compile when an
+  // expression reads the literal as a variable: the one evaluator `evaluator` made, else null.
+  // The evaluator's number is kept in the value's holder word (a literal has no word of its own
+  // for it: one syntax node in three is a literal).
+  void* cachedFor(uint32_t evaluator) const {
+    return cached_ != nullptr && value.holderWord() == evaluator ? cached_ : nullptr;
+  }
+  void cache(uint32_t evaluator, void* variable) const {
+    cached_ = variable;
+    const_cast<runtime::Value&>(value).setHolderTags(0, evaluator);  // (not part of the value)
+  }
+
+ private:
+  mutable void* cached_ = nullptr;
+};
+static_assert(sizeof(Literal) == 40, "a literal is its node, its value and one pointer");
+
+// What the evaluator keeps on a node for one compile (a plan, a variable): `value`, valid for the
+// evaluator whose unique number is `owner` (another evaluator replaces it).
+struct EvalCache {
+  uint64_t owner = 0;
+  void* value = nullptr;
 };
 
 // A plain or multi-line string with `{{ ref }}` interpolation (spec 1.7, 5.4).
@@ -234,11 +248,11 @@ struct Call : Expr {
 struct Constructor : Expr {
   Name type;
   Arguments named;
-  // the evaluator's plan for it, made at its first evaluation (as Literal::cache)
-  mutable Literal::Cache cache;
+  // the evaluator's plan for it, made at its first evaluation (as Literal::cachedFor)
+  mutable EvalCache cache;
   // the evaluator's entity for it, resolved before the run with the type inference of a
-  // relation's argument (as Literal::cache)
-  mutable Literal::Cache entity;
+  // relation's argument (as Literal::cachedFor)
+  mutable EvalCache entity;
   Constructor(SourceLocation l, Name t) : Expr(Kind::Constructor, l), type(t) {}
 };
 
@@ -258,8 +272,8 @@ struct ShortIndexLookup : Expr {
 
 struct ListLit : Expr {
   Span<Expr*> elements;
-  // the evaluator's variable of its value when every element is a literal (as Literal::cache)
-  mutable Literal::Cache cache;
+  // the evaluator's variable of its value when every element is a literal (as Literal::cachedFor)
+  mutable EvalCache cache;
   explicit ListLit(SourceLocation l) : Expr(Kind::ListLit, l) {}
 };
 
@@ -275,8 +289,8 @@ struct ListComp : Expr {
 
 struct DictLit : Expr {
   std::vector<std::pair<std::string, Expr*>> entries;
-  // the evaluator's variable of its value when every entry is a literal (as Literal::cache)
-  mutable Literal::Cache cache;
+  // the evaluator's variable of its value when every entry is a literal (as Literal::cachedFor)
+  mutable EvalCache cache;
   explicit DictLit(SourceLocation l) : Expr(Kind::DictLit, l) {}
 };
 

@@ -1273,11 +1273,15 @@ std::optional<Diagnostic> Evaluator::evaluateConstraint(const model::Typedef& t,
 }
 
 Variable* Evaluator::literalVariable(const ast::Literal* lit) {
-  return constantVariable(lit->cache, [lit] { return lit->value; });
+  auto evaluator = static_cast<uint32_t>(generation_);
+  if (void* known = lit->cachedFor(evaluator)) return static_cast<Variable*>(known);
+  Variable* v = scheduler_.makeWrapped(lit->value);
+  lit->cache(evaluator, v);
+  return v;
 }
 
 template <class F>
-Variable* Evaluator::constantVariable(ast::Literal::Cache& cache, F value) {
+Variable* Evaluator::constantVariable(ast::EvalCache& cache, F value) {
   if (cache.owner != generation_) {
     cache.owner = generation_;
     cache.value = scheduler_.makeWrapped(value());
@@ -1553,7 +1557,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
   auto* instance = new (instances_.allocate(plan.layout))
       runtime::Instance(entity, instances_.size() + 1, &plan.layout);
   instances_.add(instance);
-  instance->constructedAt = at;
+  instance->locations.push_back(at);  // (its first: where it was constructed)
   for (size_t i = 0; i < entity->order.size(); ++i) {
     const model::Attribute* attr = entity->order[i];
     // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
@@ -1883,13 +1887,13 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           if (instance->entity != entity)
             fail(ErrorKind::DuplicateException,
                  "Type found in index is not an exact match (original at (" + where(ctor->loc) + ")) (duplicate at (" +
-                     where(instance->constructedAt) + "))",
+                     where(instance->constructedAt()) + "))",
                  ctor->loc);
+          instance->locations.push_back(ctor->loc);
         } else {
           instance = createInstance(entity, *plan.entityPlan, ctor->loc);
           if (!indexAttributes.empty()) registerInIndexes(instance, keys, ctor);
         }
-        instance->locations.push_back(ctor->loc);
         for (const auto& [name, v] : values) setAttribute(instance, entity->attribute(name), v, ctor->loc, true);
         // the other arguments and the defaults, asynchronously (step 6)
         std::vector<ConstructorPlan::Step> dynamicSteps;
@@ -2130,7 +2134,7 @@ void Evaluator::finalChecks() {
     if (instance->implementations.empty())
       errors.emplace_back(ErrorKind::RuntimeException,
                           "Unable to select implementation for entity " + instance->entity->shortName,
-                          instance->constructedAt, false);
+                          instance->constructedAt(), false);
     for (size_t i = 0; i < instance->slotCount(); ++i) {
       Variable* slot = instance->slot(i);
       if (slot->isReady()) continue;

@@ -111,7 +111,7 @@ class Evaluator {
   // The ready variable of a value that is the same every time a node is evaluated (a literal, a
   // list or dict of literals): made once per node and compile, kept in the node's cache.
   template <class F>
-  Variable* constantVariable(ast::Literal::Cache& cache, F value);
+  Variable* constantVariable(ast::EvalCache& cache, F value);
   // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
   void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin

@@ -92,9 +92,9 @@ class Instance : public SlotOwner {
 
   const model::Entity* const entity;
   const uint32_t ordinal;  // (the instances of a compile are counted in 32 bits)
-  SourceLocation constructedAt;
-  // the constructor calls that made or matched it
+  // the constructor calls that made (the first) or matched it
   MostlyOne<SourceLocation> locations;
+  SourceLocation constructedAt() const { return locations[0]; }
   // the implementations run for it (few: searched linearly)
   MostlyOne<const model::Implementation*> implementations;
   // the evaluator's scope of this instance in the namespace it was last asked for (opaque here)
