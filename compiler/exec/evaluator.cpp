@@ -179,8 +179,17 @@ runtime::SlotLayout slotLayout(const model::Entity* entity) {
 
 Variable* Scope::own(std::string_view name) const {
   if (index_) {
-    Variable* const* found = index_->find(name);
-    return found == nullptr ? nullptr : *found;
+    const std::vector<uint64_t>& words = *index_;
+    uint32_t h = NameHashing::hash(name);
+    size_t mask = words.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      uint64_t word = words[i];
+      if (word == 0) return nullptr;
+      if (static_cast<uint32_t>(word >> 32) != h) continue;
+      const auto& [n, v] = slots_[static_cast<uint32_t>(word) - 1];
+      // (the syntax tree's names are interned: the same text is most often the very same bytes)
+      if ((n.data() == name.data() && n.size() == name.size()) || n == name) return v;
+    }
   }
   for (const auto& [n, v] : slots_)
     if (n == name) return v;
@@ -191,11 +200,28 @@ void Scope::declare(std::string_view name, Variable* variable) {
   if (own(name) != nullptr) return;
   slots_.emplace_back(name, variable);
   if (index_) {
-    index_->insert(name, variable);
+    if (slots_.size() * 2 > index_->size()) growIndex();
+    else indexSlot(slots_.size() - 1);
   } else if (slots_.size() >= kIndexFrom) {
-    index_ = std::make_unique<NameMap<Variable*>>();
-    for (const auto& [n, v] : slots_) index_->insert(n, v);
+    index_ = std::make_unique<std::vector<uint64_t>>();
+    growIndex();
   }
+}
+
+void Scope::indexSlot(size_t position) {
+  std::vector<uint64_t>& words = *index_;
+  uint32_t h = NameHashing::hash(slots_[position].first);
+  size_t mask = words.size() - 1;
+  size_t i = h & mask;
+  while (words[i] != 0) i = (i + 1) & mask;
+  words[i] = (static_cast<uint64_t>(h) << 32) | static_cast<uint32_t>(position + 1);
+}
+
+void Scope::growIndex() {
+  size_t size = 64;
+  while (size < slots_.size() * 2) size *= 2;
+  index_->assign(size * 2, 0);
+  for (size_t position = 0; position < slots_.size(); ++position) indexSlot(position);
 }
 
 Variable* Scope::find(std::string_view name) const {
