@@ -159,6 +159,7 @@ void CompileSession::load() {
       }
   }
   ctx_.forgetStrings();
+  sources_.releaseTexts();
   warnUnmetRequirements();
 }
 

@@ -2,6 +2,12 @@
 
 #include <bit>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#define XXH_INLINE_ALL  // (header-only: libxxhash-dev's header, no library to link)
+#include <xxhash.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -44,10 +50,35 @@ inline size_t firstSet(uint64_t mask) { return static_cast<size_t>(std::countr_z
 
 std::string_view SourceFile::lineText(uint32_t line) const {
   if (line == 0 || line > lineStarts.size()) return {};
+  if (released_ && !reloaded_) reload();
+  if (stored.size() != size_ + 1) return {};  // released, and not the same text any more
+  std::string_view all(stored.data(), size_);
   size_t begin = lineStarts[line - 1];
-  size_t end = text.find('\n', begin);
-  if (end == std::string::npos) end = text.size();
-  return std::string_view(text).substr(begin, end - begin);
+  size_t end = all.find('\n', begin);
+  if (end == std::string::npos) end = all.size();
+  return all.substr(begin, end - begin);
+}
+
+void SourceFile::reload() const {
+  reloaded_ = true;
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string again = std::move(buffer).str();
+  normaliseNewlinesInPlace(again);  // as it was read for the parse
+  if (again.size() != size_ || XXH3_64bits(again.data(), again.size()) != digest_) return;
+  stored = std::move(again);
+  stored.push_back('\n');
+}
+
+void SourceManager::releaseTexts() {
+  for (const auto& file : files_) {
+    if (file->released_) continue;
+    file->digest_ = XXH3_64bits(file->text.data(), file->text.size());
+    file->released_ = true;
+    file->text = {};
+    std::string().swap(file->stored);
+  }
 }
 
 FileId SourceManager::add(std::string path, std::string display, std::string text) {
@@ -57,10 +88,16 @@ FileId SourceManager::add(std::string path, std::string display, std::string tex
   file->stored = std::move(text);
   file->stored.push_back('\n');
   file->text = std::string_view(file->stored).substr(0, file->stored.size() - 1);
-  file->lineStarts.push_back(0);
+  file->size_ = file->text.size();
   const char* p = file->text.data();
   const size_t n = file->text.size();
+  size_t lines = 1;  // counted first: the offsets are kept to the end of the compile
   size_t i = 0;
+  for (; i + kStep <= n; i += kStep) lines += static_cast<size_t>(std::popcount(bytesEqual(p + i, '\n')));
+  for (; i < n; ++i) lines += p[i] == '\n' ? 1 : 0;
+  file->lineStarts.reserve(lines);
+  file->lineStarts.push_back(0);
+  i = 0;
   for (; i + kStep <= n; i += kStep)  // a block at a time, lines being short
     for (auto newlines = bytesEqual(p + i, '\n'); newlines != 0; newlines &= newlines - 1)
       file->lineStarts.push_back(static_cast<uint32_t>(i + firstSet(newlines) + 1));

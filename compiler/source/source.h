@@ -33,16 +33,24 @@ struct SourceFile {
   SourceFile& operator=(const SourceFile&) = delete;
   std::string path;     // as opened
   std::string display;  // as printed in messages: ./main.cf, ./libs/m/model/_init.cf
-  std::string_view text;              // (in `stored`)
+  std::string_view text;              // (in `stored`; empty once the text is released)
   std::vector<uint32_t> lineStarts;  // byte offset of each line
 
+  // A line without its newline. Once the text is released (SourceManager::releaseTexts), the
+  // file is read again for the first line asked; when it is no longer the text that was parsed,
+  // no line is shown (empty).
   std::string_view lineText(uint32_t line) const;
   // The text with the newline the parsers want at its end (spec 1.1), without a copy.
   std::string_view parseText() const { return std::string_view(stored); }
 
  private:
   friend class SourceManager;
-  std::string stored;  // the text and that newline
+  void reload() const;
+  mutable std::string stored;  // the text and that newline
+  size_t size_ = 0;            // of the text
+  uint64_t digest_ = 0;        // of the text, once released
+  bool released_ = false;
+  mutable bool reloaded_ = false;
 };
 
 // Owns every file of a compile; FileIds index into it.
@@ -51,6 +59,8 @@ class SourceManager {
   FileId add(std::string path, std::string display, std::string text);
   const SourceFile& file(FileId id) const { return *files_.at(id); }
   size_t size() const { return files_.size(); }
+  // Frees the files' texts (after the parse: only messages read them then, a line at a time).
+  void releaseTexts();
   // "./main.cf:3:5" or "./main.cf:3" when the column is unknown.
   std::string format(const SourceLocation& loc, bool withColumn = true) const;
 
