@@ -176,19 +176,32 @@ const Value& emptyList() {
 
 ListVariable::ListVariable(Scheduler* scheduler) : DelayedVariable(Kind::List, scheduler) { value_ = emptyList(); }
 
+ListExtra& ListVariable::extra() {
+  if (ListExtra* known = extraOrNull()) return *known;
+  auto& slot = Scheduler::active()->listExtras_[this];
+  slot = std::make_unique<ListExtra>();  // (replaces one of a list destroyed at this address)
+  hasExtra_ = 1;
+  return *slot;
+}
+
+ListExtra* ListVariable::extraOrNull() const {
+  return hasExtra_ ? Scheduler::active()->listExtras_.at(this).get() : nullptr;
+}
+
 bool ListVariable::canGet() const {
   return static_cast<int64_t>(values().size()) >= low() && waitingProviders() == 0;
 }
 
 int ListVariable::progressPotential() const {
   if (hasValue_) return 0;
-  return static_cast<int>(pending_.waiters.size()) - (extra_ ? extra_->gradualWaiters : 0);
+  const ListExtra* extra = extraOrNull();
+  return static_cast<int>(pending_.waiters.size()) - (extra != nullptr ? extra->gradualWaiters : 0);
 }
 
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
   for (const Value& v : std::vector<Value>(values())) collector->receive(v, location);
   if (!hasValue_) {
-    Extra& more = extra();
+    ListExtra& more = extra();
     if (std::find(more.listeners.begin(), more.listeners.end(), collector) != more.listeners.end()) {
       ++more.gradualWaiters;
       return true;
@@ -202,13 +215,14 @@ bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
 void ListVariable::freeze() {
   if (hasValue_) return;
   plainFreeze();
-  if (extra_) extra_->listeners = {};
+  if (ListExtra* extra = extraOrNull()) extra->listeners = {};
 }
 
 bool ListVariable::contains(const Value& value) const {
   // de-duplication is by identity: only instances can be present already
   if (!value.isInstance()) return false;
-  if (extra_ && !extra_->members.empty()) return extra_->members.count(value.asInstance()) > 0;
+  if (const ListExtra* extra = extraOrNull(); extra != nullptr && !extra->members.empty())
+    return extra->members.count(value.asInstance()) > 0;
   for (const Value& v : values())
     if (v.isInstance() && v.asInstance() == value.asInstance()) return true;
   return false;
@@ -237,15 +251,16 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
   } else if (items.size() > kIndexFrom && value.isInstance()) {
     extra().members.insert(value.asInstance());
   }
-  for (size_t i = 0; extra_ && i < extra_->listeners.size();) {
-    ResultCollector* l = extra_->listeners[i];
-    if (l->receive(value, location)) {
-      if (!l->pureGradual()) ++extra_->gradualWaiters;
-      extra_->listeners.erase(extra_->listeners.begin() + static_cast<long>(i));
-    } else {
-      ++i;
+  if (ListExtra* more = extraOrNull())  // (its address is stable: the scheduler holds it by pointer)
+    for (size_t i = 0; i < more->listeners.size();) {
+      ResultCollector* l = more->listeners[i];
+      if (l->receive(value, location)) {
+        if (!l->pureGradual()) ++more->gradualWaiters;
+        more->listeners.erase(more->listeners.begin() + static_cast<long>(i));
+      } else {
+        ++i;
+      }
     }
-  }
   if (recur && value.isInstance()) setInverse(value, location);
   if (int32_t most = high(); most >= 0) {
     if (static_cast<int64_t>(values().size()) > most)

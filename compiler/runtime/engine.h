@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -350,6 +351,7 @@ class Variable {
   uint8_t tracksPromises_ : 1 = 0;
   uint8_t queued_ : 1 = 0;
   uint8_t holder_ : 2 = 0;  // a Holder
+  uint8_t hasExtra_ : 1 = 0;  // (a list) it has a ListExtra in its scheduler
 };
 
 // The policy and the owner of an AttributeSlot, right after its variable.
@@ -408,6 +410,16 @@ class InlineSlot : public V {
   }
 };
 
+// What few lists need (one in a hundred in a generated model), kept by the scheduler for those
+// only, so a list slot is 8 bytes smaller: gradual listeners (and how many of the waiters are
+// such listeners: they do not count as progress a freeze would bring), and for long lists the
+// instances among the items (adding checks for a duplicate in constant time).
+struct ListExtra {
+  std::vector<ResultCollector*> listeners;
+  int32_t gradualWaiters = 0;
+  std::unordered_set<const InstanceBase*> members;  // filled from ListVariable::kIndexFrom items on
+};
+
 // The freezable variables (spec 4.6): they count the promises made on them and offer themselves
 // to the scheduler's freeze queues.
 class DelayedVariable : public Variable {
@@ -456,21 +468,11 @@ class ListVariable : public DelayedVariable {
     const SlotPolicy* p = policy();
     return p != nullptr ? p->upperBound : -1;
   }
-  // What few lists need, allocated for those only: gradual listeners (and how many of the
-  // waiters are such listeners: they do not count as progress a freeze would bring), and for
-  // long lists the instances among the items (adding checks for a duplicate in constant time).
-  struct Extra {
-    std::vector<ResultCollector*> listeners;
-    int32_t gradualWaiters = 0;
-    std::unordered_set<const InstanceBase*> members;  // filled from kIndexFrom items on
-  };
-  static constexpr size_t kIndexFrom = 32;
-  Extra& extra() {
-    if (!extra_) extra_ = std::make_unique<Extra>();
-    return *extra_;
-  }
+  static constexpr size_t kIndexFrom = 32;  // (ListExtra::members)
+  // Its ListExtra, made on first use; or null when it has none.
+  ListExtra& extra();
+  ListExtra* extraOrNull() const;
   bool contains(const Value& value) const;
-  std::unique_ptr<Extra> extra_;
 };
 
 // The elements of a list literal being built; exact promise tracking, never frozen by guesses.
@@ -770,6 +772,9 @@ class Scheduler {
   std::byte* chunkNext_ = nullptr;
   std::byte* chunkEnd_ = nullptr;
   std::deque<Promise> promises_;
+  // the lists' extras (ListVariable::extra), freed with the scheduler
+  std::unordered_map<const Variable*, std::unique_ptr<ListExtra>> listExtras_;
+  friend class ListVariable;
   size_t iterations_ = 0;
   uint64_t queueChanges_ = 0;
 };
