@@ -118,6 +118,25 @@ struct NameHashing {
   }
 };
 
+// The tables over NameHashing (NameMap and SymbolTable here; the evaluator's literal, scope and
+// index tables) are open addressing with linear probing in a power-of-two vector of slots.
+// The free slot where an entry of hash `hash` goes.
+template <class Slot, class IsFree>
+Slot& freeSlotFor(std::vector<Slot>& slots, uint32_t hash, IsFree isFree) {
+  size_t mask = slots.size() - 1;
+  size_t i = hash & mask;
+  while (!isFree(slots[i])) i = (i + 1) & mask;
+  return slots[i];
+}
+// Doubles such a table (makes it `firstSize` when empty) and moves every entry over.
+template <class Slot, class IsFree, class HashOf>
+void growSlots(std::vector<Slot>& slots, size_t firstSize, IsFree isFree, HashOf hashOf) {
+  std::vector<Slot> old(slots.empty() ? firstSize : slots.size() * 2);
+  old.swap(slots);
+  for (Slot& slot : old)
+    if (!isFree(slot)) freeSlotFor(slots, hashOf(slot), isFree) = std::move(slot);
+}
+
 // A map from names to small values: open addressing (linear probing, power-of-two size) over
 // NameHashing, for the lookups by name the evaluator makes per reference (scopes, an entity's
 // attributes). The names are not copied: they must outlive the map.
@@ -160,15 +179,7 @@ class NameMap {
     T value{};
   };
   void grow() {
-    std::vector<Slot> old(slots_.empty() ? 16 : slots_.size() * 2);
-    old.swap(slots_);
-    size_t mask = slots_.size() - 1;
-    for (Slot& slot : old) {
-      if (!slot.used) continue;
-      size_t i = slot.hash & mask;
-      while (slots_[i].used) i = (i + 1) & mask;
-      slots_[i] = std::move(slot);
-    }
+    growSlots(slots_, 16, [](const Slot& s) { return !s.used; }, [](const Slot& s) { return s.hash; });
   }
   std::vector<Slot> slots_;
   size_t count_ = 0;
@@ -204,15 +215,7 @@ class SymbolTable {
   };
 
   void grow() {
-    std::vector<Slot> old(slots_.empty() ? 256 : slots_.size() * 2);
-    old.swap(slots_);
-    size_t mask = slots_.size() - 1;
-    for (const Slot& slot : old) {
-      if (slot.id == 0) continue;
-      size_t i = slot.hash & mask;
-      while (slots_[i].id != 0) i = (i + 1) & mask;
-      slots_[i] = slot;
-    }
+    growSlots(slots_, 256, [](const Slot& s) { return s.id == 0; }, [](const Slot& s) { return s.hash; });
   }
 
   std::deque<std::string> texts_;        // stable addresses

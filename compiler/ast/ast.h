@@ -472,14 +472,12 @@ inline runtime::Value Context::LiteralStrings::get(std::string_view text) {
 inline void Context::LiteralStrings::grow() {
   std::vector<runtime::Value> old(slots_.empty() ? 256 : slots_.size() * 2);
   old.swap(slots_);
-  size_t mask = slots_.size() - 1;
   for (runtime::Value& value : old) {
     if (value.isNull()) continue;
     uint32_t h = value.holderWord();
-    size_t i = h & mask;
-    while (!slots_[i].isNull()) i = (i + 1) & mask;
-    slots_[i] = std::move(value);  // (moving leaves the tags behind)
-    slots_[i].setHolderTags(0, h);
+    runtime::Value& to = freeSlotFor(slots_, h, [](const runtime::Value& v) { return v.isNull(); });
+    to = std::move(value);  // (moving leaves the tags behind)
+    to.setHolderTags(0, h);
   }
 }
 

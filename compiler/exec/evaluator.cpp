@@ -209,12 +209,9 @@ void Scope::declare(std::string_view name, Variable* variable) {
 }
 
 void Scope::indexSlot(size_t position) {
-  std::vector<uint64_t>& words = *index_;
   uint32_t h = NameHashing::hash(slots_[position].first);
-  size_t mask = words.size() - 1;
-  size_t i = h & mask;
-  while (words[i] != 0) i = (i + 1) & mask;
-  words[i] = (static_cast<uint64_t>(h) << 32) | static_cast<uint32_t>(position + 1);
+  freeSlotFor(*index_, h, [](uint64_t word) { return word == 0; }) =
+      (static_cast<uint64_t>(h) << 32) | static_cast<uint32_t>(position + 1);
 }
 
 void Scope::growIndex() {

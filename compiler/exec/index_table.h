@@ -104,15 +104,7 @@ class IndexTable {
     return length == key.size() && std::memcmp(stored + sizeof length, key.data(), key.size()) == 0;
   }
   void grow() {
-    std::vector<Slot> old(slots_.empty() ? 16 : slots_.size() * 2);
-    old.swap(slots_);
-    size_t mask = slots_.size() - 1;
-    for (const Slot& slot : old) {
-      if (slot.number == 0) continue;
-      size_t i = slot.hash & mask;
-      while (slots_[i].number != 0) i = (i + 1) & mask;
-      slots_[i] = slot;
-    }
+    growSlots(slots_, 16, [](const Slot& s) { return s.number == 0; }, [](const Slot& s) { return s.hash; });
   }
   std::vector<Slot> slots_;
   size_t count_ = 0;
