@@ -21,16 +21,16 @@
 
 namespace inmanta::compiler::ast {
 
-// A name as written, possibly qualified (`std::print`), with where it was written: 24 bytes, as
-// a syntax tree holds one per reference and argument. Its text is the SymbolTable's (the parser
-// interns every name), so two names of one tree are the same exactly when their texts are at
-// the same address (symbol()).
+// A name as written, possibly qualified (`std::print`), with where it was written: 24 bytes (the
+// text's pointer, its size, then the location's three words), as a syntax tree holds one per
+// reference and argument. Its text is the SymbolTable's (the parser interns every name), so two
+// names of one tree are the same exactly when their texts are at the same address (symbol()).
 class Name {
  public:
   Name() = default;
   // (`text` outlives the name: interned, or a constant)
   Name(std::string_view text, SourceLocation at)
-      : loc(at), data_(text.data()), size_(static_cast<uint32_t>(text.size())) {}
+      : data_(text.data()), size_(static_cast<uint32_t>(text.size())), loc(at) {}
   std::string_view text() const { return {data_, size_}; }
   bool empty() const { return size_ == 0; }
   // the identity of an interned name
@@ -38,12 +38,14 @@ class Name {
   // one past its last column, on loc.line
   uint32_t endCol() const;
 
-  SourceLocation loc;  // start of the name
-
  private:
   const char* data_ = "";
   uint32_t size_ = 0;
+
+ public:
+  SourceLocation loc;  // start of the name
 };
+static_assert(sizeof(Name) == 24, "a name is its text's pointer and size and its location");
 
 enum class Kind : uint8_t {
   // expressions
