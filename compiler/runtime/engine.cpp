@@ -35,9 +35,7 @@ void SlotPolicy::setBounds(int64_t lower, std::optional<int64_t> upper) {
 Variable::Variable(Kind kind, Scheduler*) : kind_(kind) { tracksPromises_ = delayed(); }
 
 size_t Variable::waitingProviders() const {
-  if (!tracksPromises_) return 0;
-  const auto* self = static_cast<const DelayedVariable*>(this);
-  return self->promises_ - self->donePromises_;
+  return tracksPromises_ ? pending_.open.promised : 0;
 }
 
 const Value& Variable::plainGet() const {
@@ -49,7 +47,7 @@ const Value& Variable::current() const { return value_; }
 
 void Variable::waitFor(Waiter* waiter) {
   if (hasValue_) waiter->ready();
-  else pending_.waiters.push(waiter);
+  else pending_.open.waiters.push(waiter);
 }
 
 void Variable::wake(Waiters& woken) {
@@ -94,28 +92,24 @@ void Variable::plainFreeze() {
 
 void Variable::freezeAt(SourceLocation location) {
   queued_ = true;
-  settle(location);
-  // promises stay alive: units still hold them and fulfil them later (a no-op now)
+  // promises stay alive: units still hold them and fulfil them later (a no-op now); the count
+  // goes first, as settling writes the location over it
   tracksPromises_ = false;
+  settle(location);
 }
 
 Promise* Variable::setPromise() {
   // only freezable variables take promises; one that no longer tracks them (frozen) gets one
   // that is already kept: it is fulfilled by setting the value
   if (!delayed()) return nullptr;
-  auto* self = static_cast<DelayedVariable*>(this);
-  ++self->promises_;
-  if (!tracksPromises_) {
-    ++self->donePromises_;
-    return Scheduler::active()->makePromise(this, true);
-  }
+  if (!tracksPromises_) return Scheduler::active()->makePromise(this, true);
+  ++pending_.open.promised;
   return Scheduler::active()->makePromise(this, false);
 }
 
 Promise* Variable::progressionPromise() {
   if (!tracksPromises_) return nullptr;
-  auto* self = static_cast<DelayedVariable*>(this);
-  ++self->promises_;
+  ++pending_.open.promised;
   return Scheduler::active()->makePromise(this, false);
 }
 
@@ -123,7 +117,7 @@ void Variable::fulfill(Promise* promise) {
   if (promise == nullptr || promise->done) return;
   promise->done = true;
   if (!tracksPromises_) return;
-  ++static_cast<DelayedVariable*>(this)->donePromises_;
+  --pending_.open.promised;
   if (canGet()) queue();
   if (kind_ == Kind::Collector) static_cast<CollectorVariable*>(this)->fulfilled();
 }
@@ -195,7 +189,7 @@ bool ListVariable::canGet() const {
 int ListVariable::progressPotential() const {
   if (hasValue_) return 0;
   const ListExtra* extra = extraOrNull();
-  return static_cast<int>(pending_.waiters.size()) - (extra != nullptr ? extra->gradualWaiters : 0);
+  return static_cast<int>(pending_.open.waiters.size()) - (extra != nullptr ? extra->gradualWaiters : 0);
 }
 
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {

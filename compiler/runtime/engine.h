@@ -182,7 +182,7 @@ class Variable {
   // (Every kind is made with its scheduler; only the freezable ones keep it.)
   Variable(Kind kind, Scheduler* scheduler);
   ~Variable() {
-    if (!hasValue_) pending_.waiters.discard();
+    if (!hasValue_) pending_.open.waiters.discard();
   }
   Variable(const Variable&) = delete;
   Variable& operator=(const Variable&) = delete;
@@ -320,7 +320,8 @@ class Variable {
   // waits for a ready variable, so its waiters and its location share their bytes.
   template <class Then>
   void settle(SourceLocation location, Then&& then) {
-    Waiters woken = pending_.waiters.take();
+    assert(!tracksPromises_ && "a freezable variable stops counting promises before its value takes their bytes");
+    Waiters woken = pending_.open.waiters.take();
     hasValue_ = true;
     pending_.setAt = location;
     try {
@@ -340,10 +341,15 @@ class Variable {
   void freezeAt(SourceLocation location);
 
   Value value_;
-  // until the value is there, the units waiting for it; then where it was set
+  // until the value is there: the units waiting for it, and for a freezable variable the promises
+  // made on it and not kept yet (counted while it tracks promises, which ends before its value
+  // arrives); then where it was set
   union Pending {
-    Pending() : waiters() {}
-    Waiters waiters;
+    Pending() : open() {}
+    struct Open {
+      Waiters waiters;
+      uint32_t promised = 0;
+    } open;
     SourceLocation setAt;
   } pending_;
   Kind kind_;
@@ -411,7 +417,7 @@ class InlineSlot : public V {
 };
 
 // What few lists need (one in a hundred in a generated model), kept by the scheduler for those
-// only, so a list slot is 8 bytes smaller: gradual listeners (and how many of the waiters are
+// only, so a list slot is as small as a plain one: gradual listeners (and how many of the waiters are
 // such listeners: they do not count as progress a freeze would bring), and for long lists the
 // instances among the items (adding checks for a duplicate in constant time).
 struct ListExtra {
@@ -420,18 +426,14 @@ struct ListExtra {
   std::unordered_set<const InstanceBase*> members;  // filled from ListVariable::kIndexFrom items on
 };
 
-// The freezable variables (spec 4.6): they count the promises made on them and offer themselves
-// to the scheduler's freeze queues.
+// The freezable variables (spec 4.6): they count the promises made on them that are not kept yet
+// (in the bytes Variable::Pending has to spare until the value arrives: a list slot is 32 bytes)
+// and offer themselves to the scheduler's freeze queues.
 class DelayedVariable : public Variable {
  public:
   // (It keeps no pointer to its scheduler: it is the newest one of the thread, see
   // Scheduler::active.)
   DelayedVariable(Kind kind, Scheduler* scheduler) : Variable(kind, scheduler) {}
-
- protected:
-  friend class Variable;
-  uint32_t promises_ = 0;  // made on this variable (the promises themselves live in the scheduler)
-  uint32_t donePromises_ = 0;
 };
 
 // An optional relation end [0:1].
@@ -844,7 +846,7 @@ inline int Variable::progressPotential() const {
   switch (kind_) {
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::progressPotential();
     case Kind::Collector: return static_cast<const CollectorVariable*>(this)->CollectorVariable::progressPotential();
-    default: return hasValue_ ? 0 : static_cast<int>(pending_.waiters.size());
+    default: return hasValue_ ? 0 : static_cast<int>(pending_.open.waiters.size());
   }
 }
 
