@@ -250,11 +250,15 @@ struct Call : Expr {
 struct Constructor : Expr {
   Name type;
   Arguments named;
-  // the evaluator's plan for it, made at its first evaluation (as Literal::cachedFor)
-  mutable EvalCache cache;
-  // the evaluator's entity for it, resolved before the run with the type inference of a
-  // relation's argument (as Literal::cachedFor)
-  mutable EvalCache entity;
+  // For the evaluator whose unique number is `owner`: the entity, resolved before the run with the
+  // type inference of a relation's argument, and the plan, made at the first evaluation (null
+  // until then). One owner for both: another evaluator replaces them.
+  struct Cache {
+    uint64_t owner = 0;
+    const void* entity = nullptr;
+    const void* plan = nullptr;
+  };
+  mutable Cache cache;
   Constructor(SourceLocation l, Name t) : Expr(Kind::Constructor, l), type(t) {}
 };
 
@@ -274,7 +278,7 @@ struct ShortIndexLookup : Expr {
 
 struct ListLit : Expr {
   Span<Expr*> elements;
-  // the evaluator's variable of its value when every element is a literal (as Literal::cachedFor)
+  // the evaluator's variable of its value when every element is a literal
   mutable EvalCache cache;
   explicit ListLit(SourceLocation l) : Expr(Kind::ListLit, l) {}
 };
@@ -291,7 +295,7 @@ struct ListComp : Expr {
 
 struct DictLit : Expr {
   std::vector<std::pair<std::string, Expr*>> entries;
-  // the evaluator's variable of its value when every entry is a literal (as Literal::cachedFor)
+  // the evaluator's variable of its value when every entry is a literal
   mutable EvalCache cache;
   explicit DictLit(SourceLocation l) : Expr(Kind::DictLit, l) {}
 };

@@ -161,14 +161,12 @@ void withSlotType(const model::Attribute* attr, F&& f) {
   else f(std::type_identity<runtime::InlineSlot<runtime::ListVariable>>{});
 }
 
-// Where the slots of an entity's instances go in an instance's block: after the instance, `self`
-// and then the slots in the entity's attribute order.
+// Where the slots of an entity's instances go in an instance's block: after the instance, in the
+// entity's attribute order.
 runtime::SlotLayout slotLayout(const model::Entity* entity) {
   using runtime::Scheduler;
   runtime::SlotLayout layout;
   size_t at = (sizeof(runtime::Instance) + 7) & ~size_t(7);
-  layout.selfOffset = static_cast<uint32_t>(at);
-  at += Scheduler::slotSize<Scheduler::PlainSlot>();
   for (const model::Attribute* attr : entity->order) {
     layout.offsets.push_back(static_cast<uint32_t>(at));
     withSlotType(attr, [&at](auto slot) { at += Scheduler::slotSize<typename decltype(slot)::type>(); });
@@ -225,7 +223,14 @@ Variable* Scope::find(std::string_view name) const {
   for (const Scope* s = this; s != nullptr; s = s->parent) {
     if (Variable* v = s->own(name)) return v;
     if (s->instance != nullptr) {
-      if (name == "self") return s->instance->self();
+      if (name == "self") {
+        // made on first use and declared here (few instances are read as `self`; the scopes are
+        // the evaluator's, never constant objects)
+        Variable* self = runtime::Scheduler::active()->makeWrapped(
+            Value(static_cast<runtime::InstanceBase*>(const_cast<runtime::Instance*>(s->instance))));
+        const_cast<Scope*>(s)->declare("self", self);
+        return self;
+      }
       if (Variable* attribute = s->instance->slot(name)) return attribute;
     }
   }
@@ -1576,7 +1581,7 @@ void Evaluator::loadPrecedencePolicy() {
 }
 
 runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at) {
-  // the instance, `self` and the slots in one block (plan.layout)
+  // the instance and its slots in one block (plan.layout)
   auto* instance = new (instances_.allocate(plan.layout))
       runtime::Instance(entity, instances_.size() + 1, &plan.layout);
   instances_.add(instance);
@@ -1593,8 +1598,6 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
       });
     });
   }
-  scheduler_.placeSlot<runtime::Scheduler::PlainSlot>(instance->selfMemory(), [](Variable*) {})
-      ->set(Value(static_cast<runtime::InstanceBase*>(instance)), {});
   return instance;
 }
 
@@ -1740,15 +1743,15 @@ uint32_t Evaluator::indexNumber(const std::vector<std::string>& attributes) {
 }
 
 const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Constructor* ctor, Scope* scope) {
-  if (ctor->cache.owner == generation_) return *static_cast<const ConstructorPlan*>(ctor->cache.value);
+  bool resolved = ctor->cache.owner == generation_;
+  if (resolved && ctor->cache.plan != nullptr) return *static_cast<const ConstructorPlan*>(ctor->cache.plan);
+  ConstructorPlan plan;
+  plan.entity = resolved ? static_cast<const model::Entity*>(ctor->cache.entity)
+                         : constructorEntity(ctor, scope->ns, nullptr);
   auto keep = [&](ConstructorPlan& kept) -> const ConstructorPlan& {
-    ctor->cache.owner = generation_;
-    ctor->cache.value = &kept;
+    ctor->cache = {generation_, kept.entity, &kept};
     return kept;
   };
-  ConstructorPlan plan;
-  plan.entity = ctor->entity.owner == generation_ ? static_cast<const model::Entity*>(ctor->entity.value)
-                                                  : constructorEntity(ctor, scope->ns, nullptr);
   const model::Entity* entity = plan.entity;
   // the plan depends on the entity and the argument names only: calls of the same shape share one
   const ast::Span<ast::KwArg>& arguments = ctor->named.kwargs;
@@ -2032,10 +2035,9 @@ const std::vector<const model::ImplementRule*>& Evaluator::implementRulesOf(cons
 
 Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* ns) {
   // nothing is declared in it: the `when` conditions and implementations of one namespace share it
-  if (instance->scopeNamespace == ns) return static_cast<Scope*>(instance->scope);
+  if (auto* known = static_cast<Scope*>(instance->scope); known != nullptr && known->ns == ns) return known;
   Scope* s = &scopes_.emplace_back(topScopes_.at(ns), ns);
   s->instance = instance;
-  instance->scopeNamespace = ns;
   instance->scope = s;
   return s;
 }
@@ -2372,8 +2374,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
     case ast::Kind::Constructor: {
       auto* c = static_cast<const ast::Constructor*>(e);
       const model::Entity* entity = constructorEntity(c, ns, expected);
-      c->entity.owner = generation_;
-      c->entity.value = const_cast<model::Entity*>(entity);
+      c->cache = {generation_, entity, nullptr};
       for (const ast::KwArg& kw : c->named.kwargs) {
         const model::Attribute* attr = entity->attribute(kw.name.text());
         if (attr == nullptr)

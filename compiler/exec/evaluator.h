@@ -43,7 +43,8 @@ class Scope {
   model::Namespace* const ns;
   // An instance's scope (implementations, `when` conditions): its attributes and `self`.
   const runtime::Instance* instance = nullptr;
-  // The innermost declaring scope's variable, else null.
+  // The innermost declaring scope's variable, else null (`self` of an instance scope is declared
+  // there when first asked for).
   Variable* find(std::string_view name) const;
   // This block's own variable of that name, else null.
   Variable* own(std::string_view name) const;

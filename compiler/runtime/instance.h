@@ -3,6 +3,7 @@
 // instance at offsets its entity's layout gives, so an instance keeps no list of them.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -44,25 +45,54 @@ class MostlyOne {
   std::unique_ptr<std::vector<T>> rest_;
 };
 
+// The same for pointers that are never null: 16 bytes, the first one telling whether there is any.
+template <class T>
+class MostlyOne<T*> {
+ public:
+  void push_back(T* item) {
+    assert(item != nullptr);
+    if (first_ == nullptr) first_ = item;
+    else {
+      if (!rest_) rest_ = std::make_unique<std::vector<T*>>();
+      rest_->push_back(item);
+    }
+  }
+  size_t size() const { return first_ == nullptr ? 0 : 1 + (rest_ ? rest_->size() : 0); }
+  bool empty() const { return first_ == nullptr; }
+  T* operator[](size_t i) const { return i == 0 ? first_ : (*rest_)[i - 1]; }
+  template <class F>
+  bool any(F&& f) const {
+    if (first_ == nullptr) return false;
+    if (f(first_)) return true;
+    if (rest_)
+      for (T* item : *rest_)
+        if (f(item)) return true;
+    return false;
+  }
+
+ private:
+  T* first_ = nullptr;
+  std::unique_ptr<std::vector<T*>> rest_;
+};
+
 // What the instances of an entity share (one per entity and compile): where they keep their
-// slots, the offset of each (parallel to entity->order, as the policies) and of `self`, from the
-// start of the instance, the size of the whole block; and how display() formats a location.
+// slots, the offset of each (parallel to entity->order, as the policies) from the start of the
+// instance, the size of the whole block; and how display() formats a location.
 struct SlotLayout : SlotTable {
   std::vector<uint32_t> offsets;
-  uint32_t selfOffset = 0;
   uint32_t size = 0;
   const std::function<std::string(const SourceLocation&)>* where = nullptr;
 };
 
 class Instance : public SlotOwner {
  public:
-  // The slots and `self` are made by the creator, in the block the layout describes, before the
-  // instance is used; the instance destroys them. The layout outlives the instance.
+  // The slots are made by the creator, in the block the layout describes, before the instance is
+  // used; the instance destroys them. The layout outlives the instance. (`self`, the instance as
+  // a variable, is made by the scope that first reads it: few instances are read that way.)
   Instance(const model::Entity* type, size_t number, const SlotLayout* layout)
       : SlotOwner(layout), entity(type), ordinal(static_cast<uint32_t>(number)) {}
   ~Instance() override {
     for (size_t i = 0; i < slotCount(); ++i) slot(i)->destroy();
-    self()->destroy();
   }
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
@@ -74,11 +104,8 @@ class Instance : public SlotOwner {
   }
 
   size_t slotCount() const { return entity->order.size(); }
-  // The memory of slot `position` (parallel to entity->order), and of `self`.
+  // The memory of slot `position` (parallel to entity->order).
   void* slotMemory(size_t position) { return reinterpret_cast<std::byte*>(this) + layout()->offsets[position]; }
-  void* selfMemory() { return reinterpret_cast<std::byte*>(this) + layout()->selfOffset; }
-  // The variable `self` (the instance itself, as a value).
-  Variable* self() const { return reinterpret_cast<Variable*>(const_cast<Instance*>(this)->selfMemory()); }
   Variable* slot(size_t position) const {
     return reinterpret_cast<Variable*>(const_cast<Instance*>(this)->slotMemory(position));
   }
@@ -98,7 +125,6 @@ class Instance : public SlotOwner {
   // the implementations run for it (few: searched linearly)
   MostlyOne<const model::Implementation*> implementations;
   // the evaluator's scope of this instance in the namespace it was last asked for (opaque here)
-  const void* scopeNamespace = nullptr;
   void* scope = nullptr;
 
  private:
