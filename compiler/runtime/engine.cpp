@@ -46,6 +46,7 @@ const Value& Variable::plainGet() const {
 const Value& Variable::current() const { return value_; }
 
 void Variable::waitFor(Waiter* waiter) {
+  assert((kind_ != Kind::Direct || hasValue_) && "units wait for the inputs of a direct value not computed yet");
   if (hasValue_) waiter->ready();
   else pending_.open.waiters.push(waiter);
 }
@@ -316,11 +317,12 @@ const VarList DirectVariable::kNoInputs;
 const Value& DirectVariable::get() const {
   if (!hasValue_) {
     auto* self = const_cast<DirectVariable*>(this);
-    self->value_ = state_->compute(state_);
+    DirectState* state = self->state();
+    self->value_ = state->compute(state);
+    self->setState(nullptr);  // (nobody to wake: the word becomes the value's location)
     self->settle({});
     // what it captured and read is no longer needed
-    state_->finish(state_);
-    self->state_ = nullptr;
+    state->finish(state);
   }
   return value_;
 }

@@ -302,6 +302,9 @@ class Variable {
       delete many();
       setBits(0);
     }
+    // (of a variable nobody waits for: a direct value) the word, holding a pointer of its own
+    uintptr_t word() const { return bits(); }
+    void setWord(uintptr_t word) { setBits(word); }
 
    private:
     uintptr_t bits() const { return static_cast<uintptr_t>(low_) | (static_cast<uintptr_t>(high_) << 32); }
@@ -511,14 +514,25 @@ class DirectVariable : public Variable {
  public:
   explicit DirectVariable(Scheduler* scheduler) : Variable(Kind::Direct, scheduler) {}
   ~DirectVariable() {
-    if (state_ != nullptr) state_->finish(state_);  // never computed
+    if (DirectState* s = state()) {  // never computed
+      s->finish(s);
+      setState(nullptr);
+    }
   }
   const Value& get() const;
   // What it is computed from (nothing once it is computed).
-  const VarList& inputs() const { return state_ != nullptr ? state_->inputs : kNoInputs; }
+  const VarList& inputs() const {
+    DirectState* s = state();
+    return s != nullptr ? s->inputs : kNoInputs;
+  }
 
  protected:
-  DirectState* state_ = nullptr;
+  // Until it is computed, its state: kept in the word of the waiters a direct value never has
+  // (units wait for its inputs instead), so a direct value is 32 bytes.
+  DirectState* state() const {
+    return hasValue_ ? nullptr : reinterpret_cast<DirectState*>(pending_.open.waiters.word());
+  }
+  void setState(DirectState* state) { pending_.open.waiters.setWord(reinterpret_cast<uintptr_t>(state)); }
 
  private:
   static const VarList kNoInputs;
@@ -535,7 +549,7 @@ template <class F>
 class LambdaDirect : public DirectVariable {
  public:
   LambdaDirect(Scheduler* scheduler, VarList inputs, F compute) : DirectVariable(scheduler) {
-    state_ = new State(std::move(inputs), std::move(compute));
+    setState(new State(std::move(inputs), std::move(compute)));
   }
 
  private:
@@ -846,6 +860,7 @@ inline int Variable::progressPotential() const {
   switch (kind_) {
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::progressPotential();
     case Kind::Collector: return static_cast<const CollectorVariable*>(this)->CollectorVariable::progressPotential();
+    case Kind::Direct: return 0;  // (never waited for)
     default: return hasValue_ ? 0 : static_cast<int>(pending_.open.waiters.size());
   }
 }
