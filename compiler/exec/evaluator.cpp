@@ -2034,7 +2034,8 @@ const std::vector<const model::ImplementRule*>& Evaluator::implementRulesOf(cons
 }
 
 Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* ns) {
-  // nothing is declared in it: the `when` conditions and implementations of one namespace share it
+  // nothing is declared in it but `self` (when first read): the `when` conditions and
+  // implementations of one namespace share it
   if (auto* known = static_cast<Scope*>(instance->scope); known != nullptr && known->ns == ns) return known;
   Scope* s = &scopes_.emplace_back(topScopes_.at(ns), ns);
   s->instance = instance;
