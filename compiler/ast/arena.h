@@ -118,6 +118,11 @@ struct NameHashing {
   }
 };
 
+// NameHashing as the hash function of a standard container of names.
+struct NameHash {
+  size_t operator()(std::string_view name) const { return NameHashing::hash(name); }
+};
+
 // The tables over NameHashing (NameMap and SymbolTable here; the evaluator's literal, scope and
 // index tables) are open addressing with linear probing in a power-of-two vector of slots.
 // The free slot where an entry of hash `hash` goes.

@@ -400,13 +400,14 @@ Scope* Evaluator::blockScope(const ast::Block& block, Scope* enclosing) {
 namespace {
 // The variables a block declares (spec 3.13), each with where: its assignments in order, then a
 // `for` body's loop variable; a name declared twice has both places, in the order written.
-using Declared = std::vector<std::pair<std::string_view, std::vector<SourceLocation>>>;
+using Declared = std::vector<std::pair<std::string_view, runtime::MostlyOne<SourceLocation>>>;
 Declared declaredIn(const ast::Block& block, const ast::For* loop) {
   Declared out;
-  std::unordered_map<std::string_view, size_t> at;  // a name's place in `out` (looked up only)
+  // a name's place in `out` (looked up only; a file's top level declares many: no rehashing)
+  std::unordered_map<std::string_view, size_t, NameHash> at(block.size() + 1);
   auto add = [&](std::string_view name, SourceLocation where) {
     auto [it, added] = at.try_emplace(name, out.size());
-    if (added) out.push_back({name, {}});
+    if (added) out.emplace_back(name, runtime::MostlyOne<SourceLocation>());
     out[it->second].second.push_back(where);
   };
   forEachAssigned(block, [&](std::string_view name, const ast::Assign* a) { add(name, a->loc); });
@@ -416,15 +417,18 @@ Declared declaredIn(const ast::Block& block, const ast::For* loop) {
 }  // namespace
 
 void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer) {
-  auto places = [this](const std::vector<SourceLocation>& at) {
+  auto places = [this](const Places& at) {
     std::string text;
-    for (const SourceLocation& l : at) text += (text.empty() ? "" : ",") + sources_.format(l, false);
+    for (size_t i = 0; i < at.size(); ++i) text += (text.empty() ? "" : ",") + sources_.format(at[i], false);
     return text;
   };
   // this block's variables hide the enclosing ones while its nested blocks are checked; what they
   // hid (or that nothing was there) is put back when it is done
-  std::vector<std::pair<std::string_view, std::optional<std::vector<SourceLocation>>>> hidden;
-  for (auto& [name, at] : declaredIn(block, loop)) {
+  Declared declared = declaredIn(block, loop);
+  if (declared.size() > 64) outer.reserve(outer.size() + declared.size());
+  std::vector<std::pair<std::string_view, std::optional<Places>>> hidden;
+  hidden.reserve(declared.size());
+  for (auto& [name, at] : declared) {
     auto known = outer.find(name);
     if (known == outer.end()) {
       hidden.push_back({name, std::nullopt});

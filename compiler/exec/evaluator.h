@@ -233,10 +233,12 @@ class Evaluator {
   // name used in an expression resolves; constructor arguments are attributes; nested
   // constructors get their type inferred (3.11).
   void normalize();
+  // Where a variable was declared (most names once).
+  using Places = runtime::MostlyOne<SourceLocation>;
+  using ShadowScope = std::unordered_map<std::string_view, Places, NameHash>;
   // VariableShadowWarning for each variable of `block` (a `for` body when `loop` is given) or of
   // a block in it that hides one of `outer`, the variables of the enclosing blocks by name, with
   // where they were declared (looked up only: hash order does not leak; left as it was found).
-  using ShadowScope = std::unordered_map<std::string_view, std::vector<SourceLocation>>;
   void warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer);
   void normalizeBlock(const ast::Block& block, model::Namespace* ns);
   void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected);
