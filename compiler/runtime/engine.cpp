@@ -474,6 +474,8 @@ Variable* Scheduler::popCandidate() {
   auto take = [](std::deque<Variable*>& q) {
     Variable* v = q.front();
     q.pop_front();
+    // most candidates are looked at and passed over: the next one's variable is fetched early
+    if (!q.empty()) __builtin_prefetch(q.front());
     return v;
   };
   if (!candidates_.empty()) return take(candidates_);
@@ -589,6 +591,7 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
       while (!zeroWaiters_.empty()) {
         Variable* v = zeroWaiters_.back();
         zeroWaiters_.pop_back();
+        if (!zeroWaiters_.empty()) __builtin_prefetch(zeroWaiters_.back());
         v->freeze();
       }
     }
