@@ -46,6 +46,17 @@ inline bool allAscii(const char* p) {
 inline size_t firstSet(uint64_t mask) { return static_cast<size_t>(std::countr_zero(mask)) / 8; }
 #endif
 
+// Calls `f` with the offset after each newline of p[0, n), in order: a block at a time, lines
+// being short.
+template <class F>
+void forEachLineStart(const char* p, size_t n, F&& f) {
+  size_t i = 0;
+  for (; i + kStep <= n; i += kStep)
+    for (auto newlines = bytesEqual(p + i, '\n'); newlines != 0; newlines &= newlines - 1) f(i + firstSet(newlines) + 1);
+  for (; i < n; ++i)
+    if (p[i] == '\n') f(i + 1);
+}
+
 }  // namespace
 
 std::string_view SourceFile::lineText(uint32_t line) const {
@@ -92,17 +103,10 @@ FileId SourceManager::add(std::string path, std::string display, std::string tex
   const char* p = file->text.data();
   const size_t n = file->text.size();
   size_t lines = 1;  // counted first: the offsets are kept to the end of the compile
-  size_t i = 0;
-  for (; i + kStep <= n; i += kStep) lines += static_cast<size_t>(std::popcount(bytesEqual(p + i, '\n')));
-  for (; i < n; ++i) lines += p[i] == '\n' ? 1 : 0;
+  forEachLineStart(p, n, [&lines](size_t) { ++lines; });
   file->lineStarts.reserve(lines);
   file->lineStarts.push_back(0);
-  i = 0;
-  for (; i + kStep <= n; i += kStep)  // a block at a time, lines being short
-    for (auto newlines = bytesEqual(p + i, '\n'); newlines != 0; newlines &= newlines - 1)
-      file->lineStarts.push_back(static_cast<uint32_t>(i + firstSet(newlines) + 1));
-  for (; i < n; ++i)
-    if (p[i] == '\n') file->lineStarts.push_back(static_cast<uint32_t>(i + 1));
+  forEachLineStart(p, n, [&file](size_t start) { file->lineStarts.push_back(static_cast<uint32_t>(start)); });
   files_.push_back(std::move(file));
   return static_cast<FileId>(files_.size() - 1);
 }
