@@ -152,24 +152,43 @@ struct SingleHolder : runtime::Variable {
 
 // The slot of each kind of attribute, in its instance's block: calls `f` with a
 // std::type_identity of the attribute's slot type (its size for the layout, its type to make it).
-using OptionSlot = runtime::InlineSlot<runtime::OptionVariable>;
-template <class F>
-void withSlotType(const model::Attribute* attr, F&& f) {
-  if (!attr->isRelation) f(std::type_identity<runtime::InlineSlot<runtime::Scheduler::PlainSlot>>{});
-  else if (attr->isOptional()) f(std::type_identity<OptionSlot>{});
-  else if (attr->isSingle()) f(std::type_identity<runtime::InlineSlot<SingleHolder>>{});
-  else f(std::type_identity<runtime::InlineSlot<runtime::ListVariable>>{});
+// A slot `at` bytes into the block is an inline one (InlineSlot) where it can be, else one that
+// keeps its policy and owner (AttributeSlot: only past 512 KiB, in an entity of thousands of
+// attributes).
+template <template <class> class Holder, class F>
+void withSlotTypeHeld(const model::Attribute* attr, F&& f) {
+  if (!attr->isRelation) f(std::type_identity<Holder<runtime::Scheduler::PlainSlot>>{});
+  else if (attr->isOptional()) f(std::type_identity<Holder<runtime::OptionVariable>>{});
+  else if (attr->isSingle()) f(std::type_identity<Holder<SingleHolder>>{});
+  else f(std::type_identity<Holder<runtime::ListVariable>>{});
 }
+template <class F>
+void withSlotType(const model::Attribute* attr, size_t at, F&& f) {
+  if (runtime::InlineSlot<runtime::Variable>::fits(at)) withSlotTypeHeld<runtime::InlineSlot>(attr, f);
+  else withSlotTypeHeld<runtime::AttributeSlot>(attr, f);
+}
+template <class Slot>
+constexpr bool isOptionSlot =
+    std::is_same_v<Slot, runtime::InlineSlot<runtime::OptionVariable>> || std::is_same_v<Slot, runtime::AttributeSlot<runtime::OptionVariable>>;
+template <class Slot>
+constexpr bool isInlineSlot = Slot::kInline;
 
 // Where the slots of an entity's instances go in an instance's block: after the instance, in the
-// entity's attribute order.
-runtime::SlotLayout slotLayout(const model::Entity* entity) {
+// entity's attribute order; and the policy of each inline slot by its distance in 8-byte words.
+runtime::SlotLayout slotLayout(const model::Entity* entity, const std::vector<const runtime::SlotPolicy*>& policies) {
   using runtime::Scheduler;
   runtime::SlotLayout layout;
   size_t at = (sizeof(runtime::Instance) + 7) & ~size_t(7);
-  for (const model::Attribute* attr : entity->order) {
+  for (size_t i = 0; i < entity->order.size(); ++i) {
     layout.offsets.push_back(static_cast<uint32_t>(at));
-    withSlotType(attr, [&at](auto slot) { at += Scheduler::slotSize<typename decltype(slot)::type>(); });
+    withSlotType(entity->order[i], at, [&](auto slot) {
+      using Slot = typename decltype(slot)::type;
+      if constexpr (isInlineSlot<Slot>) {
+        layout.byWord.resize(at / 8 + 1, nullptr);
+        layout.byWord[at / 8] = policies[i];
+      }
+      at += Scheduler::slotSize<Slot>();
+    });
   }
   layout.size = static_cast<uint32_t>(at);
   return layout;
@@ -1480,12 +1499,8 @@ const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
   EntityPlan& plan = it->second;
   if (added) {
     for (const model::Attribute* attr : entity->order) plan.policies.push_back(slotPolicy(attr));
-    if (entity->order.size() > UINT16_MAX)
-      throw CompileError(Diagnostic(ErrorKind::CompilerException,
-                                    "Entity " + entity->fullName + " has more than 65535 attributes and relations",
-                                    entity->location));
-    plan.layout = slotLayout(entity);
-    plan.layout.policies = plan.policies.data();
+    plan.layout = slotLayout(entity, plan.policies);
+    plan.layout.policiesByWord = plan.layout.byWord.data();
     plan.layout.where = &whereFormatter_;
     const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
     for (const std::string& name : entity->defaultOrder) {
@@ -1594,11 +1609,12 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
     const model::Attribute* attr = entity->order[i];
     // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
     // looks at the slot
-    withSlotType(attr, [&](auto type) {
+    withSlotType(attr, plan.layout.offsets[i], [&](auto type) {
       using Slot = typename decltype(type)::type;
       scheduler_.placeSlot<Slot>(instance->slotMemory(i), [&](Slot* v) {
-        v->bind(instance, i);
-        if constexpr (std::is_same_v<Slot, OptionSlot>) v->entityName = entity->fullName;
+        if constexpr (isInlineSlot<Slot>) v->bind(instance);
+        else v->bind(plan.policies[i], instance);
+        if constexpr (isOptionSlot<Slot>) v->entityName = entity->fullName;
       });
     });
   }

@@ -32,22 +32,25 @@ void SlotPolicy::setBounds(int64_t lower, std::optional<int64_t> upper) {
   upperBound = upper ? static_cast<int32_t>(std::clamp<int64_t>(*upper, 0, kMost)) : -1;
 }
 
-Variable::Variable(Kind kind, Scheduler*) : kind_(kind) { tracksPromises_ = delayed(); }
+Variable::Variable(Kind kind, Scheduler*) {
+  value_.setHolderByte(static_cast<uint8_t>(kind));
+  setFlag(kTracksPromises, delayed());
+}
 
 size_t Variable::waitingProviders() const {
-  return tracksPromises_ ? pending_.open.promised : 0;
+  return tracksPromises() ? static_cast<const DelayedVariable*>(this)->promised_ : 0;
 }
 
 const Value& Variable::plainGet() const {
-  if (!hasValue_) throw UnsetSignal{const_cast<Variable*>(this)};
+  if (!hasValue()) throw UnsetSignal{const_cast<Variable*>(this)};
   return value_;
 }
 
 const Value& Variable::current() const { return value_; }
 
 void Variable::waitFor(Waiter* waiter) {
-  assert((kind_ != Kind::Direct || hasValue_) && "units wait for the inputs of a direct value not computed yet");
-  if (hasValue_) waiter->ready();
+  assert((kind() != Kind::Direct || hasValue()) && "units wait for the inputs of a direct value not computed yet");
+  if (hasValue()) waiter->ready();
   else pending_.open.waiters.push(waiter);
 }
 
@@ -65,7 +68,7 @@ void Variable::validate(const Value& value) {
 void Variable::doubleSet(const Value& value, SourceLocation location) const {
   const MessageContext* messages = Scheduler::activeMessages();
   const auto* where = messages != nullptr && messages->location ? &messages->location : nullptr;
-  std::string oldAt = where ? (*where)(pending_.setAt) : std::string();
+  std::string oldAt = where ? (*where)(setAt()) : std::string();
   std::string newAt = where ? (*where)(location) : std::string();
   fail(ErrorKind::DoubleSetException,
        "value set twice:\nold value: " + str(value_) + " (set at " + oldAt + ")\nnew value: " + str(value) + " (set at " +
@@ -74,7 +77,7 @@ void Variable::doubleSet(const Value& value, SourceLocation location) const {
 }
 
 void Variable::plainSet(const Value& value, SourceLocation location, bool recur) {
-  if (hasValue_) {
+  if (hasValue()) {
     bool same = value.isUnknown() || value_.isUnknown() ? value.isUnknown() && value_.isUnknown() : pyEquals(value_, value);
     if (!same) doubleSet(value, location);
     return;
@@ -82,20 +85,19 @@ void Variable::plainSet(const Value& value, SourceLocation location, bool recur)
   validate(value);
   value_ = value;
   settle(location, [&] {
-    if (kind_ == Kind::Single && recur && value.isInstance()) setInverse(value, location);
+    if (kind() == Kind::Single && recur && value.isInstance()) setInverse(value, location);
   });
 }
 
 void Variable::plainFreeze() {
-  if (hasValue_) return;
+  if (hasValue()) return;
   freezeAt({});
 }
 
 void Variable::freezeAt(SourceLocation location) {
-  queued_ = true;
-  // promises stay alive: units still hold them and fulfil them later (a no-op now); the count
-  // goes first, as settling writes the location over it
-  tracksPromises_ = false;
+  // promises stay alive: units still hold them and fulfil them later (a no-op now)
+  setFlag(kQueued, true);
+  setFlag(kTracksPromises, false);
   settle(location);
 }
 
@@ -103,29 +105,29 @@ Promise* Variable::setPromise() {
   // only freezable variables take promises; one that no longer tracks them (frozen) gets one
   // that is already kept: it is fulfilled by setting the value
   if (!delayed()) return nullptr;
-  if (!tracksPromises_) return Scheduler::active()->makePromise(this, true);
-  ++pending_.open.promised;
+  if (!tracksPromises()) return Scheduler::active()->makePromise(this, true);
+  ++static_cast<DelayedVariable*>(this)->promised_;
   return Scheduler::active()->makePromise(this, false);
 }
 
 Promise* Variable::progressionPromise() {
-  if (!tracksPromises_) return nullptr;
-  ++pending_.open.promised;
+  if (!tracksPromises()) return nullptr;
+  ++static_cast<DelayedVariable*>(this)->promised_;
   return Scheduler::active()->makePromise(this, false);
 }
 
 void Variable::fulfill(Promise* promise) {
   if (promise == nullptr || promise->done) return;
   promise->done = true;
-  if (!tracksPromises_) return;
-  --pending_.open.promised;
+  if (!tracksPromises()) return;
+  --static_cast<DelayedVariable*>(this)->promised_;
   if (canGet()) queue();
-  if (kind_ == Kind::Collector) static_cast<CollectorVariable*>(this)->fulfilled();
+  if (kind() == Kind::Collector) static_cast<CollectorVariable*>(this)->fulfilled();
 }
 
 void Variable::queue() {
-  if (queued_ || !delayed()) return;
-  queued_ = true;
+  if (queued() || !delayed()) return;
+  setFlag(kQueued, true);
   Scheduler::active()->addPossible(this);
 }
 
@@ -144,7 +146,7 @@ const Value& OptionVariable::get() const {
 }
 
 void OptionVariable::set(const Value& value, SourceLocation location, bool recur) {
-  if (hasValue_) {
+  if (hasValue()) {
     if (value_.isNull()) {
       if (value.isNull()) return;
       fail(ErrorKind::ModifiedAfterFreezeException, "List modified after freeze", location);
@@ -175,7 +177,7 @@ ListExtra& ListVariable::extra() {
   if (ListExtra* known = extraOrNull()) return *known;
   auto& slot = Scheduler::active()->listExtras_[this];
   slot = std::make_unique<ListExtra>();  // (replaces one of a list destroyed at this address)
-  hasExtra_ = 1;
+  hasExtra_ = true;
   return *slot;
 }
 
@@ -188,14 +190,14 @@ bool ListVariable::canGet() const {
 }
 
 int ListVariable::progressPotential() const {
-  if (hasValue_) return 0;
+  if (hasValue()) return 0;
   const ListExtra* extra = extraOrNull();
   return static_cast<int>(pending_.open.waiters.size()) - (extra != nullptr ? extra->gradualWaiters : 0);
 }
 
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
   for (const Value& v : std::vector<Value>(values())) collector->receive(v, location);
-  if (!hasValue_) {
+  if (!hasValue()) {
     ListExtra& more = extra();
     if (std::find(more.listeners.begin(), more.listeners.end(), collector) != more.listeners.end()) {
       ++more.gradualWaiters;
@@ -208,7 +210,7 @@ bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
 }
 
 void ListVariable::freeze() {
-  if (hasValue_) return;
+  if (hasValue()) return;
   plainFreeze();
   if (ListExtra* extra = extraOrNull()) extra->listeners = {};
 }
@@ -225,7 +227,7 @@ bool ListVariable::contains(const Value& value) const {
 
 // Returns true when the value was new and appended.
 bool ListVariable::addOne(const Value& value, SourceLocation location, bool recur) {
-  if (hasValue_) {
+  if (hasValue()) {
     if (contains(value)) return false;
     if (high() >= 0 && static_cast<int64_t>(values().size()) == high())
       fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName()) + "' of instance '" +
@@ -281,7 +283,7 @@ void ListVariable::set(const Value& value, SourceLocation location, bool recur) 
   }
   if (value.isList()) {
     if (value.asList().empty()) {
-      if (!hasValue_ && canGet()) queue();
+      if (!hasValue() && canGet()) queue();
       return;
     }
     for (const Value& v : value.asList()) set(v, location, recur);
@@ -302,7 +304,7 @@ void CollectorVariable::set(const Value& value, SourceLocation, bool) {
 }
 
 void CollectorVariable::fulfilled() {
-  if (!hasValue_ && waitingProviders() == 0) {
+  if (!hasValue() && waitingProviders() == 0) {
     value_ = Value(ValueList(items_));
     freeze();
   }
@@ -315,7 +317,7 @@ Waiter::Waiter(Scheduler& scheduler) : scheduler_(scheduler) {}
 const VarList DirectVariable::kNoInputs;
 
 const Value& DirectVariable::get() const {
-  if (!hasValue_) {
+  if (!hasValue()) {
     auto* self = const_cast<DirectVariable*>(this);
     DirectState* state = self->state();
     self->value_ = state->compute(state);

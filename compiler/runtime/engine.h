@@ -168,8 +168,8 @@ class SlotPolicy {
 // elements of a list literal; `Wrapped` holds a value known at creation.
 //
 // A variable exists per attribute of every instance and per expression evaluated, so its size is
-// the compile's memory: it has no virtual functions (no vtable pointer, 32 bytes for a plain
-// one). What differs per kind is chosen by its kind, each kind being one class (OptionVariable,
+// the compile's memory: it has no virtual functions (no vtable pointer) and keeps its kind and
+// flags in the bytes its value leaves free (24 bytes for a plain one). What differs per kind is chosen by its kind, each kind being one class (OptionVariable,
 // ListVariable, CollectorVariable, DirectVariable, or Variable itself) whose subclasses add no
 // members; what differs per holder (its policy and owner) by its holder (InlineSlot,
 // AttributeSlot).
@@ -182,11 +182,11 @@ class Variable {
   // (Every kind is made with its scheduler; only the freezable ones keep it.)
   Variable(Kind kind, Scheduler* scheduler);
   ~Variable() {
-    if (!hasValue_) pending_.open.waiters.discard();
+    if (!hasValue()) pending_.open.waiters.discard();
   }
   Variable(const Variable&) = delete;
   Variable& operator=(const Variable&) = delete;
-  Kind kind() const { return kind_; }
+  Kind kind() const { return static_cast<Kind>(value_.holderByte() & kKindMask); }
   // Destroys it as the class of its kind (its owner calls this instead of the destructor).
   void destroy();
   // The bytes it takes (a scheduler's arena is walked by them).
@@ -194,13 +194,16 @@ class Variable {
   // The size of the class of a kind.
   static size_t kindSize(Kind kind);
 
-  bool isReady() const { return hasValue_; }
+  bool isReady() const { return hasValue(); }
   // The value; UnsetSignal when not ready; an OptionalValueException for an empty optional.
   const Value& get() const;
   // What is there now, ready or not (a relation's values so far).
   const Value& current() const;
   // Where the value was set (nowhere for a frozen or computed one); only once it is ready.
-  SourceLocation setAt() const { return hasValue_ ? pending_.setAt : SourceLocation{}; }
+  SourceLocation setAt() const {
+    if (!hasValue()) return {};
+    return SourceLocation{pending_.setAt.file, value_.holderWord(), pending_.setAt.col};
+  }
   void waitFor(Waiter* waiter);
   // Registers a gradual listener; false when this kind does not report values one by one.
   bool listen(ResultCollector* collector, SourceLocation location);
@@ -208,7 +211,10 @@ class Variable {
   void freeze();
 
   // Freezable variables (optional and list relations, collectors; spec 4.6).
-  bool delayed() const { return kind_ == Kind::Option || kind_ == Kind::List || kind_ == Kind::Collector; }
+  bool delayed() const {
+    Kind k = kind();
+    return k == Kind::Option || k == Kind::List || k == Kind::Collector;
+  }
   Promise* setPromise();
   // Null when this variable no longer tracks promises (frozen) or never does.
   Promise* progressionPromise();
@@ -217,9 +223,12 @@ class Variable {
   bool canGet() const;
   int progressPotential() const;
   // Relation variables are frozen before collectors (the candidate queue's order, 4.7).
-  bool isRelation() const { return kind_ == Kind::Single || kind_ == Kind::Option || kind_ == Kind::List; }
-  bool queued() const { return queued_; }
-  void unqueue() { queued_ = false; }
+  bool isRelation() const {
+    Kind k = kind();
+    return k == Kind::Single || k == Kind::Option || k == Kind::List;
+  }
+  bool queued() const { return flag(kQueued); }
+  void unqueue() { setFlag(kQueued, false); }
   // A freezable variable that may already be complete is offered to the scheduler at once.
   void created() {
     if (delayed() && canGet()) queue();
@@ -241,7 +250,23 @@ class Variable {
   const Value& plainGet() const;
   void plainSet(const Value& value, SourceLocation location, bool recur);
   void plainFreeze();
-  Holder holder() const { return static_cast<Holder>(holder_); }
+  Holder holder() const { return static_cast<Holder>((value_.holderByte() & kHolderMask) >> kHolderShift); }
+  void setHolder(Holder h) {
+    value_.setHolderByte(static_cast<uint8_t>((value_.holderByte() & ~kHolderMask) | (static_cast<uint8_t>(h) << kHolderShift)));
+  }
+  // The flags, with the kind, in the byte the value leaves free (Value::holderByte).
+  static constexpr uint8_t kKindMask = 0x07;
+  static constexpr uint8_t kHasValue = 0x08;
+  static constexpr uint8_t kHolderMask = 0x30;
+  static constexpr int kHolderShift = 4;
+  static constexpr uint8_t kQueued = 0x40;
+  static constexpr uint8_t kTracksPromises = 0x80;
+  bool flag(uint8_t f) const { return (value_.holderByte() & f) != 0; }
+  void setFlag(uint8_t f, bool on) {
+    value_.setHolderByte(static_cast<uint8_t>(on ? value_.holderByte() | f : value_.holderByte() & ~f));
+  }
+  bool hasValue() const { return flag(kHasValue); }
+  bool tracksPromises() const { return flag(kTracksPromises); }
   // (an AttributeSlot) its policy and owner, right after the variable of its kind
   const SlotBinding* binding() const;
   // Sets the inverse end on `other` (an instance this relation end took) when the relation has
@@ -323,10 +348,10 @@ class Variable {
   // waits for a ready variable, so its waiters and its location share their bytes.
   template <class Then>
   void settle(SourceLocation location, Then&& then) {
-    assert(!tracksPromises_ && "a freezable variable stops counting promises before its value takes their bytes");
     Waiters woken = pending_.open.waiters.take();
-    hasValue_ = true;
-    pending_.setAt = location;
+    setFlag(kHasValue, true);
+    pending_.setAt = Located{location.file, location.col};
+    value_.setHolderWord(location.line);
     try {
       then();
     } catch (...) {
@@ -343,25 +368,24 @@ class Variable {
   // freeze by the scheduler).
   void freezeAt(SourceLocation location);
 
+  // (its holder byte: the kind and the flags; its holder half: an inline slot's distance from its
+  // instance; its holder word: the line of setAt once the value is there)
   Value value_;
-  // until the value is there: the units waiting for it, and for a freezable variable the promises
-  // made on it and not kept yet (counted while it tracks promises, which ends before its value
-  // arrives); then where it was set
+  // until the value is there: the units waiting for it; then where it was set (its file and
+  // column: the line is in the value's holder word)
+  struct Located {
+    FileId file;
+    uint32_t col;
+  };
   union Pending {
     Pending() : open() {}
     struct Open {
       Waiters waiters;
-      uint32_t promised = 0;
     } open;
-    SourceLocation setAt;
+    Located setAt;
   } pending_;
-  Kind kind_;
-  bool hasValue_ = false;
-  uint8_t tracksPromises_ : 1 = 0;
-  uint8_t queued_ : 1 = 0;
-  uint8_t holder_ : 2 = 0;  // a Holder
-  uint8_t hasExtra_ : 1 = 0;  // (a list) it has a ListExtra in its scheduler
 };
+static_assert(sizeof(Variable) == 24, "a variable is its value and one word");
 
 // The policy and the owner of an AttributeSlot, right after its variable.
 struct SlotBinding {
@@ -376,10 +400,11 @@ template <class V>
 class AttributeSlot : public V {
  public:
   using V::V;
+  static constexpr bool kInline = false;
   void bind(const SlotPolicy* policy, InstanceBase* owner) {
     static_assert(sizeof(AttributeSlot) == sizeof(V) + sizeof(SlotBinding), "the binding follows the variable");
     binding_ = SlotBinding{policy, owner};
-    this->holder_ = static_cast<uint8_t>(Variable::Holder::Attribute);
+    this->setHolder(Variable::Holder::Attribute);
   }
 
  private:
@@ -389,12 +414,13 @@ class AttributeSlot : public V {
 // An instance as the slots in its block see it (runtime::Instance is one): the policy of each of
 // its slots, by position.
 struct SlotTable {
-  const SlotPolicy* const* policies = nullptr;
+  // by the distance of each inline slot from the instance, in 8-byte words (null elsewhere)
+  const SlotPolicy* const* policiesByWord = nullptr;
 };
 class SlotOwner : public InstanceBase {
  public:
   explicit SlotOwner(const SlotTable* table) : table_(table) {}
-  const SlotPolicy* policyAt(size_t position) const { return table_->policies[position]; }
+  const SlotPolicy* policyAtWord(size_t word) const { return table_->policiesByWord[word]; }
 
  protected:
   const SlotTable* table() const { return table_; }
@@ -405,17 +431,22 @@ class SlotOwner : public InstanceBase {
 
 // An attribute's slot that lives in its instance's block (runtime::InstanceStore): it finds its
 // owner at a fixed distance back and its policy through the owner, so it keeps neither pointer
-// (both are in its value's holder tags). AttributeSlot is the same for a slot anywhere else.
+// (the distance, in 8-byte words, is in its value's holder half). AttributeSlot is the same for a
+// slot anywhere else, or further into its block than an inline slot can be (fits()).
 template <class V>
 class InlineSlot : public V {
  public:
   using V::V;
-  // (before the scheduler first looks at the slot) this is slot `position` of `owner`, whose
-  // block holds it, and of fewer than 65536 slots
-  void bind(SlotOwner* owner, size_t position) {
-    auto distance = reinterpret_cast<std::byte*>(this) - reinterpret_cast<std::byte*>(owner);
-    this->value_.setHolderTags(static_cast<uint16_t>(position), static_cast<uint32_t>(distance));
-    this->holder_ = static_cast<uint8_t>(Variable::Holder::Inline);
+  static constexpr bool kInline = true;
+  // Whether a slot this many bytes into its instance's block can be an inline one.
+  static constexpr bool fits(size_t distance) { return distance % 8 == 0 && distance / 8 <= UINT16_MAX; }
+  // (before the scheduler first looks at the slot) this is a slot of `owner`, whose block holds it
+  // where fits() allows
+  void bind(SlotOwner* owner) {
+    auto distance = static_cast<size_t>(reinterpret_cast<std::byte*>(this) - reinterpret_cast<std::byte*>(owner));
+    assert(fits(distance));
+    this->value_.setHolderHalf(static_cast<uint16_t>(distance / 8));
+    this->setHolder(Variable::Holder::Inline);
   }
 };
 
@@ -430,14 +461,20 @@ struct ListExtra {
 };
 
 // The freezable variables (spec 4.6): they count the promises made on them that are not kept yet
-// (in the bytes Variable::Pending has to spare until the value arrives: a list slot is 32 bytes)
-// and offer themselves to the scheduler's freeze queues.
+// and offer themselves to the scheduler's freeze queues (a list slot is 32 bytes).
 class DelayedVariable : public Variable {
  public:
   // (It keeps no pointer to its scheduler: it is the newest one of the thread, see
   // Scheduler::active.)
   DelayedVariable(Kind kind, Scheduler* scheduler) : Variable(kind, scheduler) {}
+
+ protected:
+  friend class Variable;
+  uint32_t promised_ = 0;  // while it tracks promises
+  bool hasExtra_ = false;  // (a list) it has a ListExtra in its scheduler
 };
+
+static_assert(sizeof(DelayedVariable) == 32, "a list slot is a variable, its promise count and its flag");
 
 // An optional relation end [0:1].
 class OptionVariable : public DelayedVariable {
@@ -530,7 +567,7 @@ class DirectVariable : public Variable {
   // Until it is computed, its state: kept in the word of the waiters a direct value never has
   // (units wait for its inputs instead), so a direct value is 32 bytes.
   DirectState* state() const {
-    return hasValue_ ? nullptr : reinterpret_cast<DirectState*>(pending_.open.waiters.word());
+    return hasValue() ? nullptr : reinterpret_cast<DirectState*>(pending_.open.waiters.word());
   }
   void setState(DirectState* state) { pending_.open.waiters.setWord(reinterpret_cast<uintptr_t>(state)); }
 
@@ -808,11 +845,11 @@ inline size_t Variable::kindSize(Kind kind) {
 }
 
 inline size_t Variable::footprint() const {
-  return kindSize(kind_) + (holder() == Holder::Attribute ? sizeof(SlotBinding) : 0);
+  return kindSize(kind()) + (holder() == Holder::Attribute ? sizeof(SlotBinding) : 0);
 }
 
 inline void Variable::destroy() {
-  switch (kind_) {
+  switch (kind()) {
     case Kind::Option: return static_cast<OptionVariable*>(this)->~OptionVariable();
     case Kind::List: return static_cast<ListVariable*>(this)->~ListVariable();
     case Kind::Collector: return static_cast<CollectorVariable*>(this)->~CollectorVariable();
@@ -822,7 +859,7 @@ inline void Variable::destroy() {
 }
 
 inline const Value& Variable::get() const {
-  switch (kind_) {
+  switch (kind()) {
     case Kind::Option: return static_cast<const OptionVariable*>(this)->OptionVariable::get();
     case Kind::Direct: return static_cast<const DirectVariable*>(this)->DirectVariable::get();
     default: return plainGet();
@@ -830,7 +867,7 @@ inline const Value& Variable::get() const {
 }
 
 inline void Variable::set(const Value& value, SourceLocation location, bool recur) {
-  switch (kind_) {
+  switch (kind()) {
     case Kind::Option: return static_cast<OptionVariable*>(this)->OptionVariable::set(value, location, recur);
     case Kind::List: return static_cast<ListVariable*>(this)->ListVariable::set(value, location, recur);
     case Kind::Collector: return static_cast<CollectorVariable*>(this)->CollectorVariable::set(value, location, recur);
@@ -839,34 +876,34 @@ inline void Variable::set(const Value& value, SourceLocation location, bool recu
 }
 
 inline void Variable::freeze() {
-  if (kind_ == Kind::List) return static_cast<ListVariable*>(this)->ListVariable::freeze();
+  if (kind() == Kind::List) return static_cast<ListVariable*>(this)->ListVariable::freeze();
   plainFreeze();
 }
 
 inline bool Variable::listen(ResultCollector* collector, SourceLocation location) {
-  if (kind_ == Kind::List) return static_cast<ListVariable*>(this)->ListVariable::listen(collector, location);
+  if (kind() == Kind::List) return static_cast<ListVariable*>(this)->ListVariable::listen(collector, location);
   return false;
 }
 
 inline bool Variable::canGet() const {
-  switch (kind_) {
+  switch (kind()) {
     case Kind::Option: return static_cast<const OptionVariable*>(this)->OptionVariable::canGet();
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::canGet();
-    default: return hasValue_;
+    default: return hasValue();
   }
 }
 
 inline int Variable::progressPotential() const {
-  switch (kind_) {
+  switch (kind()) {
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::progressPotential();
     case Kind::Collector: return static_cast<const CollectorVariable*>(this)->CollectorVariable::progressPotential();
     case Kind::Direct: return 0;  // (never waited for)
-    default: return hasValue_ ? 0 : static_cast<int>(pending_.open.waiters.size());
+    default: return hasValue() ? 0 : static_cast<int>(pending_.open.waiters.size());
   }
 }
 
 inline const SlotBinding* Variable::binding() const {
-  return reinterpret_cast<const SlotBinding*>(reinterpret_cast<const std::byte*>(this) + kindSize(kind_));
+  return reinterpret_cast<const SlotBinding*>(reinterpret_cast<const std::byte*>(this) + kindSize(kind()));
 }
 
 inline InstanceBase* Variable::owner() const {
@@ -874,7 +911,7 @@ inline InstanceBase* Variable::owner() const {
     case Holder::Inline: {
       // (InlineSlot::bind) the instance is that many bytes back
       auto* self = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(this));
-      return reinterpret_cast<SlotOwner*>(self - value_.holderWord());
+      return reinterpret_cast<SlotOwner*>(self - size_t{value_.holderHalf()} * 8);
     }
     case Holder::Attribute: return binding()->owner;
     default: return nullptr;
@@ -883,7 +920,7 @@ inline InstanceBase* Variable::owner() const {
 
 inline const SlotPolicy* Variable::policy() const {
   switch (holder()) {
-    case Holder::Inline: return static_cast<SlotOwner*>(owner())->policyAt(value_.holderHalf());
+    case Holder::Inline: return static_cast<SlotOwner*>(owner())->policyAtWord(value_.holderHalf());
     case Holder::Attribute: return binding()->policy;
     default: return nullptr;
   }

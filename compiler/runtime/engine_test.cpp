@@ -186,8 +186,8 @@ TEST(Engine, InlineSlotFindsItsOwnerAndPolicyInItsBlock) {
     std::string_view name;
   };
   Named first("first"), second("second");
-  const SlotPolicy* policies[] = {&first, &second};
-  SlotTable table{policies};
+  std::vector<const SlotPolicy*> byWord;  // filled once the block's layout is known
+  SlotTable table;
   struct Block : SlotOwner {
     explicit Block(const SlotTable* t) : SlotOwner(t) {}
     std::string display() const override { return "Block"; }
@@ -197,8 +197,13 @@ TEST(Engine, InlineSlotFindsItsOwnerAndPolicyInItsBlock) {
     // attribute slot keeps after itself, and warns about the read past the last slot)
     alignas(8) std::byte tail[sizeof(SlotBinding)];
   } block(&table);
-  auto* a = s.placeSlot<InlineSlot<Scheduler::PlainSlot>>(block.plain, [&](auto* v) { v->bind(&block, 0); });
-  auto* b = s.placeSlot<InlineSlot<ListVariable>>(block.list, [&](auto* v) { v->bind(&block, 1); });
+  auto word = [&block](const std::byte* slot) { return static_cast<size_t>(slot - reinterpret_cast<std::byte*>(&block)) / 8; };
+  byWord.resize(word(block.tail), nullptr);
+  byWord[word(block.plain)] = &first;
+  byWord[word(block.list)] = &second;
+  table.policiesByWord = byWord.data();
+  auto* a = s.placeSlot<InlineSlot<Scheduler::PlainSlot>>(block.plain, [&](auto* v) { v->bind(&block); });
+  auto* b = s.placeSlot<InlineSlot<ListVariable>>(block.list, [&](auto* v) { v->bind(&block); });
   EXPECT_EQ(a->owner(), &block);
   EXPECT_EQ(b->owner(), &block);
   EXPECT_EQ(a->attributeName(), "first");

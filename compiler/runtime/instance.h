@@ -77,9 +77,12 @@ class MostlyOne<T*> {
 
 // What the instances of an entity share (one per entity and compile): where they keep their
 // slots, the offset of each (parallel to entity->order, as the policies) from the start of the
-// instance, the size of the whole block; and how display() formats a location.
+// instance, the size of the whole block; the policies of the inline slots by their offset in
+// 8-byte words (SlotTable::policiesByWord points into byWord); and how display() formats a
+// location.
 struct SlotLayout : SlotTable {
   std::vector<uint32_t> offsets;
+  std::vector<const SlotPolicy*> byWord;
   uint32_t size = 0;
   const std::function<std::string(const SourceLocation&)>* where = nullptr;
 };

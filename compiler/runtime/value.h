@@ -111,11 +111,16 @@ class Value {
   double toDouble() const;
   int64_t toInt() const;
 
-  // The bytes a value leaves free after its type: the object that holds the value may keep two
-  // numbers of its own there (a slot in an instance: its position and its distance from the
-  // instance). A new value has them 0; copying or assigning a value never changes them.
+  // The bytes a value leaves free after its type: the object that holds the value may keep
+  // numbers of its own there (a variable: its kind and flags in the byte, the distance of a slot
+  // from its instance in the half, the line its value was set at in the word). A new value has
+  // them 0; copying or assigning a value never changes them.
+  uint8_t holderByte() const { return holderByte_; }
   uint16_t holderHalf() const { return holderHalf_; }
   uint32_t holderWord() const { return holderWord_; }
+  void setHolderByte(uint8_t byte) { holderByte_ = byte; }
+  void setHolderHalf(uint16_t half) { holderHalf_ = half; }
+  void setHolderWord(uint32_t word) { holderWord_ = word; }
   void setHolderTags(uint16_t half, uint32_t word) {
     holderHalf_ = half;
     holderWord_ = word;
@@ -159,6 +164,7 @@ class Value {
     BoxBase* box;
   } u_;
   Type type_;
+  uint8_t holderByte_ = 0;
   uint16_t holderHalf_ = 0;
   uint32_t holderWord_ = 0;
 };

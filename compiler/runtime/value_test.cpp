@@ -164,13 +164,17 @@ TEST(Cast, Table) {
 TEST(Value, HolderTagsStayWithTheHolder) {
   Value held(1);
   held.setHolderTags(7, 123456);
+  held.setHolderByte(0xA5);
   held = Value(std::string("replaced by a string"));
+  EXPECT_EQ(held.holderByte(), 0xA5);
   EXPECT_EQ(held.holderHalf(), 7);
   EXPECT_EQ(held.holderWord(), 123456u);
   Value copy(held);  // a copy is a new value: no tags
+  EXPECT_EQ(copy.holderByte(), 0);
   EXPECT_EQ(copy.holderHalf(), 0);
   EXPECT_EQ(copy.holderWord(), 0u);
   held = std::move(copy);
+  EXPECT_EQ(held.holderByte(), 0xA5);
   EXPECT_EQ(held.holderWord(), 123456u);
   EXPECT_EQ(str(held), "replaced by a string");
 }

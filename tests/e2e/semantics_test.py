@@ -365,4 +365,30 @@ std::print(std::count(bag.items))
 """)
 check("long relation list de-duplicated", proc.returncode == 0 and proc.stdout.split() == ["80"], proc.stdout + proc.stderr)
 
+# An entity so wide that its last slots lie past what an inline slot can reach from its instance
+# (512 KiB: 65535 words) keeps them as slots that know their attribute and owner themselves: their
+# values, relation inverses and messages are those of any other slot.
+WIDE = "entity Wide:\n" + "".join(f"    int a{i} = {i}\n" for i in range(23000)) + """end
+entity Peer:
+end
+Wide.peers [0:] -- Peer.wide [0:1]
+Wide.best [0:1] -- Peer.favourite [0:1]
+implement Wide using std::none
+implement Peer using std::none
+w = Wide()
+p = Peer()
+w.peers += p
+w.best = p
+"""
+proc = compile_model(WIDE + "std::print(w.a0)\nstd::print(w.a22999)\nstd::print(std::count(w.peers))\n"
+                     "std::print(p.wide == w)\nstd::print(p.favourite == w)\n")
+check("slots past an instance's first 512 KiB", proc.returncode == 0
+      and sorted(proc.stdout.split()) == ["0", "1", "22999", "True", "True"], proc.stdout + proc.stderr)
+proc = compile_model(WIDE + "w.a22998 = 5\n")
+check("far slot: double set names its value and place", proc.returncode == 1
+      and "value set twice:" in proc.stderr and "old value: 22998" in proc.stderr, proc.stderr)
+proc = compile_model(WIDE + "w2 = Wide(a22999=\"x\")\n")
+check("far slot: its attribute's type check", proc.returncode == 1
+      and "Invalid value 'x', expected int" in proc.stderr, proc.stderr)
+
 finish()
