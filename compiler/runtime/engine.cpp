@@ -34,11 +34,10 @@ void SlotPolicy::setBounds(int64_t lower, std::optional<int64_t> upper) {
 
 Variable::Variable(Kind kind, Scheduler*) {
   value_.setHolderByte(static_cast<uint8_t>(kind));
-  setFlag(kTracksPromises, delayed());
 }
 
 size_t Variable::waitingProviders() const {
-  return tracksPromises() ? static_cast<const DelayedVariable*>(this)->promised_ : 0;
+  return tracksPromises() ? promised() : 0;
 }
 
 const Value& Variable::plainGet() const {
@@ -95,9 +94,9 @@ void Variable::plainFreeze() {
 }
 
 void Variable::freezeAt(SourceLocation location) {
-  // promises stay alive: units still hold them and fulfil them later (a no-op now)
+  // promises stay alive: units still hold them and fulfil them later (a no-op now); the count
+  // ends with the value's arrival, whose line takes its place
   setFlag(kQueued, true);
-  setFlag(kTracksPromises, false);
   settle(location);
 }
 
@@ -106,13 +105,13 @@ Promise* Variable::setPromise() {
   // that is already kept: it is fulfilled by setting the value
   if (!delayed()) return nullptr;
   if (!tracksPromises()) return Scheduler::active()->makePromise(this, true);
-  ++static_cast<DelayedVariable*>(this)->promised_;
+  setPromised(promised() + 1);
   return Scheduler::active()->makePromise(this, false);
 }
 
 Promise* Variable::progressionPromise() {
   if (!tracksPromises()) return nullptr;
-  ++static_cast<DelayedVariable*>(this)->promised_;
+  setPromised(promised() + 1);
   return Scheduler::active()->makePromise(this, false);
 }
 
@@ -120,7 +119,7 @@ void Variable::fulfill(Promise* promise) {
   if (promise == nullptr || promise->done) return;
   promise->done = true;
   if (!tracksPromises()) return;
-  --static_cast<DelayedVariable*>(this)->promised_;
+  setPromised(promised() - 1);
   if (canGet()) queue();
   if (kind() == Kind::Collector) static_cast<CollectorVariable*>(this)->fulfilled();
 }
@@ -177,12 +176,12 @@ ListExtra& ListVariable::extra() {
   if (ListExtra* known = extraOrNull()) return *known;
   auto& slot = Scheduler::active()->listExtras_[this];
   slot = std::make_unique<ListExtra>();  // (replaces one of a list destroyed at this address)
-  hasExtra_ = true;
+  setFlag(kHasExtra, true);
   return *slot;
 }
 
 ListExtra* ListVariable::extraOrNull() const {
-  return hasExtra_ ? Scheduler::active()->listExtras_.at(this).get() : nullptr;
+  return flag(kHasExtra) ? Scheduler::active()->listExtras_.at(this).get() : nullptr;
 }
 
 bool ListVariable::canGet() const {

@@ -260,13 +260,17 @@ class Variable {
   static constexpr uint8_t kHolderMask = 0x30;
   static constexpr int kHolderShift = 4;
   static constexpr uint8_t kQueued = 0x40;
-  static constexpr uint8_t kTracksPromises = 0x80;
+  static constexpr uint8_t kHasExtra = 0x80;  // (a list) it has a ListExtra in its scheduler
   bool flag(uint8_t f) const { return (value_.holderByte() & f) != 0; }
   void setFlag(uint8_t f, bool on) {
     value_.setHolderByte(static_cast<uint8_t>(on ? value_.holderByte() | f : value_.holderByte() & ~f));
   }
   bool hasValue() const { return flag(kHasValue); }
-  bool tracksPromises() const { return flag(kTracksPromises); }
+  // A freezable variable counts the promises made on it and not kept yet until its value is there
+  // (frozen), in its value's holder word, which then takes the line of the value.
+  bool tracksPromises() const { return delayed() && !hasValue(); }
+  uint32_t promised() const { return value_.holderWord(); }
+  void setPromised(uint32_t count) { value_.setHolderWord(count); }
   // (an AttributeSlot) its policy and owner, right after the variable of its kind
   const SlotBinding* binding() const;
   // Sets the inverse end on `other` (an instance this relation end took) when the relation has
@@ -369,7 +373,8 @@ class Variable {
   void freezeAt(SourceLocation location);
 
   // (its holder byte: the kind and the flags; its holder half: an inline slot's distance from its
-  // instance; its holder word: the line of setAt once the value is there)
+  // instance; its holder word: the promises not kept yet, then the line of setAt once the value is
+  // there)
   Value value_;
   // until the value is there: the units waiting for it; then where it was set (its file and
   // column: the line is in the value's holder word)
@@ -461,20 +466,15 @@ struct ListExtra {
 };
 
 // The freezable variables (spec 4.6): they count the promises made on them that are not kept yet
-// and offer themselves to the scheduler's freeze queues (a list slot is 32 bytes).
+// (in the holder word their value leaves free until it is there: a list slot is 24 bytes) and
+// offer themselves to the scheduler's freeze queues.
 class DelayedVariable : public Variable {
  public:
   // (It keeps no pointer to its scheduler: it is the newest one of the thread, see
   // Scheduler::active.)
   DelayedVariable(Kind kind, Scheduler* scheduler) : Variable(kind, scheduler) {}
-
- protected:
-  friend class Variable;
-  uint32_t promised_ = 0;  // while it tracks promises
-  bool hasExtra_ = false;  // (a list) it has a ListExtra in its scheduler
 };
-
-static_assert(sizeof(DelayedVariable) == 32, "a list slot is a variable, its promise count and its flag");
+static_assert(sizeof(DelayedVariable) == sizeof(Variable), "a freezable variable adds no members");
 
 // An optional relation end [0:1].
 class OptionVariable : public DelayedVariable {
