@@ -169,10 +169,10 @@ class SlotPolicy {
 //
 // A variable exists per attribute of every instance and per expression evaluated, so its size is
 // the compile's memory: it has no virtual functions (no vtable pointer) and keeps its kind and
-// flags in the bytes its value leaves free (24 bytes for a plain one). What differs per kind is chosen by its kind, each kind being one class (OptionVariable,
-// ListVariable, CollectorVariable, DirectVariable, or Variable itself) whose subclasses add no
-// members; what differs per holder (its policy and owner) by its holder (InlineSlot,
-// AttributeSlot).
+// flags in the bytes its value leaves free (24 bytes for a plain one). What differs per kind is
+// chosen by its kind, each kind being one class (OptionVariable, ListVariable, CollectorVariable,
+// DirectVariable, or Variable itself) whose subclasses add no members; what differs per holder
+// (its policy and owner) by its holder (InlineSlot, AttributeSlot).
 class Variable {
  public:
   enum class Kind : uint8_t { Plain, Single, Option, List, Collector, Wrapped, Direct };
@@ -417,7 +417,7 @@ class AttributeSlot : public V {
 };
 
 // An instance as the slots in its block see it (runtime::Instance is one): the policy of each of
-// its slots, by position.
+// its inline slots, by the slot's distance from the instance.
 struct SlotTable {
   // by the distance of each inline slot from the instance, in 8-byte words (null elsewhere)
   const SlotPolicy* const* policiesByWord = nullptr;
@@ -565,7 +565,7 @@ class DirectVariable : public Variable {
 
  protected:
   // Until it is computed, its state: kept in the word of the waiters a direct value never has
-  // (units wait for its inputs instead), so a direct value is 32 bytes.
+  // (units wait for its inputs instead), so a direct value is 24 bytes.
   DirectState* state() const {
     return hasValue() ? nullptr : reinterpret_cast<DirectState*>(pending_.open.waiters.word());
   }
