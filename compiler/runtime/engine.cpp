@@ -50,7 +50,7 @@ const Value& Variable::current() const { return value_; }
 void Variable::waitFor(Waiter* waiter) {
   assert((kind() != Kind::Direct || hasValue()) && "units wait for the inputs of a direct value not computed yet");
   if (hasValue()) waiter->ready();
-  else pending_.open.waiters.push(waiter);
+  else pending_.waiters.push(waiter);
 }
 
 void Variable::wake(Waiters& woken) {
@@ -191,7 +191,7 @@ bool ListVariable::canGet() const {
 int ListVariable::progressPotential() const {
   if (hasValue()) return 0;
   const ListExtra* extra = extraOrNull();
-  return static_cast<int>(pending_.open.waiters.size()) - (extra != nullptr ? extra->gradualWaiters : 0);
+  return static_cast<int>(pending_.waiters.size()) - (extra != nullptr ? extra->gradualWaiters : 0);
 }
 
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {

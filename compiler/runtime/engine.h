@@ -182,7 +182,7 @@ class Variable {
   // (Every kind is made with its scheduler; only the freezable ones keep it.)
   Variable(Kind kind, Scheduler* scheduler);
   ~Variable() {
-    if (!hasValue()) pending_.open.waiters.discard();
+    if (!hasValue()) pending_.waiters.discard();
   }
   Variable(const Variable&) = delete;
   Variable& operator=(const Variable&) = delete;
@@ -289,8 +289,8 @@ class Variable {
 
   // The units waiting for the value, in arrival order, in one word: none, one unit, or (low bit
   // set) a vector of them. A variable exists per attribute of every instance and per expression
-  // evaluated, so its size is the compile's memory: the word is kept as two 4-byte halves, so it
-  // can share its bytes with the location of the value (see Pending).
+  // evaluated, so its size is the compile's memory: the word shares its bytes with the location of
+  // the value (see Pending).
   class Waiters {
    public:
     void push(Waiter* w) {
@@ -336,23 +336,19 @@ class Variable {
     void setWord(uintptr_t word) { setBits(word); }
 
    private:
-    uintptr_t bits() const { return static_cast<uintptr_t>(low_) | (static_cast<uintptr_t>(high_) << 32); }
-    void setBits(uintptr_t bits) {
-      low_ = static_cast<uint32_t>(bits);
-      high_ = static_cast<uint32_t>(static_cast<uint64_t>(bits) >> 32);
-    }
+    uintptr_t bits() const { return bits_; }
+    void setBits(uintptr_t bits) { bits_ = bits; }
     std::vector<Waiter*>* many() const {
       return (bits() & 1) != 0 ? reinterpret_cast<std::vector<Waiter*>*>(bits() & ~uintptr_t(1)) : nullptr;
     }
-    uint32_t low_ = 0;
-    uint32_t high_ = 0;
+    uintptr_t bits_ = 0;
   };
   // Gives the value's arrival its effects: marks it ready, records where it was set and wakes the
   // units that waited, in order (after `then`, which may set other variables first). Nobody
   // waits for a ready variable, so its waiters and its location share their bytes.
   template <class Then>
   void settle(SourceLocation location, Then&& then) {
-    Waiters woken = pending_.open.waiters.take();
+    Waiters woken = pending_.waiters.take();
     setFlag(kHasValue, true);
     pending_.setAt = Located{location.file, location.col};
     value_.setHolderWord(location.line);
@@ -383,10 +379,8 @@ class Variable {
     uint32_t col;
   };
   union Pending {
-    Pending() : open() {}
-    struct Open {
-      Waiters waiters;
-    } open;
+    Pending() : waiters() {}
+    Waiters waiters;
     Located setAt;
   } pending_;
 };
@@ -567,9 +561,9 @@ class DirectVariable : public Variable {
   // Until it is computed, its state: kept in the word of the waiters a direct value never has
   // (units wait for its inputs instead), so a direct value is 24 bytes.
   DirectState* state() const {
-    return hasValue() ? nullptr : reinterpret_cast<DirectState*>(pending_.open.waiters.word());
+    return hasValue() ? nullptr : reinterpret_cast<DirectState*>(pending_.waiters.word());
   }
-  void setState(DirectState* state) { pending_.open.waiters.setWord(reinterpret_cast<uintptr_t>(state)); }
+  void setState(DirectState* state) { pending_.waiters.setWord(reinterpret_cast<uintptr_t>(state)); }
 
  private:
   static const VarList kNoInputs;
@@ -898,7 +892,7 @@ inline int Variable::progressPotential() const {
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::progressPotential();
     case Kind::Collector: return static_cast<const CollectorVariable*>(this)->CollectorVariable::progressPotential();
     case Kind::Direct: return 0;  // (never waited for)
-    default: return hasValue() ? 0 : static_cast<int>(pending_.open.waiters.size());
+    default: return hasValue() ? 0 : static_cast<int>(pending_.waiters.size());
   }
 }
 
