@@ -168,8 +168,7 @@ void withSlotType(const model::Attribute* attr, size_t at, F&& f) {
   else withSlotTypeHeld<runtime::AttributeSlot>(attr, f);
 }
 template <class Slot>
-constexpr bool isOptionSlot =
-    std::is_same_v<Slot, runtime::InlineSlot<runtime::OptionVariable>> || std::is_same_v<Slot, runtime::AttributeSlot<runtime::OptionVariable>>;
+constexpr bool isOptionSlot = std::is_base_of_v<runtime::OptionVariable, Slot>;
 template <class Slot>
 constexpr bool isInlineSlot = Slot::kInline;
 
