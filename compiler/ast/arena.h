@@ -1,12 +1,14 @@
 // Arena allocation and symbol interning for one compile (Jsonnet's Allocator, Nix's symbols).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -60,8 +62,6 @@ class Arena {
   bool keepObjects_ = false;
   std::vector<std::pair<void*, void (*)(void*)>> dtors_;
 };
-
-using Symbol = uint32_t;
 
 // Hashing and comparing names (identifiers: short strings), word at a time.
 struct NameHashing {
@@ -149,9 +149,10 @@ template <class T>
 class NameMap {
  public:
   // The value of `key`, or null.
-  const T* find(std::string_view key) const {
+  const T* find(std::string_view key) const { return count_ == 0 ? nullptr : find(key, NameHashing::hash(key)); }
+  // The same for a key whose NameHashing::hash is `h`.
+  const T* find(std::string_view key, uint32_t h) const {
     if (count_ == 0) return nullptr;
-    uint32_t h = NameHashing::hash(key);
     size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       const Slot& slot = slots_[i];
@@ -190,42 +191,78 @@ class NameMap {
   size_t count_ = 0;
 };
 
-// Interns names; a Symbol compares by id and its text stays valid for the table's lifetime.
-// Only the parser interns, once per name it reads: an open-addressing table (linear probing,
-// power-of-two size) over a cheap word-at-a-time hash, rather than std::unordered_map's node per
-// entry and byte-wise hash.
+// What an interned name's text follows in the SymbolTable's memory: its hash, and one binding its
+// users may keep per name (the evaluator: the variable of the scope that declared it first, so
+// that most lookups of a name read this and nothing else). A binding is valid for its `owner`
+// only: a number its user takes once (nextOwner()), so a table's names outliving one user are
+// not misread by the next.
+struct SymbolHeader {
+  uint32_t hash = 0;
+  uint32_t owner = 0;  // 0: no binding
+  const void* scope = nullptr;
+  void* value = nullptr;
+  static uint32_t nextOwner() {
+    static std::atomic<uint32_t> last{0};
+    uint32_t n = ++last;
+    return n != 0 ? n : ++last;
+  }
+  // the header of the text at `text`, which the table interned
+  static SymbolHeader* of(const char* text) {
+    return reinterpret_cast<SymbolHeader*>(const_cast<char*>(text) - sizeof(SymbolHeader));
+  }
+};
+static_assert(sizeof(SymbolHeader) == 24 && alignof(SymbolHeader) == 8);
+
+// Interns names: the same text gives the very same bytes, which stay valid (after their
+// SymbolHeader) for the table's lifetime. Only the parser interns, once per name it reads: an
+// open-addressing table (linear probing, power-of-two size) over a cheap word-at-a-time hash. A
+// slot is one word: the text's address, and in its top 16 bits the top of the hash (a probe
+// rarely reads a text that is not the one it looks for).
 class SymbolTable {
  public:
-  Symbol intern(std::string_view text) {
+  std::string_view intern(std::string_view text) {
     uint32_t h = NameHashing::hash(text);
-    if ((views_.size() + 1) * 2 > slots_.size()) grow();
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    uint64_t tag = static_cast<uint64_t>(h >> 16) << kTagShift;
     size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot& slot = slots_[i];
-      if (slot.id == 0) {
-        texts_.emplace_back(text);
-        views_.emplace_back(texts_.back());
-        slot = {h, static_cast<Symbol>(views_.size())};
-        return slot.id - 1;
+      uint64_t slot = slots_[i];
+      if (slot == 0) {
+        const char* made = add(text, h);
+        slots_[i] = tag | reinterpret_cast<uintptr_t>(made);
+        ++count_;
+        return {made, text.size()};
       }
-      if (slot.hash == h && NameHashing::same(views_[slot.id - 1], text)) return slot.id - 1;
+      if ((slot & ~kAddress) != tag) continue;
+      const char* known = reinterpret_cast<const char*>(slot & kAddress);
+      // (NUL-terminated: a longer text differs at `size`)
+      if (std::memcmp(known, text.data(), text.size()) == 0 && known[text.size()] == '\0') return {known, text.size()};
     }
   }
-  std::string_view text(Symbol id) const { return views_.at(id); }
+  size_t size() const { return count_; }
 
  private:
-  struct Slot {
-    uint32_t hash = 0;
-    Symbol id = 0;  // the symbol + 1; 0: empty
-  };
-
+  static constexpr int kTagShift = 48;
+  static constexpr uint64_t kAddress = (uint64_t(1) << kTagShift) - 1;
+  const char* add(std::string_view text, uint32_t h) {
+    static_assert(sizeof(void*) == 8, "slots keep a 48-bit address");
+    auto* header = new (memory_.allocate(sizeof(SymbolHeader) + text.size() + 1, alignof(SymbolHeader))) SymbolHeader;
+    header->hash = h;
+    if ((reinterpret_cast<uintptr_t>(header) & ~kAddress) != 0)
+      throw std::runtime_error("the name table's memory is outside the 48-bit address space");
+    char* bytes = reinterpret_cast<char*>(header + 1);
+    std::memcpy(bytes, text.data(), text.size());
+    bytes[text.size()] = '\0';
+    return bytes;
+  }
   void grow() {
-    growSlots(slots_, 256, [](const Slot& s) { return s.id == 0; }, [](const Slot& s) { return s.hash; });
+    growSlots(slots_, 256, [](uint64_t s) { return s == 0; },
+              [](uint64_t s) { return SymbolHeader::of(reinterpret_cast<const char*>(s & kAddress))->hash; });
   }
 
-  std::deque<std::string> texts_;        // stable addresses
-  std::vector<std::string_view> views_;  // by symbol
-  std::vector<Slot> slots_;
+  Arena memory_;
+  std::vector<uint64_t> slots_;
+  size_t count_ = 0;
 };
 
 }  // namespace inmanta::compiler

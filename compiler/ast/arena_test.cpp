@@ -41,11 +41,26 @@ TEST(NameMap, KeepsTheFirstValueOfANameAndGrows) {
 
 TEST(SymbolTable, InternsEachNameOnce) {
   SymbolTable table;
-  Symbol a = table.intern("name");
-  Symbol b = table.intern("other");
-  EXPECT_NE(a, b);
-  EXPECT_EQ(table.intern(std::string("na") + "me"), a);
-  EXPECT_EQ(table.text(b), "other");
+  std::string_view a = table.intern("name");
+  std::string_view b = table.intern("other");
+  EXPECT_NE(a.data(), b.data());
+  EXPECT_EQ(table.intern(std::string("na") + "me").data(), a.data());
+  EXPECT_EQ(b, "other");
+  // a prefix and an extension are other names
+  EXPECT_NE(table.intern("nam").data(), a.data());
+  EXPECT_NE(table.intern("names").data(), a.data());
+  EXPECT_EQ(table.intern("").size(), 0u);
+  // grown past its first size: every name keeps its bytes and its header's hash
+  std::vector<std::string_view> many;
+  for (int i = 0; i < 5000; ++i) many.push_back(table.intern("svc_" + std::to_string(i)));
+  for (int i = 0; i < 5000; ++i) {
+    std::string text = "svc_" + std::to_string(i);
+    EXPECT_EQ(table.intern(text).data(), many[static_cast<size_t>(i)].data());
+    EXPECT_EQ(SymbolHeader::of(many[static_cast<size_t>(i)].data())->hash, NameHashing::hash(text));
+  }
+  EXPECT_EQ(table.intern("name").data(), a.data());
+  EXPECT_EQ(table.size(), 5005u);
+  EXPECT_NE(SymbolHeader::nextOwner(), SymbolHeader::nextOwner());
 }
 
 struct Counted {

@@ -23,22 +23,32 @@ namespace inmanta::compiler::ast {
 
 // A name as written, possibly qualified (`std::print`), with where it was written: 24 bytes (the
 // text's pointer, its size, then the location's three words), as a syntax tree holds one per
-// reference and argument. Its text is the SymbolTable's (the parser interns every name), so two
-// names of one tree are the same exactly when their texts are at the same address (symbol()).
+// reference and argument. The parser interns every name (interned()): two names of one tree are
+// the same exactly when their texts are at the same address (symbol()), and such a name has its
+// SymbolTable header (hash, binding). A name made of a constant text has none.
 class Name {
  public:
   Name() = default;
-  // (`text` outlives the name: interned, or a constant)
+  // (`text` outlives the name: a constant)
   Name(std::string_view text, SourceLocation at)
       : data_(text.data()), size_(static_cast<uint32_t>(text.size())), loc(at) {}
-  std::string_view text() const { return {data_, size_}; }
-  bool empty() const { return size_ == 0; }
+  // A name whose text the SymbolTable interned.
+  static Name interned(std::string_view text, SourceLocation at) {
+    Name n(text, at);
+    n.size_ |= kInterned;
+    return n;
+  }
+  std::string_view text() const { return {data_, size_ & ~kInterned}; }
+  bool empty() const { return (size_ & ~kInterned) == 0; }
   // the identity of an interned name
   const void* symbol() const { return data_; }
+  // its header in the SymbolTable, or null when the text is not interned
+  SymbolHeader* header() const { return (size_ & kInterned) != 0 ? SymbolHeader::of(data_) : nullptr; }
   // one past its last column, on loc.line
   uint32_t endCol() const;
 
  private:
+  static constexpr uint32_t kInterned = uint32_t(1) << 31;
   const char* data_ = "";
   uint32_t size_ = 0;
 
@@ -423,7 +433,7 @@ struct Context {
   Arena arena;
   SymbolTable symbols;
 
-  Name name(std::string_view text, SourceLocation loc) { return Name(symbols.text(symbols.intern(text)), loc); }
+  Name name(std::string_view text, SourceLocation loc) { return Name::interned(symbols.intern(text), loc); }
   // The value of a string literal: one shared value per distinct text while files are parsed
   // (values are immutable, and a model repeats its literals: "root", "tcp", its dicts' keys).
   runtime::Value string(std::string_view text) { return strings_.get(text); }

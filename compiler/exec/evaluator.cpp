@@ -46,7 +46,7 @@ void forEachAssigned(const ast::Block& block, F&& f) {
   for (const ast::Stmt* s : block) {
     if (s->kind != ast::Kind::Assign) continue;
     auto* a = static_cast<const ast::Assign*>(s);
-    if (a->target->kind == ast::Kind::VarRef) f(static_cast<const ast::VarRef*>(a->target)->name.text(), a);
+    if (a->target->kind == ast::Kind::VarRef) f(static_cast<const ast::VarRef*>(a->target)->name, a);
   }
 }
 
@@ -193,34 +193,43 @@ runtime::SlotLayout slotLayout(const model::Entity* entity, const std::vector<co
   return layout;
 }
 
-Variable* Scope::own(std::string_view name) const {
+Variable* Scope::own(const ScopeName& name) const {
+  // (the syntax tree's names are interned: the same text is most often the very same bytes)
+  if (name.header != nullptr && name.header->scope == this && name.header->owner == bindings_ && bindings_ != 0)
+    return static_cast<Variable*>(name.header->value);
+  std::string_view text = name.text;
   if (index_) {
     const std::vector<uint64_t>& words = *index_;
-    uint32_t h = NameHashing::hash(name);
+    uint32_t h = name.hash();
     size_t mask = words.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       uint64_t word = words[i];
       if (word == 0) return nullptr;
       if (static_cast<uint32_t>(word >> 32) != h) continue;
       const auto& [n, v] = slots_[static_cast<uint32_t>(word) - 1];
-      // (the syntax tree's names are interned: the same text is most often the very same bytes)
-      if ((n.data() == name.data() && n.size() == name.size()) || n == name) return v;
+      if ((n.data() == text.data() && n.size() == text.size()) || n == text) return v;
     }
   }
   for (const auto& [n, v] : slots_)
-    if (n == name) return v;
+    if (n == text) return v;
   return nullptr;
 }
 
-void Scope::declare(std::string_view name, Variable* variable) {
+void Scope::declare(const ScopeName& name, Variable* variable) {
   if (own(name) != nullptr) return;
-  slots_.emplace_back(name, variable);
+  slots_.emplace_back(name.text, variable);
   if (index_) {
     if (slots_.size() * 2 > index_->size()) growIndex();
     else indexSlot(slots_.size() - 1);
   } else if (slots_.size() >= kIndexFrom) {
     index_ = std::make_unique<std::vector<uint64_t>>();
     growIndex();
+  }
+  // the first scope of this evaluator to declare the name binds it (most names: their only one)
+  if (SymbolHeader* h = name.header; h != nullptr && bindings_ != 0 && h->owner != bindings_) {
+    h->owner = bindings_;
+    h->scope = this;
+    h->value = variable;
   }
 }
 
@@ -237,11 +246,11 @@ void Scope::growIndex() {
   for (size_t position = 0; position < slots_.size(); ++position) indexSlot(position);
 }
 
-Variable* Scope::find(std::string_view name) const {
+Variable* Scope::find(const ScopeName& name) const {
   for (const Scope* s = this; s != nullptr; s = s->parent) {
     if (Variable* v = s->own(name)) return v;
     if (s->instance != nullptr) {
-      if (name == "self") {
+      if (name.text == "self") {
         // made on first use and declared here (few instances are read as `self`; the scopes are
         // the evaluator's, never constant objects)
         Variable* self = runtime::Scheduler::active()->makeWrapped(
@@ -249,7 +258,8 @@ Variable* Scope::find(std::string_view name) const {
         const_cast<Scope*>(s)->declare("self", self);
         return self;
       }
-      if (Variable* attribute = s->instance->slot(name)) return attribute;
+      if (const size_t* at = s->instance->entity->positions.find(name.text, name.hash()))
+        return s->instance->slot(*at);
     }
   }
   return nullptr;
@@ -400,7 +410,7 @@ Evaluator::~Evaluator() = default;
 std::string Evaluator::where(const SourceLocation& loc) const { return sources_.format(loc, false); }
 
 void Evaluator::declare(const ast::Block& block, Scope* scope) {
-  forEachAssigned(block, [&](std::string_view n, const ast::Assign*) {
+  forEachAssigned(block, [&](const ast::Name& n, const ast::Assign*) {
     if (scope->own(n) == nullptr) scope->declare(n, scheduler_.makePlain());
   });
 }
@@ -408,7 +418,7 @@ void Evaluator::declare(const ast::Block& block, Scope* scope) {
 Scope* Evaluator::blockScope(const ast::Block& block, Scope* enclosing) {
   // a block that declares nothing would only pass every lookup on: it reads the enclosing scope
   Scope* scope = enclosing;
-  forEachAssigned(block, [&](std::string_view n, const ast::Assign*) {
+  forEachAssigned(block, [&](const ast::Name& n, const ast::Assign*) {
     if (scope == enclosing) scope = &scopes_.emplace_back(enclosing, enclosing->ns);
     if (scope->own(n) == nullptr) scope->declare(n, scheduler_.makePlain());
   });
@@ -428,7 +438,7 @@ Declared declaredIn(const ast::Block& block, const ast::For* loop) {
     if (added) out.emplace_back(name, runtime::MostlyOne<SourceLocation>());
     out[it->second].second.push_back(where);
   };
-  forEachAssigned(block, [&](std::string_view name, const ast::Assign* a) { add(name, a->loc); });
+  forEachAssigned(block, [&](const ast::Name& name, const ast::Assign* a) { add(name.text(), a->loc); });
   if (loop != nullptr) add(loop->variable.text(), loop->loc);
   return out;
 }
@@ -489,7 +499,7 @@ void Evaluator::run() {
   }
   // every file's top-level scope first: qualified references may point into any of them
   for (const auto& ns : model_.namespaces()) {
-    Scope* top = &scopes_.emplace_back(nullptr, ns.get());
+    Scope* top = &scopes_.emplace_back(nullptr, ns.get(), symbolBindings_);
     topScopes_[ns.get()] = top;
     declare(ns->file->statements, top);
   }
@@ -553,7 +563,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       auto* a = static_cast<const ast::Assign*>(stmt);
       if (a->target->kind != ast::Kind::VarRef) return emitAttributeAssign(a, scope);
       auto* ref = static_cast<const ast::VarRef*>(a->target);
-      Variable* target = scope->find(ref->name.text());
+      Variable* target = scope->find(ref->name);
       Variable* value = emit(a->value, scope);
       scheduler_.unit({value}, [target, value, a] { target->set(value->get(), a->loc); },
           assignLabel(ref), a->loc, true);
@@ -590,7 +600,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
         Scope* inner = &scopes_.emplace_back(scope, scope->ns);
         Variable* loopVar = scheduler_.makePlain();
         loopVar->set(element, f->loc);
-        inner->declare(f->variable.text(), loopVar);
+        inner->declare(f->variable, loopVar);
         declare(f->body, inner);
         emitBlock(f->body, inner, false);
       };
@@ -646,7 +656,7 @@ Variable* Evaluator::lookup(const ast::Name& name, Scope* scope) {
       fail(ErrorKind::NotFoundException, "variable " + std::string(text.substr(sep + 2)) + " not found", name.loc, true);
     return found;
   }
-  if (Variable* v = scope->find(text)) return v;
+  if (Variable* v = scope->find(name)) return v;
   fail(ErrorKind::NotFoundException, "variable " + std::string(text) + " not found", name.loc, true);
 }
 
@@ -867,7 +877,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
               Scope* inner = &scopes_.emplace_back(scope, scope->ns);
               Variable* loopVar = scheduler_.makePlain();
               loopVar->set(element, c->loc);
-              inner->declare(c->variable.text(), loopVar);
+              inner->declare(c->variable, loopVar);
               Variable* part = scheduler_.makePlain();
               parts.push_back(part);
               auto emitValue = [this, c, inner, part, element, lhsCopy] {

@@ -34,22 +34,38 @@ namespace inmanta::compiler::exec {
 using runtime::Value;
 using runtime::Variable;
 
+// A name a scope is asked for: its text, and its SymbolTable header when the text is interned (a
+// name of the syntax tree), which most often leads to its variable without hashing or probing.
+struct ScopeName {
+  std::string_view text;
+  SymbolHeader* header = nullptr;
+  ScopeName(std::string_view t) : text(t) {}                                 // NOLINT: any text
+  ScopeName(const char* t) : text(t) {}                                      // NOLINT
+  ScopeName(const std::string& t) : text(t) {}                               // NOLINT
+  ScopeName(const ast::Name& n) : text(n.text()), header(n.header()) {}      // NOLINT
+  uint32_t hash() const { return header != nullptr ? header->hash : NameHashing::hash(text); }
+};
+
 // A block's variables (spec 3.13), chained to the enclosing block, and at the root to the
 // namespace's top-level scope.
 class Scope {
  public:
-  Scope(Scope* enclosing, model::Namespace* owner) : parent(enclosing), ns(owner) {}
+  // `bindings`: the number (SymbolHeader::owner) under which the scopes of one evaluator keep
+  // bindings in the names' headers: the first scope to declare an interned name binds it there
+  // to its variable (0: none). A nested scope uses its enclosing scope's.
+  Scope(Scope* enclosing, model::Namespace* owner, uint32_t bindings = 0)
+      : parent(enclosing), ns(owner), bindings_(enclosing != nullptr ? enclosing->bindings_ : bindings) {}
   Scope* const parent;
   model::Namespace* const ns;
   // An instance's scope (implementations, `when` conditions): its attributes and `self`.
   const runtime::Instance* instance = nullptr;
   // The innermost declaring scope's variable, else null (`self` of an instance scope is declared
   // there when first asked for).
-  Variable* find(std::string_view name) const;
+  Variable* find(const ScopeName& name) const;
   // This block's own variable of that name, else null.
-  Variable* own(std::string_view name) const;
+  Variable* own(const ScopeName& name) const;
   // Declares `name` (text that outlives the scope: the syntax tree's) unless it is declared.
-  void declare(std::string_view name, Variable* variable);
+  void declare(const ScopeName& name, Variable* variable);
 
  private:
   // Most blocks declare a handful of names: searched in order; a top-level scope with many
@@ -57,6 +73,7 @@ class Scope {
   // full) over one word per name, its hash and its position in slots_ (8 bytes a slot: the index
   // of a file that declares 200,000 names stays small enough to be mostly in cache).
   static constexpr size_t kIndexFrom = 16;
+  uint32_t bindings_;
   std::vector<std::pair<std::string_view, Variable*>> slots_;
   std::unique_ptr<std::vector<uint64_t>> index_;  // (hash << 32) | (position + 1); 0: free
   void indexSlot(size_t position);
@@ -287,6 +304,8 @@ class Evaluator {
   std::vector<UnknownParameter> unknownParameters_;
   // this evaluator among all (ast::Literal::cache belongs to one evaluator at a time)
   uint64_t generation_ = 0;
+  // the number its scopes keep their bindings in the names' SymbolTable headers under
+  const uint32_t symbolBindings_ = SymbolHeader::nextOwner();
   std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
   // per entity, computed on first use (node-based maps: references stay valid)
   std::unordered_map<const model::Entity*, std::vector<std::string>> indexAttributes_;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "ast/arena.h"
+#include "ast/ast.h"
 #include "exec/evaluator.h"
 #include "runtime/engine.h"
 
@@ -39,6 +41,51 @@ TEST(Scope, FindsOwnNamesThenTheEnclosingScopesWhateverTheirNumber) {
     EXPECT_EQ(top.own("svc_" + std::to_string(count)), nullptr);
     EXPECT_EQ(inner.find("nothing"), nullptr);
   }
+}
+
+// The names of a syntax tree are interned: the first scope of an evaluator to declare one binds
+// it in the name's header, and lookups of that name through the header find the same variables as
+// lookups by text, in every scope, for that evaluator's scopes only.
+TEST(Scope, BindsInternedNamesToTheFirstDeclaringScopeOfItsEvaluator) {
+  runtime::Scheduler scheduler;
+  SymbolTable symbols;
+  auto name = [&](std::string_view text) { return ast::Name::interned(symbols.intern(text), {}); };
+  for (size_t count : {size_t{3}, size_t{40}}) {
+    // (an evaluator's scopes live as long as it: each round is another evaluator's)
+    const uint32_t first = SymbolHeader::nextOwner();
+    const uint32_t second = SymbolHeader::nextOwner();
+    Scope top(nullptr, nullptr, first);
+    std::vector<runtime::Variable*> variables;
+    for (size_t i = 0; i < count; ++i) {
+      variables.push_back(scheduler.makePlain());
+      top.declare(name("v" + std::to_string(i)), variables.back());
+    }
+    Scope inner(&top, nullptr);  // (the enclosing scope's bindings)
+    runtime::Variable* hiding = scheduler.makePlain();
+    inner.declare(name("v1"), hiding);  // bound to `top` already: found by text in `inner`
+    // another evaluator's scope declaring the same names: its own variables, not the bound ones
+    Scope other(nullptr, nullptr, second);
+    runtime::Variable* mine = scheduler.makePlain();
+    other.declare(name("v0"), mine);
+    // a scope that keeps no bindings
+    Scope plain(nullptr, nullptr);
+    runtime::Variable* unbound = scheduler.makePlain();
+    plain.declare(name("v2"), unbound);
+    for (size_t i = 0; i < count; ++i) {
+      ast::Name n = name("v" + std::to_string(i));
+      ASSERT_NE(n.header(), nullptr);
+      EXPECT_EQ(top.own(n), variables[i]);
+      EXPECT_EQ(top.own(std::string(n.text())), variables[i]);
+      EXPECT_EQ(inner.find(n), i == 1 ? hiding : variables[i]);
+      EXPECT_EQ(inner.own(n), i == 1 ? hiding : nullptr);
+      EXPECT_EQ(other.own(n), i == 0 ? mine : nullptr);
+      EXPECT_EQ(plain.own(n), i == 2 ? unbound : nullptr);
+    }
+    EXPECT_EQ(top.own(name("absent")), nullptr);
+    EXPECT_EQ(inner.find(name("absent")), nullptr);
+  }
+  // a constant name has no header: found by its text
+  EXPECT_EQ(ast::Name("v0", {}).header(), nullptr);
 }
 
 }  // namespace
