@@ -2185,7 +2185,15 @@ void Evaluator::finalChecks() {
     if (a.value->isReady() && a.value->get().isUnknown())
       for (int i = 0; i < a.ends; ++i)
         errors.emplace_back(ErrorKind::TypingException, "Relation annotation can not be Unknown", a.relation->loc, false);
-  for (runtime::Instance* instance : instances_.all()) {
+  const std::vector<runtime::Instance*>& all = instances_.all();
+  for (size_t n = 0; n < all.size(); ++n) {
+    runtime::Instance* instance = all[n];
+    // the instance after next (its block: the instance, then its slots) is fetched while this
+    // one is checked
+    if (n + 2 < all.size()) {
+      const char* ahead = reinterpret_cast<const char*>(all[n + 2]);
+      for (int line = 0; line < 4; ++line) __builtin_prefetch(ahead + 64 * line);
+    }
     if (instance->implementations.empty())
       errors.emplace_back(ErrorKind::RuntimeException,
                           "Unable to select implementation for entity " + instance->entity->shortName,

@@ -475,8 +475,10 @@ Variable* Scheduler::popCandidate() {
   auto take = [](std::deque<Variable*>& q) {
     Variable* v = q.front();
     q.pop_front();
-    // most candidates are looked at and passed over: the next one's variable is fetched early
-    if (!q.empty()) __builtin_prefetch(q.front());
+    // most candidates are looked at and passed over, each in a few instructions: the variables a
+    // few places ahead are fetched early (one place ahead is not enough time to fetch one)
+    if (q.size() > kCandidatesAhead) __builtin_prefetch(q[kCandidatesAhead]);
+    else if (!q.empty()) __builtin_prefetch(q.front());
     return v;
   };
   if (!candidates_.empty()) return take(candidates_);
@@ -569,7 +571,9 @@ std::vector<Waiter*> Scheduler::run(size_t maxIterations) {
     // 3. reconsider the ones nobody waited for
     if (!progress) {
       std::deque<Variable*> remaining;
-      for (Variable* v : zeroWaiters_) {
+      for (size_t i = 0; i < zeroWaiters_.size(); ++i) {
+        Variable* v = zeroWaiters_[i];
+        if (i + kCandidatesAhead < zeroWaiters_.size()) __builtin_prefetch(zeroWaiters_[i + kCandidatesAhead]);
         if (v->isReady()) continue;
         if (v->progressPotential() > 0) addPossible(v);
         else remaining.push_back(v);

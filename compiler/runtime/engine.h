@@ -783,6 +783,8 @@ class Scheduler {
   // The next variable of the freeze queue: relations the precedence policy does not name (FIFO),
   // then the named ones in the policy's order, then the other variables (FIFO).
   Variable* popCandidate();
+  // how far ahead the freeze queues' variables are fetched
+  static constexpr size_t kCandidatesAhead = 6;
   static int rankOf(const Variable* v) {
     if (!v->isRelation()) return -1;
     const SlotPolicy* p = v->policy();
