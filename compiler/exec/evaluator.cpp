@@ -198,9 +198,10 @@ Variable* Scope::own(const ScopeName& name) const {
   if (name.header != nullptr && name.header->scope == this && name.header->owner == bindings_ && bindings_ != 0)
     return static_cast<Variable*>(name.header->value);
   std::string_view text = name.text;
+  uint32_t h = name.hash();
+  if ((filter_ & filterBit(h)) == 0) return nullptr;
   if (index_) {
     const std::vector<uint64_t>& words = *index_;
-    uint32_t h = name.hash();
     size_t mask = words.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       uint64_t word = words[i];
@@ -218,6 +219,7 @@ Variable* Scope::own(const ScopeName& name) const {
 void Scope::declare(const ScopeName& name, Variable* variable) {
   if (own(name) != nullptr) return;
   slots_.emplace_back(name.text, variable);
+  filter_ |= filterBit(name.hash());
   if (index_) {
     if (slots_.size() * 2 > index_->size()) growIndex();
     else indexSlot(slots_.size() - 1);
@@ -444,7 +446,7 @@ Declared declaredIn(const ast::Block& block, const ast::For* loop) {
 }
 }  // namespace
 
-void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer) {
+void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer, TopLevel& top) {
   auto places = [this](const Places& at) {
     std::string text;
     for (size_t i = 0; i < at.size(); ++i) text += (text.empty() ? "" : ",") + sources_.format(at[i], false);
@@ -458,50 +460,69 @@ void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, Shad
   hidden.reserve(declared.size());
   for (auto& [name, at] : declared) {
     auto known = outer.find(name);
-    if (known == outer.end()) {
+    const Places* original = known != outer.end() ? &known->second : nullptr;
+    if (original == nullptr && top.scope->own(name) != nullptr) {
+      // a variable of the file's top level: where it was declared, worked out once per file
+      if (!top.places) {
+        top.places.emplace();
+        for (auto& [n, p] : declaredIn(*top.block, nullptr)) top.places->emplace(n, std::move(p));
+      }
+      original = &top.places->at(name);
+    }
+    if (original == nullptr) {
       hidden.push_back({name, std::nullopt});
       outer.emplace(name, std::move(at));
       continue;
     }
     Diagnostic d(ErrorKind::CompilerException, "Variable `" + std::string(name) + "` shadowed: originally declared at " +
-                                                    places(known->second) + ", shadowed at " + places(at));
+                                                    places(*original) + ", shadowed at " + places(at));
     d.warningName = "VariableShadowWarning";
     if (options_.warn) options_.warn(d);
-    hidden.push_back({name, std::exchange(known->second, std::move(at))});
-  }
-  // the nested blocks of the statements, then (at a file's top level) of the implementations
-  for (const ast::Stmt* s : block) {
-    if (s->kind == ast::Kind::If) {
-      auto* i = static_cast<const ast::If*>(s);
-      warnShadowed(i->thenBlock, nullptr, outer);
-      warnShadowed(i->elseBlock, nullptr, outer);
-    } else if (s->kind == ast::Kind::For) {
-      auto* f = static_cast<const ast::For*>(s);
-      warnShadowed(f->body, f, outer);
+    if (known != outer.end()) hidden.push_back({name, std::exchange(known->second, std::move(at))});
+    else {
+      hidden.push_back({name, std::nullopt});  // (the top level's places stay where they are)
+      outer.emplace(name, std::move(at));
     }
   }
-  for (const ast::Stmt* s : block)
-    if (s->kind == ast::Kind::Implementation) warnShadowed(static_cast<const ast::Implementation*>(s)->body, nullptr, outer);
+  warnShadowedWithin(block, outer, top);
   for (auto it = hidden.rbegin(); it != hidden.rend(); ++it) {
     if (it->second) outer[it->first] = std::move(*it->second);
     else outer.erase(it->first);
   }
 }
 
+void Evaluator::warnShadowedWithin(const ast::Block& block, ShadowScope& outer, TopLevel& top) {
+  // the nested blocks of the statements, then (at a file's top level) of the implementations
+  for (const ast::Stmt* s : block) {
+    if (s->kind == ast::Kind::If) {
+      auto* i = static_cast<const ast::If*>(s);
+      warnShadowed(i->thenBlock, nullptr, outer, top);
+      warnShadowed(i->elseBlock, nullptr, outer, top);
+    } else if (s->kind == ast::Kind::For) {
+      auto* f = static_cast<const ast::For*>(s);
+      warnShadowed(f->body, f, outer, top);
+    }
+  }
+  for (const ast::Stmt* s : block)
+    if (s->kind == ast::Kind::Implementation)
+      warnShadowed(static_cast<const ast::Implementation*>(s)->body, nullptr, outer, top);
+}
+
 void Evaluator::run() {
   normalize();
   loadPrecedencePolicy();
-  // a variable that hides one of an enclosing block is reported (as the reference does before
-  // it runs a file's statements)
-  for (const auto& ns : model_.namespaces()) {
-    ShadowScope variables;
-    warnShadowed(ns->file->statements, nullptr, variables);
-  }
   // every file's top-level scope first: qualified references may point into any of them
   for (const auto& ns : model_.namespaces()) {
     Scope* top = &scopes_.emplace_back(nullptr, ns.get(), symbolBindings_);
     topScopes_[ns.get()] = top;
     declare(ns->file->statements, top);
+  }
+  // a variable that hides one of an enclosing block is reported (as the reference does before
+  // it runs a file's statements); the top level hides nothing, and its variables are its scope's
+  for (const auto& ns : model_.namespaces()) {
+    ShadowScope variables;
+    TopLevel top{&ns->file->statements, topScopes_[ns.get()], std::nullopt};
+    warnShadowedWithin(ns->file->statements, variables, top);
   }
   for (const auto& ns : model_.namespaces()) emitBlock(ns->file->statements, topScopes_[ns.get()], true);
   std::vector<runtime::Waiter*> left = scheduler_.run(options_.maxIterations);

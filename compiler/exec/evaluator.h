@@ -47,8 +47,9 @@ struct ScopeName {
 };
 
 // A block's variables (spec 3.13), chained to the enclosing block, and at the root to the
-// namespace's top-level scope.
-class Scope {
+// namespace's top-level scope. One cache line: a lookup passing through a scope that lacks the
+// name reads that line and nothing else.
+class alignas(64) Scope {
  public:
   // `bindings`: the number (SymbolHeader::owner) under which the scopes of one evaluator keep
   // bindings in the names' headers: the first scope to declare an interned name binds it there
@@ -74,11 +75,16 @@ class Scope {
   // of a file that declares 200,000 names stays small enough to be mostly in cache).
   static constexpr size_t kIndexFrom = 16;
   uint32_t bindings_;
+  // bit (hash % 32) of every name it declares: most names asked of a scope that holds a few are
+  // not among them, and this word (beside the scope's pointers) says so without reading its slots
+  uint32_t filter_ = 0;
+  static uint32_t filterBit(uint32_t hash) { return uint32_t(1) << (hash & 31); }
   std::vector<std::pair<std::string_view, Variable*>> slots_;
   std::unique_ptr<std::vector<uint64_t>> index_;  // (hash << 32) | (position + 1); 0: free
   void indexSlot(size_t position);
   void growIndex();
 };
+static_assert(sizeof(Scope) == 64, "a scope is one cache line");
 
 struct ExecOptions {
   std::ostream* out = nullptr;  // std::print
@@ -253,10 +259,20 @@ class Evaluator {
   // Where a variable was declared (most names once).
   using Places = runtime::MostlyOne<SourceLocation>;
   using ShadowScope = std::unordered_map<std::string_view, Places, NameHash>;
+  // A file's top level: its variables are its scope's (declared first), and where each was
+  // declared is worked out when a nested block hides one (few do).
+  struct TopLevel {
+    const ast::Block* block;
+    const Scope* scope;
+    std::optional<ShadowScope> places;
+  };
   // VariableShadowWarning for each variable of `block` (a `for` body when `loop` is given) or of
   // a block in it that hides one of `outer`, the variables of the enclosing blocks by name, with
-  // where they were declared (looked up only: hash order does not leak; left as it was found).
-  void warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer);
+  // where they were declared, or one of the file's top level (looked up only: hash order does not
+  // leak; `outer` is left as it was found).
+  void warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer, TopLevel& top);
+  // The same for the blocks nested in the statements of `block` and its implementations.
+  void warnShadowedWithin(const ast::Block& block, ShadowScope& outer, TopLevel& top);
   void normalizeBlock(const ast::Block& block, model::Namespace* ns);
   void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected);
   const model::Entity* constructorEntity(const ast::Constructor* ctor, model::Namespace* ns,
