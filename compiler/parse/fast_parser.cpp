@@ -1,9 +1,14 @@
 #include "parse/fast_parser.h"
 
+#include <sys/mman.h>
+
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <string>
+#include <system_error>
+#include <thread>
 
 #include "parse/tokens.h"
 
@@ -163,9 +168,52 @@ uint8_t keyword(const char* p, size_t n) {
   }
 }
 
+// The tokens end with kLookahead EOF tokens: the parser stops at the first, and looks at most
+// kLookahead - 1 tokens further.
+constexpr size_t kLookahead = 4;
+
+// Where the lexer puts its tokens: a vector, or an array that a parser on another thread reads
+// while the lexer fills it (TokenPipe): the count made so far is published every few tokens and
+// at the end, with the kLookahead EOF tokens.
+class TokenSink {
+ public:
+  explicit TokenSink(std::vector<FastToken>& tokens) : vector_(&tokens) {}
+  TokenSink(FastToken* array, size_t capacity, std::atomic<size_t>& ready)
+      : array_(array), capacity_(capacity), ready_(&ready) {}
+  void reserve(size_t n) {
+    if (vector_ != nullptr) vector_->reserve(n);
+  }
+  // false: the array is full (it is made for every token a text can have: cannot happen)
+  bool push(const FastToken& token) {
+    if (vector_ != nullptr) {
+      vector_->push_back(token);
+      return true;
+    }
+    if (count_ == capacity_) return false;
+    array_[count_++] = token;
+    if ((count_ & 63) == 0) ready_->store(count_, std::memory_order_release);
+    return true;
+  }
+  // the last token, repeated to the lookahead's length (the array's; a vector's caller adds them)
+  bool finish(const FastToken& eof) {
+    if (vector_ != nullptr) return push(eof);
+    for (size_t k = 0; k < kLookahead; ++k)
+      if (!push(eof)) return false;
+    ready_->store(count_, std::memory_order_release);
+    return true;
+  }
+
+ private:
+  std::vector<FastToken>* vector_ = nullptr;
+  FastToken* array_ = nullptr;
+  size_t capacity_ = 0;
+  size_t count_ = 0;
+  std::atomic<size_t>* ready_ = nullptr;
+};
+
 class Lexer {
  public:
-  Lexer(std::string_view text, FileId file, std::vector<FastToken>& out, std::vector<Diagnostic>& warnings)
+  Lexer(std::string_view text, FileId file, TokenSink out, std::vector<Diagnostic>& warnings)
       : s_(reinterpret_cast<const unsigned char*>(text.data())), n_(text.size()), file_(file), out_(out),
         warnings_(warnings) {}
 
@@ -300,15 +348,15 @@ class Lexer {
         if (result.warning)
           warnings_.emplace_back(ErrorKind::ParserException, *result.warning, SourceLocation{file_, line, 0}, false);
       }
-      out_.push_back({static_cast<uint8_t>(retyper_.retype(kind)), static_cast<uint32_t>(start),
-                      static_cast<uint32_t>(i), line, col});
+      if (!out_.push({static_cast<uint8_t>(retyper_.retype(kind)), static_cast<uint32_t>(start),
+                      static_cast<uint32_t>(i), line, col}))
+        return false;
     }
   }
 
  private:
   bool finish() {
-    out_.push_back({kEOF, static_cast<uint32_t>(n_), static_cast<uint32_t>(n_), line_, column(n_)});
-    return true;
+    return out_.finish({kEOF, static_cast<uint32_t>(n_), static_cast<uint32_t>(n_), line_, column(n_)});
   }
 
   // Columns count code points from the start of the line of the last newline that moved the
@@ -423,7 +471,7 @@ class Lexer {
   const unsigned char* s_;
   size_t n_;
   FileId file_;
-  std::vector<FastToken>& out_;
+  TokenSink out_;
   std::vector<Diagnostic>& warnings_;
   Retyper retyper_;
   uint32_t line_ = 1;
@@ -439,10 +487,41 @@ struct GiveUp {};
 
 constexpr int kMaxDepth = 200;
 
+// The tokens of a large file while a lexer on another thread makes them: the parser reads the
+// ones it has published, and waits for the next ones.
+class TokenPipe {
+ public:
+  // (what the lexer made; once it is done, whether it succeeded)
+  std::atomic<size_t> ready{0};
+  std::atomic<int> state{kLexing};
+  static constexpr int kLexing = 0, kDone = 1, kFailed = 2;
+  // Waits until token `i` is made; false when the lexer gave up or ended before it.
+  bool wait(size_t i, size_t& seen) const {
+    for (unsigned spins = 0;; ++spins) {
+      int st = state.load(std::memory_order_acquire);  // (before the count: a final count is read whole)
+      seen = ready.load(std::memory_order_acquire);
+      if (i < seen) return true;
+      if (st != kLexing) return false;
+      if (spins < 4096) pause();
+      else std::this_thread::yield();
+    }
+  }
+
+ private:
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+};
+
 class Parser {
  public:
-  Parser(AstFactory& f, std::string_view text, const std::vector<FastToken>& tokens)
-      : f_(f), text_(text), t_(tokens) {}
+  // `tokens`: all of them, or (with `pipe`) as many as the pipe says are ready
+  Parser(AstFactory& f, std::string_view text, const FastToken* tokens, const TokenPipe* pipe, size_t ready)
+      : f_(f), text_(text), t_(tokens), pipe_(pipe), seen_(ready) {}
 
   ast::File* file() {
     auto* result = f_.make<ast::File>();
@@ -457,16 +536,27 @@ class Parser {
  private:
   // ---------------------------------------------------------------- tokens
   // The tokens end with kLookahead EOF tokens: the parser stops at the first, and looks at most
-  // kLookahead - 1 tokens further.
-  uint32_t kind(size_t ahead = 0) const { return t_[p_ + ahead].kind; }
-  std::string_view text(size_t i) const { return std::string_view(text_.data() + t_[i].begin, t_[i].end - t_[i].begin); }
-  SourceLocation at(size_t i) const { return SourceLocation{f_.file(), t_[i].line, t_[i].col}; }
+  // kLookahead - 1 tokens further. Every read goes through tok(): the token is there, or (its
+  // lexer on another thread) waited for.
+  const FastToken& tok(size_t i) const {
+    if (i >= seen_ && (pipe_ == nullptr || !pipe_->wait(i, seen_))) throw GiveUp{};
+    return t_[i];
+  }
+  uint32_t kind(size_t ahead = 0) const { return tok(p_ + ahead).kind; }
+  std::string_view text(size_t i) const {
+    const FastToken& t = tok(i);
+    return std::string_view(text_.data() + t.begin, t.end - t.begin);
+  }
+  SourceLocation at(size_t i) const {
+    const FastToken& t = tok(i);
+    return SourceLocation{f_.file(), t.line, t.col};
+  }
   size_t expect(uint8_t k) {
-    if (t_[p_].kind != k) throw GiveUp{};
+    if (tok(p_).kind != k) throw GiveUp{};
     return p_++;
   }
   bool accept(uint8_t k) {
-    if (t_[p_].kind != k) return false;
+    if (tok(p_).kind != k) return false;
     ++p_;
     return true;
   }
@@ -477,9 +567,9 @@ class Parser {
   ast::Name joined(size_t first, size_t last) {
     if (first == last) return name(first);
     bool contiguous = true;
-    for (size_t i = first; i < last; ++i) contiguous = contiguous && t_[i].end == t_[i + 1].begin;
+    for (size_t i = first; i < last; ++i) contiguous = contiguous && tok(i).end == tok(i + 1).begin;
     if (contiguous)
-      return f_.asciiName(std::string_view(text_.data() + t_[first].begin, t_[last].end - t_[first].begin), at(first));
+      return f_.asciiName(std::string_view(text_.data() + tok(first).begin, tok(last).end - tok(first).begin), at(first));
     std::string spelled;
     for (size_t i = first; i <= last; ++i) spelled += text(i);
     return f_.asciiName(spelled, at(first));
@@ -584,7 +674,7 @@ class Parser {
       target = f_.make<ast::AttrRef>(at(dot), target, name(id));
     }
     size_t op = p_++;
-    bool listOnly = t_[op].kind == PEQ;
+    bool listOnly = tok(op).kind == PEQ;
     if (plain && listOnly) throw GiveUp{};
     ast::Expr* value = expression(0);
     if (plain) f_.checkHyphen(static_cast<ast::VarRef*>(target)->name);
@@ -860,7 +950,7 @@ class Parser {
       case INT: case FLOAT: case KW_TRUE: case KW_FALSE: case KW_NULL: case STRING: case RSTRING: case FSTRING:
       case MLS: case REGEX: {
         size_t i = p_++;
-        return f_.constant(t_[i].kind, text(i), at(i));
+        return f_.constant(tok(i).kind, text(i), at(i));
       }
       default:
         throw GiveUp{};
@@ -1022,7 +1112,7 @@ class Parser {
     while (kind() != RBRACE) {
       if (kind() != STRING && kind() != RSTRING) throw GiveUp{};
       size_t key = p_++;
-      std::string decoded = f_.dictKey(t_[key].kind, text(key), at(key));
+      std::string decoded = f_.dictKey(tok(key).kind, text(key), at(key));
       expect(COLON);
       ast::Expr* value = expression(0);
       if (dict->entries.size() < kScanned) {
@@ -1084,7 +1174,9 @@ class Parser {
 
   AstFactory& f_;
   std::string_view text_;
-  const std::vector<FastToken>& t_;
+  const FastToken* t_;
+  const TokenPipe* pipe_;  // null: every token is there
+  mutable size_t seen_;    // the tokens known to be there
   size_t p_ = 0;
   int depth_ = 0;
   std::vector<ast::Stmt*> stmts_;
@@ -1093,25 +1185,97 @@ class Parser {
   std::vector<ast::Expr*> wrapped_;
 };
 
-constexpr size_t kLookahead = 4;
+// The memory of a large file's tokens, one slot per byte of text at most (a token takes one
+// byte at least) plus the EOF tokens: reserved, not committed (only what the lexer writes takes
+// memory), and unmapped when done. Empty when the system refuses the mapping.
+class TokenArray {
+ public:
+  explicit TokenArray(size_t capacity) : capacity_(capacity), bytes_(capacity * sizeof(FastToken)) {
+    void* at = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (at != MAP_FAILED) data_ = static_cast<FastToken*>(at);
+  }
+  ~TokenArray() {
+    if (data_ != nullptr) munmap(data_, bytes_);
+  }
+  TokenArray(const TokenArray&) = delete;
+  TokenArray& operator=(const TokenArray&) = delete;
+  FastToken* data() const { return data_; }
+  size_t capacity() const { return capacity_; }
 
-}  // namespace
+ private:
+  FastToken* data_ = nullptr;
+  size_t capacity_;
+  size_t bytes_;
+};
 
-bool fastLex(std::string_view text, FileId file, std::vector<FastToken>& out, std::vector<Diagnostic>& warnings) {
-  return Lexer(text, file, out, warnings).run();
-}
+// From this size on, a file is lexed on a thread of its own while it is parsed.
+constexpr size_t kPipelinedFrom = 256 * 1024;
 
-ast::File* fastParse(AstFactory& factory, std::string_view text, std::vector<Diagnostic>& warnings) {
-  std::vector<FastToken> tokens;
-  if (!fastLex(text, factory.file(), tokens, warnings)) return nullptr;
-  for (size_t k = 1; k < kLookahead; ++k) tokens.push_back(tokens.back());  // EOF
+ast::File* parseTokens(AstFactory& factory, std::string_view text, const FastToken* tokens, const TokenPipe* pipe,
+                       size_t ready) {
   try {
-    return Parser(factory, text, tokens).file();
+    return Parser(factory, text, tokens, pipe, ready).file();
   } catch (const GiveUp&) {
     return nullptr;
   } catch (const CompileError&) {
     return nullptr;  // a parse-time check failed: the ANTLR path reports it in the reference's order
   }
+}
+
+// A large file: its lexer runs on another thread, a token or so ahead of the parser.
+ast::File* pipelinedParse(AstFactory& factory, std::string_view text, std::vector<Diagnostic>& warnings,
+                          bool& attempted) {
+  TokenArray tokens(text.size() + kLookahead + 1);
+  attempted = tokens.data() != nullptr;
+  if (!attempted) return nullptr;
+  TokenPipe pipe;
+  std::vector<Diagnostic> lexWarnings;  // (the lexer's own: the parser's go to `warnings` meanwhile)
+  // joined however the parse ends (the parser may give up, or throw, before the lexer is done)
+  struct Joined {
+    std::thread thread;
+    ~Joined() {
+      if (thread.joinable()) thread.join();
+    }
+  } lexer;
+  try {
+    lexer.thread = std::thread([&] {
+      bool ok = false;
+      try {
+        ok = Lexer(text, factory.file(), TokenSink(tokens.data(), tokens.capacity(), pipe.ready), lexWarnings).run();
+      } catch (...) {
+        ok = false;
+      }
+      pipe.state.store(ok ? TokenPipe::kDone : TokenPipe::kFailed, std::memory_order_release);
+    });
+  } catch (const std::system_error&) {
+    attempted = false;  // no thread to be had: lexed first, then parsed
+    return nullptr;
+  }
+  size_t before = warnings.size();
+  ast::File* tree = parseTokens(factory, text, tokens.data(), &pipe, 0);
+  lexer.thread.join();
+  if (pipe.state.load(std::memory_order_acquire) != TokenPipe::kDone) return nullptr;
+  // the lexer's warnings first, as when it ran before the parser
+  warnings.insert(warnings.begin() + static_cast<std::ptrdiff_t>(before), lexWarnings.begin(), lexWarnings.end());
+  return tree;
+}
+
+}  // namespace
+
+bool fastLex(std::string_view text, FileId file, std::vector<FastToken>& out, std::vector<Diagnostic>& warnings) {
+  return Lexer(text, file, TokenSink(out), warnings).run();
+}
+
+ast::File* fastParse(AstFactory& factory, std::string_view text, std::vector<Diagnostic>& warnings) {
+  if (text.size() >= kPipelinedFrom) {
+    bool attempted = false;
+    ast::File* tree = pipelinedParse(factory, text, warnings, attempted);
+    if (attempted) return tree;
+  }
+  std::vector<FastToken> tokens;
+  if (!fastLex(text, factory.file(), tokens, warnings)) return nullptr;
+  for (size_t k = 1; k < kLookahead; ++k) tokens.push_back(tokens.back());  // EOF
+  return parseTokens(factory, text, tokens.data(), nullptr, tokens.size());
 }
 
 }  // namespace inmanta::compiler

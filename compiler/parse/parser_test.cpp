@@ -455,5 +455,36 @@ TEST(LiteralStrings, TheTableGrowsAndIsForgottenAfterTheParse) {
   EXPECT_EQ(first[1].asString(), "svc_1");
 }
 
+// A large file is lexed on a thread of its own while it is parsed (from 256 KiB on): the same
+// trees and warnings as ANTLR's, in the same order, whether the parser or the lexer is ahead, and
+// the same errors when either gives up, wherever that happens.
+std::string largeSource(const std::string& head, const std::string& tail) {
+  std::string text = head;
+  for (int i = 0; text.size() < 400 * 1024; ++i) {
+    std::string n = std::to_string(i);
+    text += "svc_" + n + " = Service(name=\"svc-" + n + "\", port=" + n + ", tags=[\"a\", \"b\"])\n";
+    if (i % 4000 == 0) text += "w_" + n + " = \"odd\\.escape\"  # a warning on the way\n";
+  }
+  return text + tail;
+}
+
+TEST(FastPath, LargeFilesLexOnAThreadOfTheirOwn) {
+  std::string tree;
+  ParseOutcome fine = parseSource(largeSource("\"\"\"the doc\"\"\"\nx = \"a\\.b\"\n", "z = \"end\\.\"\n"));
+  ASSERT_TRUE(fine.ok);
+  EXPECT_GT(fine.warnings.size(), 3u);
+  EXPECT_TRUE(fastPathTakes(largeSource("", "")));
+  // the lexer gives up at the end, while the parser waits for it; then at the start
+  for (const std::string& text : {largeSource("", "x = 1 $ 2\n"), largeSource("x = \xC3\xA9\n", "")}) {
+    ParseOutcome failed = parseSource(text);
+    EXPECT_FALSE(failed.ok);
+    EXPECT_FALSE(fastPathTakes(text));
+  }
+  // the parser gives up at the start, while the lexer goes on to the end
+  std::string early = largeSource("x = = 1\n", "");
+  EXPECT_FALSE(parseSource(early).ok);
+  EXPECT_FALSE(fastPathTakes(early));
+}
+
 }  // namespace
 }  // namespace inmanta::compiler
