@@ -45,7 +45,7 @@ void BM_ParseFile(benchmark::State& state) {
   ic::SourceManager sources;
   const std::string display = "./" + std::filesystem::path(path).filename().string();
   const ic::FileId id = sources.add(path, display, ic::normaliseNewlines(raw.str()));
-  const std::string& text = sources.file(id).text;
+  const std::string_view text = sources.file(id).text;
   const auto lines = static_cast<double>(std::count(text.begin(), text.end(), '\n'));
 
   // One untimed parse first: it reports a syntax error in the model before any timing, and it
