@@ -10,7 +10,8 @@ jobs=${INMANTA_JOBS:-2}
 # ccache hits across clones of the repository in different folders
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINMANTA_BUILD_TESTS=ON -DINMANTA_WERROR=ON
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINMANTA_BUILD_TESTS=ON -DINMANTA_WERROR=ON \
+  -DINMANTA_BUILD_BENCH=ON
 cmake --build build -j "$jobs"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DINMANTA_BUILD_TESTS=ON -DINMANTA_WERROR=ON \
   -DINMANTA_SANITIZE=address,undefined
