@@ -235,13 +235,19 @@ class SymbolTable {
       }
       if ((slot & ~kAddress) != tag) continue;
       const char* known = reinterpret_cast<const char*>(slot & kAddress);
-      // (NUL-terminated: a longer text differs at `size`)
-      if (std::memcmp(known, text.data(), text.size()) == 0 && known[text.size()] == '\0') return {known, text.size()};
+      if (same(known, text)) return {known, text.size()};
     }
   }
   size_t size() const { return count_; }
 
  private:
+  // Whether the NUL-terminated `known` is `text`: read up to its end only (a shorter one ends
+  // before the text's size; a name has no NUL of its own).
+  static bool same(const char* known, std::string_view text) {
+    for (size_t i = 0; i < text.size(); ++i)
+      if (known[i] == '\0' || known[i] != text[i]) return false;
+    return known[text.size()] == '\0';
+  }
   static constexpr int kTagShift = 48;
   static constexpr uint64_t kAddress = (uint64_t(1) << kTagShift) - 1;
   const char* add(std::string_view text, uint32_t h) {
