@@ -257,7 +257,7 @@ class SymbolTable {
     if ((reinterpret_cast<uintptr_t>(header) & ~kAddress) != 0)
       throw std::runtime_error("the name table's memory is outside the 48-bit address space");
     char* bytes = reinterpret_cast<char*>(header + 1);
-    std::memcpy(bytes, text.data(), text.size());
+    if (!text.empty()) std::memcpy(bytes, text.data(), text.size());  // (an empty view may have no data)
     bytes[text.size()] = '\0';
     return bytes;
   }

@@ -50,6 +50,7 @@ TEST(SymbolTable, InternsEachNameOnce) {
   EXPECT_NE(table.intern("nam").data(), a.data());
   EXPECT_NE(table.intern("names").data(), a.data());
   EXPECT_EQ(table.intern("").size(), 0u);
+  EXPECT_EQ(table.intern(std::string_view()).data(), table.intern("").data());  // (no data at all)
   // grown past its first size: every name keeps its bytes and its header's hash
   std::vector<std::string_view> many;
   for (int i = 0; i < 5000; ++i) many.push_back(table.intern("svc_" + std::to_string(i)));
