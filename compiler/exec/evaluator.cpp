@@ -417,6 +417,25 @@ void Evaluator::declare(const ast::Block& block, Scope* scope) {
   });
 }
 
+void Evaluator::declareTopLevel(TopLevel& top) {
+  for (ast::Stmt* s : *top.block) {
+    switch (s->kind) {
+      case ast::Kind::Assign: {  // (as forEachAssigned)
+        auto* a = static_cast<const ast::Assign*>(s);
+        if (a->target->kind != ast::Kind::VarRef) break;
+        const ast::Name& n = static_cast<const ast::VarRef*>(a->target)->name;
+        if (top.scope->own(n) == nullptr) top.scope->declare(n, scheduler_.makePlain());
+        break;
+      }
+      case ast::Kind::If: case ast::Kind::For: case ast::Kind::Implementation:
+        top.withBlocks.push_back(s);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
 Scope* Evaluator::blockScope(const ast::Block& block, Scope* enclosing) {
   // a block that declares nothing would only pass every lookup on: it reads the enclosing scope
   Scope* scope = enclosing;
@@ -512,17 +531,18 @@ void Evaluator::run() {
   normalize();
   loadPrecedencePolicy();
   // every file's top-level scope first: qualified references may point into any of them
+  std::vector<TopLevel> tops;
+  tops.reserve(model_.namespaces().size());
   for (const auto& ns : model_.namespaces()) {
     Scope* top = &scopes_.emplace_back(nullptr, ns.get(), symbolBindings_);
     topScopes_[ns.get()] = top;
-    declare(ns->file->statements, top);
+    declareTopLevel(tops.emplace_back(TopLevel{&ns->file->statements, top, std::nullopt, {}}));
   }
   // a variable that hides one of an enclosing block is reported (as the reference does before
   // it runs a file's statements); the top level hides nothing, and its variables are its scope's
-  for (const auto& ns : model_.namespaces()) {
+  for (TopLevel& top : tops) {
     ShadowScope variables;
-    TopLevel top{&ns->file->statements, topScopes_[ns.get()], std::nullopt};
-    warnShadowedWithin(ns->file->statements, variables, top);
+    warnShadowedWithin(top.withBlocks, variables, top);
   }
   for (const auto& ns : model_.namespaces()) emitBlock(ns->file->statements, topScopes_[ns.get()], true);
   std::vector<runtime::Waiter*> left = scheduler_.run(options_.maxIterations);
