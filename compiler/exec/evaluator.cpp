@@ -39,15 +39,19 @@ bool isCastName(std::string_view n) {
   return n == "string" || n == "int" || n == "float" || n == "bool" || n == "number";
 }
 
-// Names assigned directly in a block are declared there (spec 3.13): calls `f` with each such
-// name and the assignment, in order.
+// The name a statement declares in its block (spec 3.13): an assignment's to a plain variable;
+// else null.
+const ast::Name* assignedName(const ast::Stmt* s) {
+  if (s->kind != ast::Kind::Assign) return nullptr;
+  const ast::Expr* target = static_cast<const ast::Assign*>(s)->target;
+  return target->kind == ast::Kind::VarRef ? &static_cast<const ast::VarRef*>(target)->name : nullptr;
+}
+
+// Calls `f` with each name assigned directly in a block and the assignment, in order.
 template <class F>
 void forEachAssigned(const ast::Block& block, F&& f) {
-  for (const ast::Stmt* s : block) {
-    if (s->kind != ast::Kind::Assign) continue;
-    auto* a = static_cast<const ast::Assign*>(s);
-    if (a->target->kind == ast::Kind::VarRef) f(static_cast<const ast::VarRef*>(a->target)->name, a);
-  }
+  for (const ast::Stmt* s : block)
+    if (const ast::Name* n = assignedName(s)) f(*n, static_cast<const ast::Assign*>(s));
 }
 
 // A non-lazy binary operator on two values (spec 5.1): unknowns propagate except for `in`.
@@ -411,28 +415,19 @@ Evaluator::~Evaluator() = default;
 
 std::string Evaluator::where(const SourceLocation& loc) const { return sources_.format(loc, false); }
 
+void Evaluator::declareVariable(Scope* scope, const ast::Name& name) {
+  if (scope->own(name) == nullptr) scope->declare(name, scheduler_.makePlain());
+}
+
 void Evaluator::declare(const ast::Block& block, Scope* scope) {
-  forEachAssigned(block, [&](const ast::Name& n, const ast::Assign*) {
-    if (scope->own(n) == nullptr) scope->declare(n, scheduler_.makePlain());
-  });
+  forEachAssigned(block, [&](const ast::Name& n, const ast::Assign*) { declareVariable(scope, n); });
 }
 
 void Evaluator::declareTopLevel(TopLevel& top) {
   for (ast::Stmt* s : *top.block) {
-    switch (s->kind) {
-      case ast::Kind::Assign: {  // (as forEachAssigned)
-        auto* a = static_cast<const ast::Assign*>(s);
-        if (a->target->kind != ast::Kind::VarRef) break;
-        const ast::Name& n = static_cast<const ast::VarRef*>(a->target)->name;
-        if (top.scope->own(n) == nullptr) top.scope->declare(n, scheduler_.makePlain());
-        break;
-      }
-      case ast::Kind::If: case ast::Kind::For: case ast::Kind::Implementation:
-        top.withBlocks.push_back(s);
-        break;
-      default:
-        break;
-    }
+    if (const ast::Name* n = assignedName(s)) declareVariable(top.scope, *n);
+    else if (s->kind == ast::Kind::If || s->kind == ast::Kind::For || s->kind == ast::Kind::Implementation)
+      top.withBlocks.push_back(s);
   }
 }
 
@@ -441,7 +436,7 @@ Scope* Evaluator::blockScope(const ast::Block& block, Scope* enclosing) {
   Scope* scope = enclosing;
   forEachAssigned(block, [&](const ast::Name& n, const ast::Assign*) {
     if (scope == enclosing) scope = &scopes_.emplace_back(enclosing, enclosing->ns);
-    if (scope->own(n) == nullptr) scope->declare(n, scheduler_.makePlain());
+    declareVariable(scope, n);
   });
   return scope;
 }
@@ -488,18 +483,16 @@ void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, Shad
       }
       original = &top.places->at(name);
     }
-    if (original == nullptr) {
-      hidden.push_back({name, std::nullopt});
-      outer.emplace(name, std::move(at));
-      continue;
+    if (original != nullptr) {
+      Diagnostic d(ErrorKind::CompilerException, "Variable `" + std::string(name) + "` shadowed: originally declared at " +
+                                                      places(*original) + ", shadowed at " + places(at));
+      d.warningName = "VariableShadowWarning";
+      if (options_.warn) options_.warn(d);
     }
-    Diagnostic d(ErrorKind::CompilerException, "Variable `" + std::string(name) + "` shadowed: originally declared at " +
-                                                    places(*original) + ", shadowed at " + places(at));
-    d.warningName = "VariableShadowWarning";
-    if (options_.warn) options_.warn(d);
+    // (a top-level variable's places stay where they are)
     if (known != outer.end()) hidden.push_back({name, std::exchange(known->second, std::move(at))});
     else {
-      hidden.push_back({name, std::nullopt});  // (the top level's places stay where they are)
+      hidden.push_back({name, std::nullopt});
       outer.emplace(name, std::move(at));
     }
   }

@@ -118,6 +118,8 @@ class Evaluator {
   class Context;
   friend class Context;
 
+  // Declares a variable of that name in `scope` unless it has one.
+  void declareVariable(Scope* scope, const ast::Name& name);
   void declare(const ast::Block& block, Scope* scope);
   // The scope of a nested block, with the variables it declares: a new one inside `enclosing`,
   // or `enclosing` itself when the block declares none.
