@@ -136,7 +136,7 @@ void dumpExpr(std::string& out, const Expr* e) {
   if (gDetailed) dumpLoc(out, e->loc);
   switch (e->kind) {
     case Kind::Literal: {
-      const runtime::Value& v = static_cast<const Literal*>(e)->value;
+      const runtime::Value& v = static_cast<const Literal*>(e)->value();
       if (v.isNull()) out += "null";
       else if (v.isBool()) out += v.asBool() ? "true" : "false";
       else if (v.isInt()) out += std::to_string(v.asInt());

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ast/arena.h"
+#include "runtime/engine.h"
 #include "runtime/value.h"
 #include "source/source.h"
 
@@ -133,26 +134,19 @@ class Span {
 // ------------------------------------------------------------------ expressions
 
 // null, a bool, an int, a float or a string: the value the evaluator reads (a string is shared
-// with the values made from it, not copied)
+// with the values made from it, not copied), held as the ready variable an expression reading the
+// literal waits on: one per literal, shared by every evaluator of the tree (runtime::
+// ConstantVariable), so reading a literal makes no variable.
 struct Literal : Expr {
-  runtime::Value value;
-  Literal(SourceLocation l, runtime::Value v) : Expr(Kind::Literal, l), value(std::move(v)) {}
-  // The evaluator's ready variable holding the value, made once per literal and compile when an
-  // expression reads the literal as a variable: the one evaluator `evaluator` made, else null.
-  // The evaluator's number is kept in the value's holder word (a literal has no word of its own
-  // for it: one syntax node in three is a literal).
-  void* cachedFor(uint32_t evaluator) const {
-    return cached_ != nullptr && value.holderWord() == evaluator ? cached_ : nullptr;
-  }
-  void cache(uint32_t evaluator, void* variable) const {
-    cached_ = variable;
-    const_cast<runtime::Value&>(value).setHolderTags(0, evaluator);  // (not part of the value)
-  }
+  Literal(SourceLocation l, runtime::Value v) : Expr(Kind::Literal, l), variable_(std::move(v)) {}
+  const runtime::Value& value() const { return variable_.value(); }
+  // (never changed through the pointer: a constant's set is only the double-set check)
+  runtime::Variable* variable() const { return const_cast<runtime::ConstantVariable*>(&variable_); }
 
  private:
-  mutable void* cached_ = nullptr;
+  runtime::ConstantVariable variable_;
 };
-static_assert(sizeof(Literal) == 40, "a literal is its node, its value and one pointer");
+static_assert(sizeof(Literal) == 40, "a literal is its node and its variable");
 
 // What the evaluator keeps on a node for one compile (a plan, a variable): `value`, valid for the
 // evaluator whose unique number is `owner` (another evaluator replaces it).

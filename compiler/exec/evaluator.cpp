@@ -702,7 +702,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
   switch (expr->kind) {
     case ast::Kind::Literal: {
       // one ready variable per literal in the source, read by every evaluation of it
-      return literalVariable(static_cast<const ast::Literal*>(expr));
+      return static_cast<const ast::Literal*>(expr)->variable();
     }
     case ast::Kind::VarRef:
       return lookup(static_cast<const ast::VarRef*>(expr)->name, scope);
@@ -784,7 +784,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       };
       if (std::all_of(l->elements.begin(), l->elements.end(), isLiteral))
         return constantVariable(l->cache, [&] {
-          return build(l->elements.size(), [&](size_t i) { return static_cast<const ast::Literal*>(l->elements[i])->value; });
+          return build(l->elements.size(), [&](size_t i) { return static_cast<const ast::Literal*>(l->elements[i])->value(); });
         });
       runtime::VarList elements;
       for (const ast::Expr* e : l->elements) elements.push_back(emit(e, scope, lhs));
@@ -802,7 +802,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       };
       if (std::all_of(d->entries.begin(), d->entries.end(), [](const auto& entry) { return isLiteral(entry.second); }))
         return constantVariable(d->cache, [&] {
-          return build([&](size_t i) { return static_cast<const ast::Literal*>(d->entries[i].second)->value; });
+          return build([&](size_t i) { return static_cast<const ast::Literal*>(d->entries[i].second)->value(); });
         });
       runtime::VarList values;
       for (const auto& [k, v] : d->entries) values.push_back(emit(v, scope));
@@ -1215,7 +1215,7 @@ std::string pretty(const ast::Expr* e) {
   switch (e->kind) {
     case ast::Kind::Literal: {
       auto* lit = static_cast<const ast::Literal*>(e);
-      return lit->value.isNull() ? std::string("null") : runtime::repr(lit->value);
+      return lit->value().isNull() ? std::string("null") : runtime::repr(lit->value());
     }
     case ast::Kind::VarRef: return std::string(static_cast<const ast::VarRef*>(e)->name.text());
     case ast::Kind::Regex: return "/" + static_cast<const ast::Regex*>(e)->pattern + "/";
@@ -1366,14 +1366,6 @@ std::optional<Diagnostic> Evaluator::evaluateConstraint(const model::Typedef& t,
                     t.location, false);
 }
 
-Variable* Evaluator::literalVariable(const ast::Literal* lit) {
-  auto evaluator = static_cast<uint32_t>(generation_);
-  if (void* known = lit->cachedFor(evaluator)) return static_cast<Variable*>(known);
-  Variable* v = scheduler_.makeWrapped(lit->value);
-  lit->cache(evaluator, v);
-  return v;
-}
-
 template <class F>
 Variable* Evaluator::constantVariable(ast::EvalCache& cache, F value) {
   if (cache.owner != generation_) {
@@ -1389,7 +1381,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
   };
   switch (e->kind) {
     case ast::Kind::Literal: {
-      return static_cast<const ast::Literal*>(e)->value;
+      return static_cast<const ast::Literal*>(e)->value();
     }
     case ast::Kind::VarRef: {
       std::string_view n = static_cast<const ast::VarRef*>(e)->name.text();
@@ -1938,7 +1930,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           auto dflt = entity->defaults.find(a);
           if (dflt != entity->defaults.end() && dflt->second.expr->kind == ast::Kind::Literal) {
             auto* lit = static_cast<const ast::Literal*>(dflt->second.expr);
-            values.emplace_back(a, lit->value);
+            values.emplace_back(a, lit->value());
           }
         }
         // index matching (4.8 step 4), in the entity's own indexes (they include its subtypes)
@@ -2021,7 +2013,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               continue;
             }
             if (kw.value->kind == ast::Kind::Literal) {
-              assignKnown(attr, static_cast<const ast::Literal*>(kw.value)->value, promise, stepIndex);
+              assignKnown(attr, static_cast<const ast::Literal*>(kw.value)->value(), promise, stepIndex);
               continue;
             }
             Lhs here{instance, attr};
@@ -2042,7 +2034,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];
           Variable* slot = instance->slot(dflt.position);
           if (dflt.expr->kind == ast::Kind::Literal) {
-            const Value& value = static_cast<const ast::Literal*>(dflt.expr)->value;
+            const Value& value = static_cast<const ast::Literal*>(dflt.expr)->value();
             assignKnown(dflt.attribute, value, slot->delayed() ? slot->setPromise() : nullptr, stepIndex);
             continue;
           }
@@ -2368,7 +2360,7 @@ namespace {
 bool constantValue(const ast::Expr* e, Value& out) {
   switch (e->kind) {
     case ast::Kind::Literal:
-      out = static_cast<const ast::Literal*>(e)->value;
+      out = static_cast<const ast::Literal*>(e)->value();
       return true;
     case ast::Kind::ListLit: {
       ValueList items;

@@ -137,7 +137,6 @@ class Evaluator {
   Variable* lookup(const ast::Name& name, Scope* scope);
   // The ready variable holding a literal's value: made once per literal and compile, when an
   // expression reads the literal as a variable.
-  Variable* literalVariable(const ast::Literal* lit);
   // The ready variable of a value that is the same every time a node is evaluated (a literal, a
   // list or dict of literals): made once per node and compile, kept in the node's cache.
   template <class F>

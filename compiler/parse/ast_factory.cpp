@@ -93,7 +93,7 @@ void AstFactory::checkImplementCondition(const ast::Implement* implement) {
   if (!implement->inheritParents || implement->when == nullptr) return;
   const ast::Expr* when = implement->when;
   auto* lit = when->kind == ast::Kind::Literal ? static_cast<const ast::Literal*>(when) : nullptr;
-  bool isTrue = lit != nullptr && lit->value.isBool() && lit->value.asBool();
+  bool isTrue = lit != nullptr && lit->value().isBool() && lit->value().asBool();
   if (!isTrue)
     fail(ErrorKind::RuntimeException, "Conditional implementation with parents not allowed", implement->entity.loc);
 }

@@ -417,7 +417,7 @@ TEST(FastPath, LeavesErrorsToAntlr) {
 const runtime::Value& literalOf(const ast::File* file, size_t i) {
   const auto* assign = static_cast<const ast::Assign*>(file->statements.at(i));
   EXPECT_EQ(assign->value->kind, ast::Kind::Literal);
-  return static_cast<const ast::Literal*>(assign->value)->value;
+  return static_cast<const ast::Literal*>(assign->value)->value();
 }
 
 TEST(LiteralStrings, OneValuePerDistinctTextWhateverTheQuoting) {

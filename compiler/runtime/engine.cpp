@@ -32,10 +32,6 @@ void SlotPolicy::setBounds(int64_t lower, std::optional<int64_t> upper) {
   upperBound = upper ? static_cast<int32_t>(std::clamp<int64_t>(*upper, 0, kMost)) : -1;
 }
 
-Variable::Variable(Kind kind, Scheduler*) {
-  value_.setHolderByte(static_cast<uint8_t>(kind));
-}
-
 size_t Variable::waitingProviders() const {
   return tracksPromises() ? promised() : 0;
 }

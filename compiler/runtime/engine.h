@@ -180,7 +180,7 @@ class Variable {
   // (InlineSlot) or in the two words after it (AttributeSlot).
   enum class Holder : uint8_t { None, Inline, Attribute };
   // (Every kind is made with its scheduler; only the freezable ones keep it.)
-  Variable(Kind kind, Scheduler* scheduler);
+  Variable(Kind kind, Scheduler* /*scheduler*/) { value_.setHolderByte(static_cast<uint8_t>(kind)); }
   ~Variable() {
     if (!hasValue()) pending_.waiters.discard();
   }
@@ -385,6 +385,23 @@ class Variable {
   } pending_;
 };
 static_assert(sizeof(Variable) == 24, "a variable is its value and one word");
+
+// A variable whose value is there from the start and never changes: the value of a literal of the
+// syntax tree (ast::Literal holds one) or an instance's `self`. It is what Scheduler::makeWrapped
+// makes (a plain variable set from nowhere), without a scheduler: it belongs to none, so the
+// evaluators of one tree share a literal's. Nothing waits on it (a unit reading it is ready at
+// once), and setting it again is a plain variable's double-set check. (Inline throughout: the
+// ANTLR front end, a library of its own, makes literals too.)
+class ConstantVariable : public Variable {
+ public:
+  explicit ConstantVariable(Value value) : Variable(Kind::Plain, nullptr) {
+    value_ = std::move(value);
+    setFlag(kHasValue, true);
+    pending_.setAt = Located{kNoFile, 0};
+  }
+  const Value& value() const { return value_; }
+};
+static_assert(sizeof(ConstantVariable) == sizeof(Variable), "a constant is a plain variable");
 
 // The policy and the owner of an AttributeSlot, right after its variable.
 struct SlotBinding {
