@@ -198,6 +198,7 @@ runtime::SlotLayout slotLayout(const model::Entity* entity, const std::vector<co
 }
 
 Variable* Scope::own(const ScopeName& name) const {
+  if (instance != nullptr) return nullptr;  // (it declares nothing)
   // (the syntax tree's names are interned: the same text is most often the very same bytes)
   if (name.header != nullptr && name.header->scope == this && name.header->owner == bindings_ && bindings_ != 0)
     return static_cast<Variable*>(name.header->value);
@@ -221,6 +222,7 @@ Variable* Scope::own(const ScopeName& name) const {
 }
 
 void Scope::declare(const ScopeName& name, Variable* variable) {
+  assert(instance == nullptr && "an instance's scope declares nothing");
   if (own(name) != nullptr) return;
   slots_.emplace_back(name.text, variable);
   filter_ |= filterBit(name.hash());
@@ -252,21 +254,25 @@ void Scope::growIndex() {
   for (size_t position = 0; position < slots_.size(); ++position) indexSlot(position);
 }
 
+Scope::Scope(Scope* enclosing, model::Namespace* owner, runtime::Instance* self)
+    : parent(enclosing), ns(owner), instance(self), bindings_(enclosing->bindings_) {
+  new (&self_) runtime::ConstantVariable(Value(static_cast<runtime::InstanceBase*>(self)));
+}
+
+Scope::~Scope() {
+  if (instance != nullptr) self_.~ConstantVariable();
+  else slots_.~Slots();
+}
+
 Variable* Scope::find(const ScopeName& name) const {
   for (const Scope* s = this; s != nullptr; s = s->parent) {
-    if (Variable* v = s->own(name)) return v;
     if (s->instance != nullptr) {
-      if (name.text == "self") {
-        // made on first use and declared here (few instances are read as `self`; the scopes are
-        // the evaluator's, never constant objects)
-        Variable* self = runtime::Scheduler::active()->makeWrapped(
-            Value(static_cast<runtime::InstanceBase*>(const_cast<runtime::Instance*>(s->instance))));
-        const_cast<Scope*>(s)->declare("self", self);
-        return self;
-      }
+      if (name.text == "self") return const_cast<runtime::ConstantVariable*>(&s->self_);
       if (const size_t* at = s->instance->entity->positions.find(name.text, name.hash()))
         return s->instance->slot(*at);
+      continue;  // (it declares nothing)
     }
+    if (Variable* v = s->own(name)) return v;
   }
   return nullptr;
 }
@@ -2089,11 +2095,10 @@ const std::vector<const model::ImplementRule*>& Evaluator::implementRulesOf(cons
 }
 
 Scope* Evaluator::instanceScope(runtime::Instance* instance, model::Namespace* ns) {
-  // nothing is declared in it but `self` (when first read): the `when` conditions and
-  // implementations of one namespace share it
+  // it declares nothing (it holds `self`): the `when` conditions and implementations of one
+  // namespace share it
   if (auto* known = static_cast<Scope*>(instance->scope); known != nullptr && known->ns == ns) return known;
-  Scope* s = &scopes_.emplace_back(topScopes_.at(ns), ns);
-  s->instance = instance;
+  Scope* s = &scopes_.emplace_back(topScopes_.at(ns), ns, instance);
   instance->scope = s;
   return s;
 }

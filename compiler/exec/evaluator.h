@@ -49,23 +49,34 @@ struct ScopeName {
 // A block's variables (spec 3.13), chained to the enclosing block, and at the root to the
 // namespace's top-level scope. One cache line: a lookup passing through a scope that lacks the
 // name reads that line and nothing else.
+//
+// An instance's scope (the `when` conditions and implementations of one namespace run in it)
+// declares nothing: it finds the instance's attributes, and `self`, which it holds in the place
+// a block keeps its list of variables (no variable or list of its own per instance).
 class alignas(64) Scope {
  public:
   // `bindings`: the number (SymbolHeader::owner) under which the scopes of one evaluator keep
   // bindings in the names' headers: the first scope to declare an interned name binds it there
   // to its variable (0: none). A nested scope uses its enclosing scope's.
   Scope(Scope* enclosing, model::Namespace* owner, uint32_t bindings = 0)
-      : parent(enclosing), ns(owner), bindings_(enclosing != nullptr ? enclosing->bindings_ : bindings) {}
+      : parent(enclosing), ns(owner), bindings_(enclosing != nullptr ? enclosing->bindings_ : bindings) {
+    new (&slots_) Slots();
+  }
+  // The scope of `self` in the namespace `owner`, inside that namespace's top-level scope.
+  Scope(Scope* enclosing, model::Namespace* owner, runtime::Instance* self);
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
   Scope* const parent;
   model::Namespace* const ns;
-  // An instance's scope (implementations, `when` conditions): its attributes and `self`.
-  const runtime::Instance* instance = nullptr;
-  // The innermost declaring scope's variable, else null (`self` of an instance scope is declared
-  // there when first asked for).
+  // An instance's scope: its attributes and `self` (null for a block's scope).
+  const runtime::Instance* const instance = nullptr;
+  // The innermost declaring scope's variable, else null.
   Variable* find(const ScopeName& name) const;
   // This block's own variable of that name, else null.
   Variable* own(const ScopeName& name) const;
-  // Declares `name` (text that outlives the scope: the syntax tree's) unless it is declared.
+  // Declares `name` (text that outlives the scope: the syntax tree's) unless it is declared (never
+  // in an instance's scope).
   void declare(const ScopeName& name, Variable* variable);
 
  private:
@@ -77,9 +88,14 @@ class alignas(64) Scope {
   uint32_t bindings_;
   // bit (hash % 32) of every name it declares: most names asked of a scope that holds a few are
   // not among them, and this word (beside the scope's pointers) says so without reading its slots
+  // (an instance's scope declares none: 0)
   uint32_t filter_ = 0;
   static uint32_t filterBit(uint32_t hash) { return uint32_t(1) << (hash & 31); }
-  std::vector<std::pair<std::string_view, Variable*>> slots_;
+  using Slots = std::vector<std::pair<std::string_view, Variable*>>;
+  union {
+    Slots slots_;                     // a block's scope
+    runtime::ConstantVariable self_;  // an instance's scope
+  };
   std::unique_ptr<std::vector<uint64_t>> index_;  // (hash << 32) | (position + 1); 0: free
   void indexSlot(size_t position);
   void growIndex();
