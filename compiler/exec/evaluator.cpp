@@ -1643,9 +1643,8 @@ void Evaluator::loadPrecedencePolicy() {
 runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at) {
   // the instance and its slots in one block (plan.layout)
   auto* instance = new (instances_.allocate(plan.layout))
-      runtime::Instance(entity, instances_.size() + 1, &plan.layout);
+      runtime::Instance(entity, instances_.size() + 1, &plan.layout, at);
   instances_.add(instance);
-  instance->locations.push_back(at);  // (its first: where it was constructed)
   for (size_t i = 0; i < entity->order.size(); ++i) {
     const model::Attribute* attr = entity->order[i];
     // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
@@ -1976,7 +1975,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
                  "Type found in index is not an exact match (original at (" + where(ctor->loc) + ")) (duplicate at (" +
                      where(instance->constructedAt()) + "))",
                  ctor->loc);
-          instance->locations.push_back(ctor->loc);
+          instance->matchedAt(ctor->loc);
         } else {
           instance = createInstance(entity, *plan.entityPlan, ctor->loc);
           if (!indexAttributes.empty()) registerInIndexes(instance, keys, ctor);
@@ -2131,9 +2130,7 @@ void Evaluator::selectImplementations(runtime::Instance* instance) {
 }
 
 void Evaluator::runImplementation(runtime::Instance* instance, const model::Implementation* impl) {
-  auto& done = instance->implementations;
-  if (done.any([impl](const model::Implementation* d) { return d == impl; })) return;
-  done.push_back(impl);
+  if (!instance->markImplementation(impl)) return;  // (run already)
   const ast::Block& statements = impl->definition->body;
   if (statements.empty()) return;  // std::none and the like: nothing to declare or emit
   emitBlock(statements, blockScope(statements, instanceScope(instance, impl->ns)), false);
@@ -2225,7 +2222,7 @@ void Evaluator::finalChecks() {
       const char* ahead = reinterpret_cast<const char*>(all[n + 2]);
       for (int line = 0; line < 4; ++line) __builtin_prefetch(ahead + 64 * line);
     }
-    if (instance->implementations.empty())
+    if (!instance->ranImplementations())
       errors.emplace_back(ErrorKind::RuntimeException,
                           "Unable to select implementation for entity " + instance->entity->shortName,
                           instance->constructedAt(), false);

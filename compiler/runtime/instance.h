@@ -87,13 +87,15 @@ struct SlotLayout : SlotTable {
   const std::function<std::string(const SourceLocation&)>* where = nullptr;
 };
 
+// An instance's header is one 64-byte line: its entity's layout and the entity, where it was
+// first constructed and its number, the first implementation run for it, its scope, and a pointer
+// to what few instances have (more constructor calls that matched it, more implementations).
 class Instance : public SlotOwner {
  public:
   // The slots are made by the creator, in the block the layout describes, before the instance is
-  // used; the instance destroys them. The layout outlives the instance. (`self`, the instance as
-  // a variable, is made by the scope that first reads it: few instances are read that way.)
-  Instance(const model::Entity* type, size_t number, const SlotLayout* layout)
-      : SlotOwner(layout), entity(type), ordinal(static_cast<uint32_t>(number)) {}
+  // used; the instance destroys them. The layout outlives the instance.
+  Instance(const model::Entity* type, size_t number, const SlotLayout* layout, SourceLocation constructed)
+      : SlotOwner(layout), entity(type), constructed_(constructed), ordinal(static_cast<uint32_t>(number)) {}
   ~Instance() override {
     for (size_t i = 0; i < slotCount(); ++i) slot(i)->destroy();
   }
@@ -101,8 +103,9 @@ class Instance : public SlotOwner {
   Instance& operator=(const Instance&) = delete;
 
   std::string display() const override {
-    std::string out = entity->fullName + " (instantiated at ";
-    for (size_t i = 0; i < locations.size(); ++i) out += (i ? "," : "") + (*layout()->where)(locations[i]);
+    std::string out = entity->fullName + " (instantiated at " + (*layout()->where)(constructed_);
+    if (more_)
+      for (const SourceLocation& at : more_->locations) out += "," + (*layout()->where)(at);
     return out + ")";
   }
 
@@ -120,19 +123,49 @@ class Instance : public SlotOwner {
   // The slot of an attribute of this instance's entity (declared or inherited).
   Variable* slot(const model::Attribute* attribute) const { return slot(entity->positionOf(attribute)); }
 
+  // The constructor call that made it.
+  SourceLocation constructedAt() const { return constructed_; }
+  // Records a later constructor call that matched it (an index match), shown by display().
+  void matchedAt(SourceLocation at) { extra().locations.push_back(at); }
+  // Whether `impl` was run for it; records it as run when not.
+  bool markImplementation(const model::Implementation* impl) {
+    if (firstImplementation_ == nullptr) {
+      firstImplementation_ = impl;
+      return true;
+    }
+    if (firstImplementation_ == impl) return false;
+    if (more_)
+      for (const model::Implementation* done : more_->implementations)
+        if (done == impl) return false;
+    extra().implementations.push_back(impl);
+    return true;
+  }
+  bool ranImplementations() const { return firstImplementation_ != nullptr; }
+
   const model::Entity* const entity;
+
+ private:
+  SourceLocation constructed_;
+
+ public:
   const uint32_t ordinal;  // (the instances of a compile are counted in 32 bits)
-  // the constructor calls that made (the first) or matched it
-  MostlyOne<SourceLocation> locations;
-  SourceLocation constructedAt() const { return locations[0]; }
-  // the implementations run for it (few: searched linearly)
-  MostlyOne<const model::Implementation*> implementations;
   // the evaluator's scope of this instance in the namespace it was last asked for (opaque here)
   void* scope = nullptr;
 
  private:
+  struct More {
+    std::vector<SourceLocation> locations;
+    std::vector<const model::Implementation*> implementations;
+  };
+  More& extra() {
+    if (!more_) more_ = std::make_unique<More>();
+    return *more_;
+  }
+  const model::Implementation* firstImplementation_ = nullptr;
+  std::unique_ptr<More> more_;
   const SlotLayout* layout() const { return static_cast<const SlotLayout*>(table()); }
 };
+static_assert(sizeof(Instance) == 64, "an instance's header is one cache line");
 
 // The instances of a compile in the order they were made, each in one block with its slots; it
 // destroys them.
