@@ -21,7 +21,7 @@ void appendSourceLine(std::string& out, const SourceManager& sources, const Sour
                       const std::string& indent) {
   if (!loc.valid() || loc.file >= sources.size()) return;
   std::string_view raw = sources.file(loc.file).lineText(loc.line);
-  if (raw.empty() && loc.line > sources.file(loc.file).lineStarts.size()) return;
+  if (raw.empty() && loc.line > sources.file(loc.file).lineCount()) return;
   // never echo bytes that are not UTF-8 text
   std::string clean;
   for (size_t i = 0; i < raw.size();) {

@@ -34,7 +34,10 @@ struct SourceFile {
   std::string path;     // as opened
   std::string display;  // as printed in messages: ./main.cf, ./libs/m/model/_init.cf
   std::string_view text;              // (in `stored`; empty once the text is released)
-  std::vector<uint32_t> lineStarts;  // byte offset of each line
+  // byte offset of each line (freed with the text, and made again when the text is read again)
+  mutable std::vector<uint32_t> lineStarts;
+  // the number of lines (kept when the text is released)
+  size_t lineCount() const { return lines_; }
 
   // A line without its newline. Once the text is released (SourceManager::releaseTexts), the
   // file is read again for the first line asked; when it is no longer the text that was parsed,
@@ -48,6 +51,7 @@ struct SourceFile {
   void reload() const;
   mutable std::string stored;  // the text and that newline
   size_t size_ = 0;            // of the text
+  size_t lines_ = 0;
   uint64_t digest_ = 0;        // of the text, once released
   bool released_ = false;
   mutable bool reloaded_ = false;

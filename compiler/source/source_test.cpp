@@ -30,7 +30,10 @@ TEST(SourceManager, LinesBeforeAndAfterTheTextIsReleased) {
   EXPECT_EQ(file.lineText(2), "b = \"two\"");
   sources.releaseTexts();
   EXPECT_TRUE(file.text.empty());
+  EXPECT_TRUE(file.lineStarts.empty());  // freed with the text
+  EXPECT_EQ(file.lineCount(), 4u);
   EXPECT_EQ(file.lineText(1), "a = 1");  // read again
+  EXPECT_EQ(file.lineStarts.size(), 4u);
   EXPECT_EQ(file.lineText(2), "b = \"two\"");
   EXPECT_EQ(file.lineText(3), "");
   EXPECT_EQ(file.lineText(4), "c = 3");
