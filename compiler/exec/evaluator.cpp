@@ -702,7 +702,54 @@ Variable* Evaluator::lookup(const ast::Name& name, Scope* scope) {
 
 namespace {
 bool isLiteral(const ast::Expr* e) { return e->kind == ast::Kind::Literal; }
+
+// An operator computed directly from its operands' values: a binary operator other than `and`
+// and `or` (which wait for their left operand first), or `not`.
+bool isOperator(const ast::Expr* e) {
+  if (e->kind == ast::Kind::Not) return true;
+  if (e->kind != ast::Kind::Binary) return false;
+  ast::BinaryOp op = static_cast<const ast::Binary*>(e)->op;
+  return op != ast::BinaryOp::And && op != ast::BinaryOp::Or;
+}
+
+// The value of the operators of `e` over the values of its operands that are not such operators
+// (`in`, from `next` on, in the order written): each operator takes its left operand's value first,
+// as the reference's Operator does, so the left one's error is the one reported.
+Value applyOperators(const ast::Expr* e, const runtime::VarList& in, size_t& next) {
+  if (!isOperator(e)) return in[next++]->get();
+  if (e->kind == ast::Kind::Not) {
+    auto* n = static_cast<const ast::Not*>(e);
+    Value v = applyOperators(n->operand, in, next);
+    if (v.isUnknown()) return v;
+    if (!v.isBool())
+      fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", n->loc);
+    return Value(!v.asBool());
+  }
+  auto* b = static_cast<const ast::Binary*>(e);
+  Value left = applyOperators(b->lhs, in, next);
+  Value right = applyOperators(b->rhs, in, next);
+  return applyBinary(b->op, left, right, b->loc);
+}
 }  // namespace
+
+void Evaluator::emitOperands(const ast::Expr* e, Scope* scope, runtime::VarList& out) {
+  if (!isOperator(e)) return out.push_back(emit(e, scope));
+  if (e->kind == ast::Kind::Not) return emitOperands(static_cast<const ast::Not*>(e)->operand, scope, out);
+  auto* b = static_cast<const ast::Binary*>(e);
+  emitOperands(b->lhs, scope, out);
+  emitOperands(b->rhs, scope, out);
+}
+
+Variable* Evaluator::emitOperators(const ast::Expr* e, Scope* scope) {
+  // operators nested in one another make one direct value, not one each: the inner ones' values
+  // were read by the outer one only
+  runtime::VarList operands;
+  emitOperands(e, scope, operands);
+  return scheduler_.makeDirect(std::move(operands), [e](const runtime::VarList& in) -> Value {
+    size_t next = 0;
+    return applyOperators(e, in, next);
+  });
+}
 
 Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
   switch (expr->kind) {
@@ -741,23 +788,9 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
             "and/or", b->loc, true);
         return result;
       }
-      Variable* left = emit(b->lhs, scope);
-      Variable* right = emit(b->rhs, scope);
-      return scheduler_.makeDirect({left, right}, [left, right, b]() -> Value {
-        return applyBinary(b->op, left->get(), right->get(), b->loc);
-      });
+      return emitOperators(b, scope);
     }
-    case ast::Kind::Not: {
-      auto* n = static_cast<const ast::Not*>(expr);
-      Variable* operand = emit(n->operand, scope);
-      return scheduler_.makeDirect({operand}, [operand, n]() -> Value {
-        Value v = operand->get();
-        if (v.isUnknown()) return v;
-        if (!v.isBool())
-          fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", n->loc);
-        return Value(!v.asBool());
-      });
-    }
+    case ast::Kind::Not: return emitOperators(expr, scope);
     case ast::Kind::Conditional: {
       auto* c = static_cast<const ast::Conditional*>(expr);
       Variable* cond = emit(c->condition, scope);

@@ -190,6 +190,10 @@ class Evaluator {
                       runtime::Promise* promise, SourceLocation at, runtime::UnitLabel label);
   Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);
   Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
+  // An operator (isOperator) and the operators nested in it, as one direct value over the other
+  // operands (emitOperands: their variables, in the order written).
+  Variable* emitOperators(const ast::Expr* e, Scope* scope);
+  void emitOperands(const ast::Expr* e, Scope* scope, runtime::VarList& out);
   void emitAttributeAssign(const ast::Assign* assign, Scope* scope);
   // Resolves a variable or attribute reference to its variable (not its value) and calls `then`;
   // false when `e` is neither.
