@@ -9,6 +9,7 @@
 #include "ast/ast.h"
 #include "exec/evaluator.h"
 #include "runtime/engine.h"
+#include "runtime/instance.h"
 
 namespace inmanta::compiler::exec {
 namespace {
@@ -86,6 +87,63 @@ TEST(Scope, BindsInternedNamesToTheFirstDeclaringScopeOfItsEvaluator) {
   }
   // a constant name has no header: found by its text
   EXPECT_EQ(ast::Name("v0", {}).header(), nullptr);
+}
+
+// An instance made on its own: an entity without attributes and its layout.
+struct LoneInstance {
+  model::Entity entity;
+  runtime::SlotLayout layout;
+  std::function<std::string(const SourceLocation&)> where = [](const SourceLocation&) { return std::string("here"); };
+  alignas(runtime::Instance) std::byte memory[sizeof(runtime::Instance)];
+  runtime::Instance* instance;
+  LoneInstance() {
+    entity.fullName = "__config__::E";
+    entity.defined = true;
+    layout.size = sizeof(runtime::Instance);
+    layout.where = &where;
+    instance = new (memory) runtime::Instance(&entity, 1, &layout, {});
+  }
+  ~LoneInstance() { instance->~Instance(); }
+};
+
+// An instance's scope declares nothing: it holds `self` (the same ready variable each time, the
+// instance as its value) and passes every other name on to the enclosing scope.
+TEST(Scope, AnInstancesScopeHoldsSelfAndDeclaresNothing) {
+  runtime::Scheduler scheduler;
+  LoneInstance lone;
+  Scope top(nullptr, nullptr);
+  runtime::Variable* x = scheduler.makePlain();
+  top.declare("x", x);
+  Scope scope(&top, nullptr, lone.instance);
+  EXPECT_EQ(scope.instance, lone.instance);
+  runtime::Variable* self = scope.find("self");
+  ASSERT_NE(self, nullptr);
+  EXPECT_TRUE(self->isReady());
+  EXPECT_EQ(self->get().asInstance(), static_cast<runtime::InstanceBase*>(lone.instance));
+  EXPECT_EQ(scope.find("self"), self);
+  EXPECT_EQ(scope.own("self"), nullptr);
+  EXPECT_EQ(scope.find("x"), x);
+  EXPECT_EQ(scope.find("y"), nullptr);
+  EXPECT_EQ(top.find("self"), nullptr);
+  Scope block(&scope, nullptr);  // an implementation's block: `self` through its enclosing scope
+  EXPECT_EQ(block.find("self"), self);
+}
+
+// Which implementations ran for an instance: each once, beyond the 64 the header keeps as bits.
+TEST(Instance, RecordsEachImplementationOnce) {
+  LoneInstance lone;
+  EXPECT_FALSE(lone.instance->ranImplementations());
+  std::vector<model::Implementation> implementations(70);
+  for (int round = 0; round < 2; ++round)
+    for (const model::Implementation& impl : implementations)
+      EXPECT_EQ(lone.instance->markImplementation(&impl), round == 0);
+  EXPECT_TRUE(lone.instance->ranImplementations());
+  LoneInstance late;  // only the 66th implementation of the entity's numbering
+  for (size_t i = 0; i < 65; ++i) late.layout.implementationNumber(&implementations[i]);
+  EXPECT_TRUE(late.instance->markImplementation(&implementations[65]));
+  EXPECT_TRUE(late.instance->ranImplementations());
+  EXPECT_FALSE(late.instance->markImplementation(&implementations[65]));
+  EXPECT_TRUE(late.instance->markImplementation(&implementations[3]));
 }
 
 }  // namespace

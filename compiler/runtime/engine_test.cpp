@@ -71,6 +71,27 @@ TEST(Engine, EqualSecondValueIsAcceptedDifferentIsDoubleSet) {
   }
 }
 
+// A literal's variable: ready from the start, without a scheduler; a unit reading it runs at
+// once, an equal second value is accepted and another is a double set, as for a plain variable
+// set once.
+TEST(Engine, ConstantVariableIsReadyAndSharedWithoutAScheduler) {
+  ConstantVariable constant(Value(std::string("tcp")));
+  EXPECT_TRUE(constant.isReady());
+  EXPECT_EQ(constant.kind(), Variable::Kind::Plain);
+  EXPECT_EQ(constant.get().asString(), "tcp");
+  EXPECT_FALSE(constant.setAt().valid());
+  for (int round = 0; round < 2; ++round) {  // two compiles reading the same literal
+    Scheduler s;
+    std::string seen;
+    s.unit({&constant}, [&] { seen = constant.get().asString(); });
+    EXPECT_TRUE(s.run(100).empty());
+    EXPECT_EQ(seen, "tcp");
+  }
+  constant.set(Value(std::string("tcp")), {});
+  EXPECT_THROW(constant.set(Value(std::string("udp")), {}), CompileError);
+  EXPECT_EQ(constant.get().asString(), "tcp");
+}
+
 TEST(Engine, ListRelationIsFrozenAtTheEndForGradualConsumersOnly) {
   Scheduler s;
   FakeInstance a, b, c;

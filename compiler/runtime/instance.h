@@ -85,11 +85,22 @@ struct SlotLayout : SlotTable {
   std::vector<const SlotPolicy*> byWord;
   uint32_t size = 0;
   const std::function<std::string(const SourceLocation&)>* where = nullptr;
+  // The number of an implementation among those run for the entity's instances (numbered in the
+  // order first run: an instance keeps which it ran as bits).
+  size_t implementationNumber(const model::Implementation* impl) const {
+    for (size_t i = 0; i < implementations.size(); ++i)
+      if (implementations[i] == impl) return i;
+    implementations.push_back(impl);
+    return implementations.size() - 1;
+  }
+
+ private:
+  mutable std::vector<const model::Implementation*> implementations;  // (few: searched linearly)
 };
 
 // An instance's header is one 64-byte line: its entity's layout and the entity, where it was
-// first constructed and its number, the first implementation run for it, its scope, and a pointer
-// to what few instances have (more constructor calls that matched it, more implementations).
+// first constructed and its number, the implementations run for it (bits), its scope, and a
+// pointer to what few instances have (more constructor calls that matched it).
 class Instance : public SlotOwner {
  public:
   // The slots are made by the creator, in the block the layout describes, before the instance is
@@ -129,18 +140,19 @@ class Instance : public SlotOwner {
   void matchedAt(SourceLocation at) { extra().locations.push_back(at); }
   // Whether `impl` was run for it; records it as run when not.
   bool markImplementation(const model::Implementation* impl) {
-    if (firstImplementation_ == nullptr) {
-      firstImplementation_ = impl;
-      return true;
+    size_t number = layout()->implementationNumber(impl);
+    uint64_t* word = &implementationsRun_;
+    if (number >= 64) {  // (an entity with that many implementations)
+      std::vector<uint64_t>& more = extra().implementationsRun;
+      if (more.size() < number / 64) more.resize(number / 64, 0);
+      word = &more[number / 64 - 1];
     }
-    if (firstImplementation_ == impl) return false;
-    if (more_)
-      for (const model::Implementation* done : more_->implementations)
-        if (done == impl) return false;
-    extra().implementations.push_back(impl);
+    uint64_t bit = uint64_t(1) << (number % 64);
+    if ((*word & bit) != 0) return false;
+    *word |= bit;
     return true;
   }
-  bool ranImplementations() const { return firstImplementation_ != nullptr; }
+  bool ranImplementations() const { return implementationsRun_ != 0 || (more_ && !more_->implementationsRun.empty()); }
 
   const model::Entity* const entity;
 
@@ -155,13 +167,13 @@ class Instance : public SlotOwner {
  private:
   struct More {
     std::vector<SourceLocation> locations;
-    std::vector<const model::Implementation*> implementations;
+    std::vector<uint64_t> implementationsRun;  // implementations 64 and on, by their number
   };
   More& extra() {
     if (!more_) more_ = std::make_unique<More>();
     return *more_;
   }
-  const model::Implementation* firstImplementation_ = nullptr;
+  uint64_t implementationsRun_ = 0;  // by number (SlotLayout::implementationNumber), the first 64
   std::unique_ptr<More> more_;
   const SlotLayout* layout() const { return static_cast<const SlotLayout*>(table()); }
 };
