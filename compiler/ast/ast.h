@@ -146,7 +146,7 @@ struct Literal : Expr {
  private:
   runtime::ConstantVariable variable_;
 };
-static_assert(sizeof(Literal) == 40, "a literal is its node and its variable");
+static_assert(sizeof(Literal) == 32, "a literal is its node and its variable");
 
 // What the evaluator keeps on a node for one compile (a plan, a variable): `value`, valid for the
 // evaluator whose unique number is `owner` (another evaluator replaces it).

@@ -41,12 +41,36 @@ const Value& Variable::plainGet() const {
   return value_;
 }
 
-const Value& Variable::current() const { return value_; }
+const Value& Variable::current() const {
+  // (until the value is there, a null value's payload is the waiters' word: never let out)
+  static const Value none;
+  return hasValue() || kind() == Kind::List ? value_ : none;
+}
 
 void Variable::waitFor(Waiter* waiter) {
   assert((kind() != Kind::Direct || hasValue()) && "units wait for the inputs of a direct value not computed yet");
   if (hasValue()) waiter->ready();
-  else pending_.waiters.push(waiter);
+  else pushWaiter(waiter);
+}
+
+SourceLocation Variable::setAt() const {
+  if (!hasValue()) return {};
+  uint32_t word = value_.holderWord();
+  if (word == 0) return {};
+  if (word == kFarLocation) {
+    Scheduler* s = Scheduler::active();
+    if (s == nullptr) return {};
+    auto it = s->farLocations_.find(this);
+    return it != s->farLocations_.end() ? it->second : SourceLocation{};
+  }
+  return SourceLocation{(word & 0x3FF) - 1, word >> 10, 0};
+}
+
+uint32_t Variable::rememberFarLocation(SourceLocation at) const {
+  Scheduler* s = Scheduler::active();
+  if (s == nullptr) return 0;
+  s->farLocations_[this] = SourceLocation{at.file, at.line, 0};
+  return kFarLocation;
 }
 
 void Variable::wake(Waiters& woken) {
@@ -78,8 +102,9 @@ void Variable::plainSet(const Value& value, SourceLocation location, bool recur)
     return;
   }
   validate(value);
+  Waiters woken = takeWaiters();  // (first: the value is written over their word)
   value_ = value;
-  settle(location, [&] {
+  settle(woken, location, [&] {
     if (kind() == Kind::Single && recur && value.isInstance()) setInverse(value, location);
   });
 }
@@ -89,11 +114,11 @@ void Variable::plainFreeze() {
   freezeAt({});
 }
 
-void Variable::freezeAt(SourceLocation location) {
+void Variable::freezeAt(SourceLocation location, Waiters woken) {
   // promises stay alive: units still hold them and fulfil them later (a no-op now); the count
-  // ends with the value's arrival, whose line takes its place
+  // ends with the value's arrival, whose location takes its place
   setFlag(kQueued, true);
-  settle(location);
+  settle(woken, location, [] {});
 }
 
 Promise* Variable::setPromise() {
@@ -152,8 +177,9 @@ void OptionVariable::set(const Value& value, SourceLocation location, bool recur
   }
   if (!value.isNull()) validate(value);
   if (value.isInstance() && recur) setInverse(value, location);
+  Waiters woken = takeWaiters();  // (first: the value is written over their word)
   value_ = value;
-  freezeAt(location);
+  freezeAt(location, woken);
 }
 
 // ------------------------------------------------------------------ ListVariable
@@ -187,7 +213,7 @@ bool ListVariable::canGet() const {
 int ListVariable::progressPotential() const {
   if (hasValue()) return 0;
   const ListExtra* extra = extraOrNull();
-  return static_cast<int>(pending_.waiters.size()) - (extra != nullptr ? extra->gradualWaiters : 0);
+  return static_cast<int>(waiterCount()) - (extra != nullptr ? extra->gradualWaiters : 0);
 }
 
 bool ListVariable::listen(ResultCollector* collector, SourceLocation location) {
@@ -300,8 +326,9 @@ void CollectorVariable::set(const Value& value, SourceLocation, bool) {
 
 void CollectorVariable::fulfilled() {
   if (!hasValue() && waitingProviders() == 0) {
+    Waiters woken = takeWaiters();  // (first: the value is written over their word)
     value_ = Value(ValueList(items_));
-    freeze();
+    freezeAt({}, woken);
   }
 }
 
@@ -315,9 +342,10 @@ const Value& DirectVariable::get() const {
   if (!hasValue()) {
     auto* self = const_cast<DirectVariable*>(this);
     DirectState* state = self->state();
-    self->value_ = state->compute(state);
-    self->setState(nullptr);  // (nobody to wake: the word becomes the value's location)
-    self->settle({});
+    Value computed = state->compute(state);
+    self->setState(nullptr);  // (nobody waits on it: its word is the value's now)
+    self->value_ = std::move(computed);
+    self->settle(Waiters(), {}, [] {});
     // what it captured and read is no longer needed
     state->finish(state);
   }

@@ -169,7 +169,7 @@ class SlotPolicy {
 //
 // A variable exists per attribute of every instance and per expression evaluated, so its size is
 // the compile's memory: it has no virtual functions (no vtable pointer) and keeps its kind and
-// flags in the bytes its value leaves free (24 bytes for a plain one). What differs per kind is
+// flags in the bytes its value leaves free (16 bytes for a plain one). What differs per kind is
 // chosen by its kind, each kind being one class (OptionVariable, ListVariable, CollectorVariable,
 // DirectVariable, or Variable itself) whose subclasses add no members; what differs per holder
 // (its policy and owner) by its holder (InlineSlot, AttributeSlot).
@@ -182,7 +182,8 @@ class Variable {
   // (Every kind is made with its scheduler; only the freezable ones keep it.)
   Variable(Kind kind, Scheduler* /*scheduler*/) { value_.setHolderByte(static_cast<uint8_t>(kind)); }
   ~Variable() {
-    if (!hasValue()) pending_.waiters.discard();
+    // (a list's own word is the list's to free)
+    if (!hasValue() && kind() != Kind::List) Waiters::of(value_.holderPayload()).discard();
   }
   Variable(const Variable&) = delete;
   Variable& operator=(const Variable&) = delete;
@@ -200,10 +201,8 @@ class Variable {
   // What is there now, ready or not (a relation's values so far).
   const Value& current() const;
   // Where the value was set (nowhere for a frozen or computed one); only once it is ready.
-  SourceLocation setAt() const {
-    if (!hasValue()) return {};
-    return SourceLocation{pending_.setAt.file, value_.holderWord(), pending_.setAt.col};
-  }
+  // (Its file and line: messages show no column there.)
+  SourceLocation setAt() const;
   void waitFor(Waiter* waiter);
   // Registers a gradual listener; false when this kind does not report values one by one.
   bool listen(ResultCollector* collector, SourceLocation location);
@@ -289,10 +288,17 @@ class Variable {
 
   // The units waiting for the value, in arrival order, in one word: none, one unit, or (low bit
   // set) a vector of them. A variable exists per attribute of every instance and per expression
-  // evaluated, so its size is the compile's memory: the word shares its bytes with the location of
-  // the value (see Pending).
+  // evaluated, so its size is the compile's memory: until the value is there, the word is the
+  // value's own payload (a null value's: Value::holderPayload), and a list, whose value holds its
+  // items so far, has one word more for it (waitersWord).
   class Waiters {
    public:
+    // (a copy of) the list a word holds
+    static Waiters of(uintptr_t word) {
+      Waiters w;
+      w.setBits(word);
+      return w;
+    }
     void push(Waiter* w) {
       if (bits() == 0) {
         setBits(reinterpret_cast<uintptr_t>(w));
@@ -343,15 +349,35 @@ class Variable {
     }
     uintptr_t bits_ = 0;
   };
-  // Gives the value's arrival its effects: marks it ready, records where it was set and wakes the
-  // units that waited, in order (after `then`, which may set other variables first). Nobody
-  // waits for a ready variable, so its waiters and its location share their bytes.
+  // The word of the units waiting for the value (see Waiters).
+  uintptr_t& waitersWord();
+  uintptr_t waitersWord() const { return const_cast<Variable*>(this)->waitersWord(); }
+  void pushWaiter(Waiter* w) {
+    uintptr_t& word = waitersWord();
+    Waiters list = Waiters::of(word);
+    list.push(w);
+    word = list.word();
+  }
+  size_t waiterCount() const { return Waiters::of(waitersWord()).size(); }
+  // Takes the waiters out of their word: before the value is written over it.
+  Waiters takeWaiters() { return Waiters::of(std::exchange(waitersWord(), 0)); }
+  // Where the value was set, in the value's holder word once it is there: its line and its file
+  // (packed: lines below 2^22 in the first 1,022 files), or kFarLocation with the location in the
+  // scheduler (Scheduler::farLocations_); 0: nowhere.
+  static constexpr uint32_t kFarLocation = UINT32_MAX;
+  uint32_t packLocation(SourceLocation at) const {
+    if (at.file == kNoFile) return 0;
+    if (at.file < 1022 && at.line < (uint32_t(1) << 22)) return (at.line << 10) | (at.file + 1);
+    return rememberFarLocation(at);
+  }
+  uint32_t rememberFarLocation(SourceLocation at) const;
+  // Gives the value's arrival its effects (the value is in value_ and `woken` the waiters taken
+  // out before it was written): marks it ready, records where it was set and wakes the units that
+  // waited, in order (after `then`, which may set other variables first).
   template <class Then>
-  void settle(SourceLocation location, Then&& then) {
-    Waiters woken = pending_.waiters.take();
+  void settle(Waiters woken, SourceLocation location, Then&& then) {
     setFlag(kHasValue, true);
-    pending_.setAt = Located{location.file, location.col};
-    value_.setHolderWord(location.line);
+    value_.setHolderWord(packLocation(location));
     try {
       then();
     } catch (...) {
@@ -361,30 +387,17 @@ class Variable {
     wake(woken);
   }
   static void wake(Waiters& woken);
-  void settle(SourceLocation location) {
-    settle(location, [] {});
-  }
   // The part of freeze() that every kind shares, with the location of the value (none for a
-  // freeze by the scheduler).
-  void freezeAt(SourceLocation location);
+  // freeze by the scheduler) and the waiters taken out before a value was written.
+  void freezeAt(SourceLocation location, Waiters woken);
+  void freezeAt(SourceLocation location) { freezeAt(location, takeWaiters()); }
 
   // (its holder byte: the kind and the flags; its holder half: an inline slot's distance from its
-  // instance; its holder word: the promises not kept yet, then the line of setAt once the value is
-  // there)
+  // instance; its holder word: the promises not kept yet, then where the value was set; its
+  // payload, until the value is there: the units waiting for it)
   Value value_;
-  // until the value is there: the units waiting for it; then where it was set (its file and
-  // column: the line is in the value's holder word)
-  struct Located {
-    FileId file;
-    uint32_t col;
-  };
-  union Pending {
-    Pending() : waiters() {}
-    Waiters waiters;
-    Located setAt;
-  } pending_;
 };
-static_assert(sizeof(Variable) == 24, "a variable is its value and one word");
+static_assert(sizeof(Variable) == 16, "a variable is its value");
 
 // A variable whose value is there from the start and never changes: the value of a literal of the
 // syntax tree (ast::Literal holds one) or an instance's `self`. It is what Scheduler::makeWrapped
@@ -396,8 +409,7 @@ class ConstantVariable : public Variable {
  public:
   explicit ConstantVariable(Value value) : Variable(Kind::Plain, nullptr) {
     value_ = std::move(value);
-    setFlag(kHasValue, true);
-    pending_.setAt = Located{kNoFile, 0};
+    setFlag(kHasValue, true);  // (set from nowhere: its holder word is 0)
   }
   const Value& value() const { return value_; }
 };
@@ -477,7 +489,7 @@ struct ListExtra {
 };
 
 // The freezable variables (spec 4.6): they count the promises made on them that are not kept yet
-// (in the holder word their value leaves free until it is there: a list slot is 24 bytes) and
+// (in the holder word their value leaves free until it is there: an optional slot is 16 bytes) and
 // offer themselves to the scheduler's freeze queues.
 class DelayedVariable : public Variable {
  public:
@@ -502,6 +514,9 @@ class ListVariable : public DelayedVariable {
  public:
   // (Its bounds are its policy's: none without one.)
   explicit ListVariable(Scheduler* scheduler);
+  ~ListVariable() {
+    if (!hasValue()) Waiters::of(waiters_).discard();
+  }
   bool listen(ResultCollector* collector, SourceLocation location);
   void set(const Value& value, SourceLocation location, bool recur = true);
   void freeze();
@@ -526,6 +541,8 @@ class ListVariable : public DelayedVariable {
   ListExtra& extra();
   ListExtra* extraOrNull() const;
   bool contains(const Value& value) const;
+  friend class Variable;
+  uintptr_t waiters_ = 0;  // (Variable::waitersWord: its value holds the list so far)
 };
 
 // The elements of a list literal being built; exact promise tracking, never frozen by guesses.
@@ -576,11 +593,11 @@ class DirectVariable : public Variable {
 
  protected:
   // Until it is computed, its state: kept in the word of the waiters a direct value never has
-  // (units wait for its inputs instead), so a direct value is 24 bytes.
+  // (units wait for its inputs instead), so a direct value is 16 bytes.
   DirectState* state() const {
-    return hasValue() ? nullptr : reinterpret_cast<DirectState*>(pending_.waiters.word());
+    return hasValue() ? nullptr : reinterpret_cast<DirectState*>(value_.holderPayload());
   }
-  void setState(DirectState* state) { pending_.waiters.setWord(reinterpret_cast<uintptr_t>(state)); }
+  void setState(DirectState* state) { value_.holderPayload() = reinterpret_cast<uintptr_t>(state); }
 
  private:
   static const VarList kNoInputs;
@@ -841,6 +858,9 @@ class Scheduler {
   // the lists' extras (ListVariable::extra), freed with the scheduler
   std::unordered_map<const Variable*, std::unique_ptr<ListExtra>> listExtras_;
   friend class ListVariable;
+  // where the values were set that a variable's holder word cannot hold (Variable::packLocation)
+  std::unordered_map<const Variable*, SourceLocation> farLocations_;
+  friend class Variable;
   size_t iterations_ = 0;
   uint64_t queueChanges_ = 0;
 };
@@ -855,6 +875,11 @@ inline size_t Variable::kindSize(Kind kind) {
     case Kind::Direct: return sizeof(DirectVariable);
     default: return sizeof(Variable);
   }
+}
+
+inline uintptr_t& Variable::waitersWord() {
+  if (kind() == Kind::List) return static_cast<ListVariable*>(this)->waiters_;
+  return value_.holderPayload();
 }
 
 inline size_t Variable::footprint() const {
@@ -911,7 +936,7 @@ inline int Variable::progressPotential() const {
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::progressPotential();
     case Kind::Collector: return static_cast<const CollectorVariable*>(this)->CollectorVariable::progressPotential();
     case Kind::Direct: return 0;  // (never waited for)
-    default: return hasValue() ? 0 : static_cast<int>(pending_.waiters.size());
+    default: return hasValue() ? 0 : static_cast<int>(waiterCount());
   }
 }
 

@@ -92,6 +92,33 @@ TEST(Engine, ConstantVariableIsReadyAndSharedWithoutAScheduler) {
   EXPECT_EQ(constant.get().asString(), "tcp");
 }
 
+// Where the old value was set, in a double set's message: a variable keeps it in its value's
+// holder word, packed for most files and lines, and in its scheduler for the others.
+TEST(Engine, DoubleSetNamesWhereTheOldValueWasSetForAnyFileAndLine) {
+  Scheduler s(MessageContext{[](const SourceLocation& l) {
+    return l.valid() ? "f" + std::to_string(l.file) + ":" + std::to_string(l.line) : std::string("nowhere");
+  }});
+  for (SourceLocation at : {SourceLocation{0, 1, 3}, SourceLocation{1021, (1u << 22) - 1, 9}, SourceLocation{1022, 7, 1},
+                            SourceLocation{40000, 12, 2}, SourceLocation{2, 1u << 22, 5}, SourceLocation{3, 4000000000u, 1}}) {
+    for (Variable* x : {s.makePlain(), static_cast<Variable*>(s.makeVariable<OptionVariable>())}) {
+      x->set(Value(1), at);
+      EXPECT_EQ(x->setAt().file, at.file);
+      EXPECT_EQ(x->setAt().line, at.line);
+      try {
+        x->set(Value(2), SourceLocation{0, 99, 1});
+        FAIL();
+      } catch (const CompileError& e) {
+        EXPECT_NE(e.diagnostic().message.find("(set at f" + std::to_string(at.file) + ":" + std::to_string(at.line) + ")"),
+                  std::string::npos)
+            << e.diagnostic().message;
+      }
+    }
+  }
+  Variable* frozen = s.makePlain();
+  frozen->freeze();  // set from nowhere
+  EXPECT_FALSE(frozen->setAt().valid());
+}
+
 TEST(Engine, ListRelationIsFrozenAtTheEndForGradualConsumersOnly) {
   Scheduler s;
   FakeInstance a, b, c;

@@ -125,6 +125,11 @@ class Value {
     holderHalf_ = half;
     holderWord_ = word;
   }
+  // The word of a null value's payload, which the holder may keep a word of its own in until it
+  // holds a value (a variable: its waiters). Assigning a value replaces it; a copy of the null
+  // value would carry it, so the holder never lets such a value out.
+  uintptr_t& holderPayload() { return u_.word; }
+  uintptr_t holderPayload() const { return u_.word; }
 
  private:
   struct BoxBase {
@@ -162,6 +167,7 @@ class Value {
     double d;
     InstanceBase* instance;
     BoxBase* box;
+    uintptr_t word;  // (holderPayload)
   } u_;
   Type type_;
   uint8_t holderByte_ = 0;
