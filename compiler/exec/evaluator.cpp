@@ -29,10 +29,10 @@ namespace {
 
 // Unit labels rendered from the syntax only when "not all statements executed" needs them.
 runtime::UnitLabel exprLabel(const ast::Expr* e) {
-  return {[](const void* p, const void*) { return ast::dump(static_cast<const ast::Expr*>(p)); }, e};
+  return {[](const void* p) { return ast::dump(static_cast<const ast::Expr*>(p)); }, e};
 }
 runtime::UnitLabel assignLabel(const ast::Expr* target) {
-  return {[](const void* p, const void*) { return ast::dump(static_cast<const ast::Expr*>(p)) + " = ..."; }, target};
+  return {[](const void* p) { return ast::dump(static_cast<const ast::Expr*>(p)) + " = ..."; }, target};
 }
 
 bool isCastName(std::string_view n) {
@@ -197,40 +197,73 @@ runtime::SlotLayout slotLayout(const model::Entity* entity, const std::vector<co
   return layout;
 }
 
+Scope::Names::~Names() {
+  if (block_ == nullptr) return;
+  delete block_->index;
+  ::operator delete(block_);
+}
+
+void Scope::Names::push_back(const Entry& entry) {
+  size_t n = size();
+  if (block_ == nullptr || n == block_->capacity) {
+    auto capacity = static_cast<uint32_t>(n == 0 ? 1 : n * 2);
+    auto* bigger = static_cast<Block*>(::operator new(sizeof(Block) + capacity * sizeof(Entry)));
+    bigger->size = static_cast<uint32_t>(n);
+    bigger->capacity = capacity;
+    bigger->index = nullptr;
+    if (block_ != nullptr) {
+      std::copy(begin(), end(), bigger->entries());  // (pairs of a view and a pointer: trivially copied)
+      bigger->index = block_->index;
+      ::operator delete(block_);
+    }
+    block_ = bigger;
+  }
+  block_->entries()[block_->size++] = entry;
+}
+
+std::vector<uint64_t>& Scope::Names::makeIndex() {
+  if (block_->index == nullptr) block_->index = new std::vector<uint64_t>();
+  return *block_->index;
+}
+
+const runtime::Instance* Scope::instance() const {
+  return isInstance_ ? static_cast<const runtime::Instance*>(self_.value().asInstance()) : nullptr;
+}
+
 Variable* Scope::own(const ScopeName& name) const {
-  if (instance != nullptr) return nullptr;  // (it declares nothing)
+  if (isInstance_) return nullptr;  // (it declares nothing)
   // (the syntax tree's names are interned: the same text is most often the very same bytes)
   if (name.header != nullptr && name.header->scope == this && name.header->owner == bindings_ && bindings_ != 0)
     return static_cast<Variable*>(name.header->value);
   std::string_view text = name.text;
   uint32_t h = name.hash();
   if ((filter_ & filterBit(h)) == 0) return nullptr;
-  if (index_) {
-    const std::vector<uint64_t>& words = *index_;
+  if (const std::vector<uint64_t>* index = names_.index()) {
+    const std::vector<uint64_t>& words = *index;
     size_t mask = words.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       uint64_t word = words[i];
       if (word == 0) return nullptr;
       if (static_cast<uint32_t>(word >> 32) != h) continue;
-      const auto& [n, v] = slots_[static_cast<uint32_t>(word) - 1];
+      const auto& [n, v] = names_[static_cast<uint32_t>(word) - 1];
       if ((n.data() == text.data() && n.size() == text.size()) || n == text) return v;
     }
   }
-  for (const auto& [n, v] : slots_)
+  for (const auto& [n, v] : names_)
     if (n == text) return v;
   return nullptr;
 }
 
 void Scope::declare(const ScopeName& name, Variable* variable) {
-  assert(instance == nullptr && "an instance's scope declares nothing");
+  assert(!isInstance_ && "an instance's scope declares nothing");
   if (own(name) != nullptr) return;
-  slots_.emplace_back(name.text, variable);
+  names_.push_back({name.text, variable});
   filter_ |= filterBit(name.hash());
-  if (index_) {
-    if (slots_.size() * 2 > index_->size()) growIndex();
-    else indexSlot(slots_.size() - 1);
-  } else if (slots_.size() >= kIndexFrom) {
-    index_ = std::make_unique<std::vector<uint64_t>>();
+  if (std::vector<uint64_t>* index = names_.index()) {
+    if (names_.size() * 2 > index->size()) growIndex();
+    else indexSlot(names_.size() - 1);
+  } else if (names_.size() >= kIndexFrom) {
+    names_.makeIndex();
     growIndex();
   }
   // the first scope of this evaluator to declare the name binds it (most names: their only one)
@@ -242,34 +275,34 @@ void Scope::declare(const ScopeName& name, Variable* variable) {
 }
 
 void Scope::indexSlot(size_t position) {
-  uint32_t h = NameHashing::hash(slots_[position].first);
-  freeSlotFor(*index_, h, [](uint64_t word) { return word == 0; }) =
+  uint32_t h = NameHashing::hash(names_[position].first);
+  freeSlotFor(*names_.index(), h, [](uint64_t word) { return word == 0; }) =
       (static_cast<uint64_t>(h) << 32) | static_cast<uint32_t>(position + 1);
 }
 
 void Scope::growIndex() {
   size_t size = 64;
-  while (size < slots_.size() * 2) size *= 2;
-  index_->assign(size * 2, 0);
-  for (size_t position = 0; position < slots_.size(); ++position) indexSlot(position);
+  while (size < names_.size() * 2) size *= 2;
+  names_.index()->assign(size * 2, 0);
+  for (size_t position = 0; position < names_.size(); ++position) indexSlot(position);
 }
 
 Scope::Scope(Scope* enclosing, model::Namespace* owner, runtime::Instance* self)
-    : parent(enclosing), ns(owner), instance(self), bindings_(enclosing->bindings_) {
+    : parent(enclosing), ns(owner), bindings_(enclosing->bindings_), isInstance_(1) {
   new (&self_) runtime::ConstantVariable(Value(static_cast<runtime::InstanceBase*>(self)));
 }
 
 Scope::~Scope() {
-  if (instance != nullptr) self_.~ConstantVariable();
-  else slots_.~Slots();
+  if (isInstance_) self_.~ConstantVariable();
+  else names_.~Names();
 }
 
 Variable* Scope::find(const ScopeName& name) const {
   for (const Scope* s = this; s != nullptr; s = s->parent) {
-    if (s->instance != nullptr) {
+    if (s->isInstance_) {
       if (name.text == "self") return const_cast<runtime::ConstantVariable*>(&s->self_);
-      if (const size_t* at = s->instance->entity->positions.find(name.text, name.hash()))
-        return s->instance->slot(*at);
+      const runtime::Instance* instance = s->instance();
+      if (const size_t* at = instance->entity->positions.find(name.text, name.hash())) return instance->slot(*at);
       continue;  // (it declares nothing)
     }
     if (Variable* v = s->own(name)) return v;
@@ -1731,16 +1764,12 @@ class Evaluator::AssignmentBatch final : public runtime::Waiter {
       : Waiter(evaluator.scheduler_), evaluator_(evaluator), instance_(instance), at_(at) {
     entries_.reserve(expected);
   }
-  void add(const model::Attribute* attribute, const Value& value, runtime::Promise* promise) {
-    entries_.push_back({attribute, promise, nullptr, value});
-  }
   void add(const model::Attribute* attribute, Variable* source, runtime::Promise* promise) {
-    entries_.push_back({attribute, promise, source, Value()});
+    entries_.push_back({attribute, promise, source});
   }
   void execute() override {
     for (const Entry& e : entries_) {
-      if (e.source != nullptr) evaluator_.setAttribute(instance_, e.attribute, e.source, at_);
-      else evaluator_.setAttribute(instance_, e.attribute, e.value, at_, true);
+      evaluator_.setAttribute(instance_, e.attribute, e.source, at_);
       if (e.promise != nullptr) e.promise->owner->fulfill(e.promise);
     }
   }
@@ -1754,8 +1783,7 @@ class Evaluator::AssignmentBatch final : public runtime::Waiter {
   struct Entry {
     const model::Attribute* attribute;
     runtime::Promise* promise;
-    Variable* source;  // read when the batch runs, else `value`
-    Value value;
+    Variable* source;  // read when the batch runs (a literal's: the node's constant)
   };
   Evaluator& evaluator_;
   runtime::Instance* instance_;
@@ -1763,13 +1791,53 @@ class Evaluator::AssignmentBatch final : public runtime::Waiter {
   std::vector<Entry> entries_;
 };
 
+// Its own class rather than a FunctionUnit: at 100,000 services 360,000 of them wait at once, and
+// this one keeps its location and its label's parts once (96 bytes instead of 152).
+class Evaluator::AssignmentUnit final : public runtime::Waiter {
+ public:
+  AssignmentUnit(Evaluator& evaluator, runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
+                 runtime::Promise* promise, SourceLocation at, AssignmentOf of, const ast::Expr* target)
+      : Waiter(evaluator.scheduler_),
+        evaluator_(evaluator),
+        instance_(instance),
+        attribute_(attribute),
+        value_(value),
+        promise_(promise),
+        target_(target),
+        at_(at),
+        of_(of) {
+    inputs_ = runtime::VarList{value};
+    waitForInputs();
+  }
+  void execute() override {
+    evaluator_.setAttribute(instance_, attribute_, value_, at_);
+    if (promise_ != nullptr) promise_->owner->fulfill(promise_);
+  }
+  std::string describe() const override {
+    switch (of_) {
+      case AssignmentOf::Argument: return instance_->entity->shortName + "(" + attribute_->name + "=...)";
+      case AssignmentOf::Default: return "default " + attribute_->name;
+      case AssignmentOf::Statement: break;
+    }
+    return ast::dump(target_) + " = ...";
+  }
+  SourceLocation location() const override { return at_; }
+  bool isExecutionUnit() const override { return true; }
+
+ private:
+  Evaluator& evaluator_;
+  runtime::Instance* instance_;
+  const model::Attribute* attribute_;
+  Variable* value_;  // (its inputs are what it waits for: a direct value's own inputs)
+  runtime::Promise* promise_;
+  const ast::Expr* target_;  // of a statement's assignment
+  SourceLocation at_;
+  AssignmentOf of_;
+};
+
 void Evaluator::assignmentUnit(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
-                               runtime::Promise* promise, SourceLocation at, runtime::UnitLabel label) {
-  scheduler_.unit({value}, [this, instance, attribute, value, promise, at] {
-        setAttribute(instance, attribute, value, at);
-        if (promise != nullptr) promise->owner->fulfill(promise);
-      },
-      label, at, true);
+                               runtime::Promise* promise, SourceLocation at, AssignmentOf of, const ast::Expr* target) {
+  scheduler_.submit(new AssignmentUnit(*this, instance, attribute, value, promise, at, of, target));
 }
 
 void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
@@ -2022,7 +2090,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         // the assignments of known values go into one unit while nothing else is queued
         AssignmentBatch* batch = nullptr;
         uint64_t batchMark = 0;
-        auto assignKnown = [&](const model::Attribute* attribute, const auto& value, runtime::Promise* promise, size_t step) {
+        auto assignKnown = [&](const model::Attribute* attribute, Variable* value, runtime::Promise* promise, size_t step) {
           if (batch == nullptr || scheduler_.queueChanges() != batchMark) {
             batch = new AssignmentBatch(*this, instance, ctor->loc, steps.size() - step);
             batch->add(attribute, value, promise);
@@ -2051,7 +2119,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               continue;
             }
             if (kw.value->kind == ast::Kind::Literal) {
-              assignKnown(attr, static_cast<const ast::Literal*>(kw.value)->value(), promise, stepIndex);
+              assignKnown(attr, static_cast<const ast::Literal*>(kw.value)->variable(), promise, stepIndex);
               continue;
             }
             Lhs here{instance, attr};
@@ -2060,20 +2128,13 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               assignKnown(attr, value, promise, stepIndex);
               continue;
             }
-            assignmentUnit(instance, attr, value, promise, ctor->loc,
-                           runtime::UnitLabel(
-                               [](const void* e, const void* a) {
-                                 return std::string(static_cast<const model::Entity*>(e)->shortName) + "(" +
-                                        static_cast<const model::Attribute*>(a)->name + "=...)";
-                               },
-                               entity, attr));
+            assignmentUnit(instance, attr, value, promise, ctor->loc, AssignmentOf::Argument);
             continue;
           }
           const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];
           Variable* slot = instance->slot(dflt.position);
           if (dflt.expr->kind == ast::Kind::Literal) {
-            const Value& value = static_cast<const ast::Literal*>(dflt.expr)->value();
-            assignKnown(dflt.attribute, value, slot->delayed() ? slot->setPromise() : nullptr, stepIndex);
+            assignKnown(dflt.attribute, static_cast<const ast::Literal*>(dflt.expr)->variable(), slot->delayed() ? slot->setPromise() : nullptr, stepIndex);
             continue;
           }
           Variable* value = emit(dflt.expr, dflt.scope);
@@ -2082,10 +2143,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             assignKnown(dflt.attribute, value, promise, stepIndex);
             continue;
           }
-          assignmentUnit(instance, dflt.attribute, value, promise, ctor->loc,
-                         runtime::UnitLabel(
-                             [](const void* n, const void*) { return "default " + *static_cast<const std::string*>(n); },
-                             dflt.name));
+          assignmentUnit(instance, dflt.attribute, value, promise, ctor->loc, AssignmentOf::Default);
         }
         selectImplementations(instance);
         return Value(static_cast<runtime::InstanceBase*>(instance));
@@ -2218,7 +2276,7 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
         }
         Lhs here{instance, attr};
         Variable* value = emit(assign->value, scope, attr->isRelation ? &here : nullptr);
-        assignmentUnit(instance, attr, value, promise, assign->loc, assignLabel(target));
+        assignmentUnit(instance, attr, value, promise, assign->loc, AssignmentOf::Statement, target);
       },
       assignLabel(target), assign->loc, true);
 }

@@ -47,20 +47,21 @@ struct ScopeName {
 };
 
 // A block's variables (spec 3.13), chained to the enclosing block, and at the root to the
-// namespace's top-level scope. One cache line: a lookup passing through a scope that lacks the
-// name reads that line and nothing else.
+// namespace's top-level scope. 40 bytes (a compile has a scope per instance that runs an
+// implementation, and one per block that declares a name: 870,000 at 100,000 services): a lookup
+// passing through a scope that lacks the name reads these bytes and nothing else.
 //
 // An instance's scope (the `when` conditions and implementations of one namespace run in it)
 // declares nothing: it finds the instance's attributes, and `self`, which it holds in the place
 // a block keeps its list of variables (no variable or list of its own per instance).
-class alignas(64) Scope {
+class Scope {
  public:
   // `bindings`: the number (SymbolHeader::owner) under which the scopes of one evaluator keep
   // bindings in the names' headers: the first scope to declare an interned name binds it there
   // to its variable (0: none). A nested scope uses its enclosing scope's.
   Scope(Scope* enclosing, model::Namespace* owner, uint32_t bindings = 0)
       : parent(enclosing), ns(owner), bindings_(enclosing != nullptr ? enclosing->bindings_ : bindings) {
-    new (&slots_) Slots();
+    new (&names_) Names();
   }
   // The scope of `self` in the namespace `owner`, inside that namespace's top-level scope.
   Scope(Scope* enclosing, model::Namespace* owner, runtime::Instance* self);
@@ -70,7 +71,7 @@ class alignas(64) Scope {
   Scope* const parent;
   model::Namespace* const ns;
   // An instance's scope: its attributes and `self` (null for a block's scope).
-  const runtime::Instance* const instance = nullptr;
+  const runtime::Instance* instance() const;
   // The innermost declaring scope's variable, else null.
   Variable* find(const ScopeName& name) const;
   // This block's own variable of that name, else null.
@@ -80,27 +81,53 @@ class alignas(64) Scope {
   void declare(const ScopeName& name, Variable* variable);
 
  private:
-  // Most blocks declare a handful of names: searched in order; a top-level scope with many
-  // gets an index as well: open addressing (linear probing, power-of-two size, at most half
-  // full) over one word per name, its hash and its position in slots_ (8 bytes a slot: the index
-  // of a file that declares 200,000 names stays small enough to be mostly in cache).
+  // A block's names and their variables, in the order declared, in one block of memory (none
+  // until the first): most blocks declare a handful, searched in order; a top-level scope with
+  // many gets an index as well: open addressing (linear probing, power-of-two size, at most half
+  // full) over one word per name, its hash and its position (8 bytes a slot: the index of a file
+  // that declares 200,000 names stays small enough to be mostly in cache).
+  class Names {
+   public:
+    using Entry = std::pair<std::string_view, Variable*>;
+    Names() = default;
+    Names(const Names&) = delete;
+    Names& operator=(const Names&) = delete;
+    ~Names();
+    size_t size() const { return block_ != nullptr ? block_->size : 0; }
+    const Entry& operator[](size_t i) const { return block_->entries()[i]; }
+    const Entry* begin() const { return block_ != nullptr ? block_->entries() : nullptr; }
+    const Entry* end() const { return begin() + size(); }
+    void push_back(const Entry& entry);
+    // the index (null until the scope has kIndexFrom names)
+    std::vector<uint64_t>* index() const { return block_ != nullptr ? block_->index : nullptr; }
+    std::vector<uint64_t>& makeIndex();
+
+   private:
+    // (its `capacity` entries follow it)
+    struct Block {
+      uint32_t size;
+      uint32_t capacity;
+      std::vector<uint64_t>* index;
+      Entry* entries() { return reinterpret_cast<Entry*>(this + 1); }
+    };
+    Block* block_ = nullptr;
+  };
   static constexpr size_t kIndexFrom = 16;
-  uint32_t bindings_;
+  uint32_t bindings_ : 31;
+  uint32_t isInstance_ : 1 = 0;
   // bit (hash % 32) of every name it declares: most names asked of a scope that holds a few are
-  // not among them, and this word (beside the scope's pointers) says so without reading its slots
-  // (an instance's scope declares none: 0)
+  // not among them, and this word (beside the scope's pointers) says so without reading its
+  // names (an instance's scope declares none: 0)
   uint32_t filter_ = 0;
   static uint32_t filterBit(uint32_t hash) { return uint32_t(1) << (hash & 31); }
-  using Slots = std::vector<std::pair<std::string_view, Variable*>>;
   union {
-    Slots slots_;                     // a block's scope
+    Names names_;                     // a block's scope
     runtime::ConstantVariable self_;  // an instance's scope
   };
-  std::unique_ptr<std::vector<uint64_t>> index_;  // (hash << 32) | (position + 1); 0: free
   void indexSlot(size_t position);
   void growIndex();
 };
-static_assert(sizeof(Scope) == 64, "a scope is one cache line");
+static_assert(sizeof(Scope) == 40, "a scope is its chain, its filter and its names (or self)");
 
 struct ExecOptions {
   std::ostream* out = nullptr;  // std::print
@@ -183,11 +210,15 @@ class Evaluator {
   // The AttributeException of a failed assignment, caused by `cause`.
   [[noreturn]] void attributeFailure(runtime::Instance* instance, const model::Attribute* attribute, Diagnostic cause,
                                      SourceLocation at);
-  // The unit of an attribute assignment (constructor argument, default, `x.a = v`): sets the
-  // attribute from `value` once it is ready, then keeps `promise` (on the slot), if any.
   class AssignmentBatch;
+  // The unit of an attribute assignment: sets the attribute from `value` once it is ready, then
+  // keeps `promise` (on the slot), if any. It names itself (for "not all statements executed")
+  // by what it assigns: a constructor's argument (`Entity(attr=...)`), a default (`default
+  // attr`) or the target of an assignment statement (`x.attr = ...`, given as `target`).
+  class AssignmentUnit;
+  enum class AssignmentOf : uint8_t { Argument, Default, Statement };
   void assignmentUnit(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
-                      runtime::Promise* promise, SourceLocation at, runtime::UnitLabel label);
+                      runtime::Promise* promise, SourceLocation at, AssignmentOf of, const ast::Expr* target = nullptr);
   Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);
   Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
   // An operator (isOperator) and the operators nested in it, as one direct value over the other

@@ -115,7 +115,7 @@ TEST(Scope, AnInstancesScopeHoldsSelfAndDeclaresNothing) {
   runtime::Variable* x = scheduler.makePlain();
   top.declare("x", x);
   Scope scope(&top, nullptr, lone.instance);
-  EXPECT_EQ(scope.instance, lone.instance);
+  EXPECT_EQ(scope.instance(), lone.instance);
   runtime::Variable* self = scope.find("self");
   ASSERT_NE(self, nullptr);
   EXPECT_TRUE(self->isReady());

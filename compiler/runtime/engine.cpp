@@ -334,8 +334,6 @@ void CollectorVariable::fulfilled() {
 
 // ------------------------------------------------------------------ units
 
-Waiter::Waiter(Scheduler& scheduler) : scheduler_(scheduler) {}
-
 const VarList DirectVariable::kNoInputs;
 
 const Value& DirectVariable::get() const {
@@ -394,7 +392,7 @@ void Waiter::waitForInputs() {
 
 void Waiter::ready() {
   --waitCount_;
-  if (waitCount_ == 0) scheduler_.addRunning(this);
+  if (waitCount_ == 0) Scheduler::active()->addRunning(this);
 }
 
 // ------------------------------------------------------------------ Scheduler

@@ -31,22 +31,24 @@ class Waiter;
 class Variable;
 struct SlotBinding;
 
-// The variables a unit or a direct value reads: most read one or two, so those are kept inline
-// and only longer lists take memory of their own.
+// The variables a unit or a direct value reads (never null): most read one or two, so those are
+// kept inline and only longer lists take memory of their own. 16 bytes (a compile has a million
+// units waiting at once): the two variables, a null for each missing one, or, with the low bit
+// set (a variable is 8-byte aligned), a pointer to the list's own block in the first word.
 class VarList {
  public:
-  VarList() : inline_{nullptr, nullptr} {}
-  VarList(std::initializer_list<Variable*> items) : VarList() { assign(items.begin(), items.end()); }
-  explicit VarList(const std::vector<Variable*>& items) : VarList() { assign(items.data(), items.data() + items.size()); }
-  VarList(const VarList& other) : VarList() { assign(other.begin(), other.end()); }
+  VarList() = default;
+  VarList(std::initializer_list<Variable*> items) { assign(items.begin(), items.end()); }
+  explicit VarList(const std::vector<Variable*>& items) { assign(items.data(), items.data() + items.size()); }
+  VarList(const VarList& other) { assign(other.begin(), other.end()); }
   VarList& operator=(const VarList& other) {
     if (this != &other) {
-      size_ = 0;
+      release();
       assign(other.begin(), other.end());
     }
     return *this;
   }
-  VarList(VarList&& other) noexcept : VarList() { take(other); }
+  VarList(VarList&& other) noexcept { take(other); }
   VarList& operator=(VarList&& other) noexcept {
     if (this != &other) {
       release();
@@ -54,62 +56,65 @@ class VarList {
     }
     return *this;
   }
-  ~VarList() {
-    if (onHeap_) delete[] heap_.items;
-  }
+  ~VarList() { release(); }
   void push_back(Variable* v) {
-    if (size_ == capacity()) grow();
-    data()[size_++] = v;
+    assert(v != nullptr && "a list of inputs holds variables");
+    if (!onHeap()) {
+      if (items_[0] == nullptr) return void(items_[0] = v);
+      if (items_[1] == nullptr) return void(items_[1] = v);
+      grow(2 * kInline);
+    }
+    Block* b = block();
+    if (b->size == b->capacity) b = grow(b->capacity * 2);
+    b->items()[b->size++] = v;
   }
   // Frees what it holds (for values that no longer need their inputs).
   void release() {
-    if (onHeap_) delete[] heap_.items;
-    onHeap_ = false;
-    inline_[0] = inline_[1] = nullptr;
-    size_ = 0;
+    if (onHeap()) ::operator delete(block());
+    items_[0] = items_[1] = nullptr;
   }
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  Variable* const* begin() const { return data(); }
-  Variable* const* end() const { return data() + size_; }
-  Variable* operator[](size_t i) const { return data()[i]; }
+  size_t size() const {
+    if (onHeap()) return block()->size;
+    return items_[0] == nullptr ? 0 : items_[1] == nullptr ? 1 : 2;
+  }
+  bool empty() const { return items_[0] == nullptr; }
+  Variable* const* begin() const { return onHeap() ? block()->items() : items_; }
+  Variable* const* end() const { return begin() + size(); }
+  Variable* operator[](size_t i) const { return begin()[i]; }
 
  private:
   static constexpr uint32_t kInline = 2;
-  Variable** data() { return onHeap_ ? heap_.items : inline_; }
-  Variable* const* data() const { return onHeap_ ? heap_.items : inline_; }
-  uint32_t capacity() const { return onHeap_ ? heap_.capacity : kInline; }
+  static constexpr uintptr_t kHeap = 1;
+  // (its `capacity` variables follow it)
+  struct Block {
+    uint32_t size;
+    uint32_t capacity;
+    Variable** items() { return reinterpret_cast<Variable**>(this + 1); }
+  };
+  bool onHeap() const { return (reinterpret_cast<uintptr_t>(items_[0]) & kHeap) != 0; }
+  Block* block() const { return reinterpret_cast<Block*>(reinterpret_cast<uintptr_t>(items_[0]) & ~kHeap); }
   void assign(Variable* const* first, Variable* const* last) {
     for (; first != last; ++first) push_back(*first);
   }
   // (this one is empty) the other's storage, inline or not, as it is: a move is a plain copy
   void take(VarList& other) {
-    if (other.onHeap_) heap_ = other.heap_;
-    else inline_[0] = other.inline_[0], inline_[1] = other.inline_[1];
-    onHeap_ = std::exchange(other.onHeap_, false);
-    size_ = std::exchange(other.size_, 0);
-    other.inline_[0] = other.inline_[1] = nullptr;
+    items_[0] = std::exchange(other.items_[0], nullptr);
+    items_[1] = std::exchange(other.items_[1], nullptr);
   }
-  void grow() {
-    uint32_t next = capacity() * 2;
-    auto* bigger = new Variable*[next];
-    std::copy(data(), data() + size_, bigger);
-    if (onHeap_) delete[] heap_.items;
-    heap_.items = bigger;
-    heap_.capacity = next;
-    onHeap_ = true;
+  Block* grow(uint32_t capacity) {
+    auto* bigger = static_cast<Block*>(::operator new(sizeof(Block) + capacity * sizeof(Variable*)));
+    size_t n = size();
+    std::copy(begin(), end(), bigger->items());
+    bigger->size = static_cast<uint32_t>(n);
+    bigger->capacity = capacity;
+    if (onHeap()) ::operator delete(block());
+    items_[0] = reinterpret_cast<Variable*>(reinterpret_cast<uintptr_t>(bigger) | kHeap);
+    items_[1] = nullptr;
+    return bigger;
   }
-  struct Heap {
-    Variable** items;
-    uint32_t capacity;
-  };
-  union {
-    Variable* inline_[kInline];
-    Heap heap_;
-  };
-  uint32_t size_ = 0;
-  bool onHeap_ = false;
+  Variable* items_[kInline] = {nullptr, nullptr};
 };
+static_assert(sizeof(VarList) == 16, "a list of inputs is two words");
 
 // Receives the values of a relation or list one by one for gradual execution (spec 4.5).
 class ResultCollector {
@@ -633,7 +638,9 @@ class LambdaDirect : public DirectVariable {
 // An executable unit: waits until every variable it needs is ready, then runs (spec 4.1).
 class Waiter {
  public:
-  explicit Waiter(Scheduler& scheduler);
+  // (A unit belongs to the scheduler it is made for, the thread's active one (Scheduler::active):
+  // a million units wait at once in a compile, so it keeps no pointer to it.)
+  explicit Waiter(Scheduler& /*scheduler*/) {}
   virtual ~Waiter() = default;
   void waitFor(Variable* variable);
   // Called when a variable it waits on became ready (and once by the creator when it has
@@ -654,7 +661,6 @@ class Waiter {
   // what it is computed from.
   static void leaves(Variable* v, VarList& out);
 
-  Scheduler& scheduler_;
   VarList inputs_;
 
  private:
@@ -675,20 +681,18 @@ class Waiter {
 // asked (from a syntax node, say), so the many units of a compile build no strings.
 class UnitLabel {
  public:
-  using Render = std::string (*)(const void* subject, const void* detail);
+  using Render = std::string (*)(const void* subject);
   UnitLabel() = default;
   UnitLabel(const char* literal) : subject_(literal) {}  // NOLINT: implicit from a literal
-  UnitLabel(Render render, const void* subject, const void* detail = nullptr)
-      : render_(render), subject_(subject), detail_(detail) {}
+  UnitLabel(Render render, const void* subject) : render_(render), subject_(subject) {}
   std::string text() const {
-    if (render_ != nullptr) return render_(subject_, detail_);
+    if (render_ != nullptr) return render_(subject_);
     return subject_ != nullptr ? static_cast<const char*>(subject_) : "unit";
   }
 
  private:
   Render render_ = nullptr;  // null: subject_ is the text
   const void* subject_ = nullptr;
-  const void* detail_ = nullptr;
 };
 
 // A unit whose work is a function object, kept inline: the common case (Scheduler::unit).

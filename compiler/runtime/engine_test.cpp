@@ -119,6 +119,34 @@ TEST(Engine, DoubleSetNamesWhereTheOldValueWasSetForAnyFileAndLine) {
   EXPECT_FALSE(frozen->setAt().valid());
 }
 
+// A unit's inputs: two inline, more in a block of their own, in order through copies and moves.
+TEST(Engine, VarListKeepsItsVariablesInOrderInlineAndOnTheHeap) {
+  Scheduler s;
+  std::vector<Variable*> made;
+  for (int i = 0; i < 9; ++i) made.push_back(s.makePlain());
+  for (size_t n = 0; n <= made.size(); ++n) {
+    VarList list;
+    for (size_t i = 0; i < n; ++i) list.push_back(made[i]);
+    EXPECT_EQ(list.size(), n);
+    EXPECT_EQ(list.empty(), n == 0);
+    VarList copy(list);
+    VarList moved(std::move(list));
+    EXPECT_TRUE(list.empty());
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(copy[i], made[i]);
+      EXPECT_EQ(moved[i], made[i]);
+    }
+    EXPECT_EQ(std::vector<Variable*>(moved.begin(), moved.end()), std::vector<Variable*>(made.begin(), made.begin() + static_cast<long>(n)));
+    copy = moved;
+    EXPECT_EQ(copy.size(), n);
+    moved.release();
+    EXPECT_EQ(moved.size(), 0u);
+    moved.push_back(made[0]);
+    EXPECT_EQ(moved.size(), 1u);
+  }
+  static_assert(sizeof(VarList) == 16);
+}
+
 TEST(Engine, ListRelationIsFrozenAtTheEndForGradualConsumersOnly) {
   Scheduler s;
   FakeInstance a, b, c;
