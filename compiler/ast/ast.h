@@ -298,7 +298,12 @@ struct ListComp : Expr {
 };
 
 struct DictLit : Expr {
-  std::vector<std::pair<std::string, Expr*>> entries;
+  // its keys (interned: the tree's SymbolTable) and values, in order
+  struct Entry {
+    std::string_view key;
+    Expr* value;
+  };
+  Span<Entry> entries;
   // the evaluator's variable of its value when every entry is a literal
   mutable EvalCache cache;
   explicit DictLit(SourceLocation l) : Expr(Kind::DictLit, l) {}

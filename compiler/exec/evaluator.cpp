@@ -869,12 +869,12 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       auto build = [d](auto&& value) {
         ValueDict out;
         out.items.reserve(d->entries.size());
-        for (size_t i = 0; i < d->entries.size(); ++i) out.items.emplace_back(d->entries[i].first, value(i));
+        for (size_t i = 0; i < d->entries.size(); ++i) out.items.emplace_back(d->entries[i].key, value(i));
         return Value(std::move(out));
       };
-      if (std::all_of(d->entries.begin(), d->entries.end(), [](const auto& entry) { return isLiteral(entry.second); }))
+      if (std::all_of(d->entries.begin(), d->entries.end(), [](const auto& entry) { return isLiteral(entry.value); }))
         return constantVariable(d->cache, [&] {
-          return build([&](size_t i) { return static_cast<const ast::Literal*>(d->entries[i].second)->value(); });
+          return build([&](size_t i) { return static_cast<const ast::Literal*>(d->entries[i].value)->value(); });
         });
       runtime::VarList values;
       for (const auto& [k, v] : d->entries) values.push_back(emit(v, scope));
@@ -1364,7 +1364,7 @@ bool everyPart(const ast::Expr* e, bool (*test)(const ast::Expr*)) {
     }
     case ast::Kind::DictLit: {
       auto* d = static_cast<const ast::DictLit*>(e);
-      return std::all_of(d->entries.begin(), d->entries.end(), [test](const auto& entry) { return test(entry.second); });
+      return std::all_of(d->entries.begin(), d->entries.end(), [test](const auto& entry) { return test(entry.value); });
     }
     case ast::Kind::MapLookup: {
       auto* m = static_cast<const ast::MapLookup*>(e);

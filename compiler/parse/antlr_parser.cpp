@@ -705,10 +705,12 @@ class Builder {
   ast::Expr* mapLiteral(InmantaParser::MapLiteralContext* c) {
     auto* dict = f_.make<ast::DictLit>(at(c->getStart()));
     std::unordered_map<std::string, size_t> seen;
+    AstFactory::DictEntries entries;
     for (auto* entry : c->dictEntry()) {
       std::string key = f_.dictKey(entry->key->getType(), entry->key->getText(), at(entry->key));
-      f_.dictEntry(*dict, std::move(key), expression(entry->expression()), seen);
+      f_.dictEntry(*dict, entries, std::move(key), expression(entry->expression()), seen);
     }
+    f_.setEntries(*dict, entries);
     return dict;
   }
 

@@ -155,11 +155,18 @@ std::string AstFactory::dictKey(size_t keyKind, std::string_view keyText, Source
   return key;
 }
 
-void AstFactory::dictEntry(ast::DictLit& dict, std::string key, ast::Expr* value,
+void AstFactory::dictEntry(const ast::DictLit& dict, DictEntries& entries, std::string key, ast::Expr* value,
                            std::unordered_map<std::string, size_t>& seen) {
-  if (!seen.emplace(key, dict.entries.size()).second)
+  if (!seen.emplace(key, entries.size()).second)
     fail(ErrorKind::DuplicateException, "duplicate key in dict " + key, dict.loc);
-  dict.entries.emplace_back(std::move(key), value);
+  entries.emplace_back(std::move(key), value);
+}
+
+void AstFactory::setEntries(ast::DictLit& dict, const DictEntries& entries) {
+  std::vector<ast::DictLit::Entry> interned;
+  interned.reserve(entries.size());
+  for (const auto& [key, value] : entries) interned.push_back({ctx_.symbols.intern(key), value});
+  dict.entries = ctx_.span(interned);
 }
 
 ast::Expr* AstFactory::lookupIsDefined(ast::Expr* result, ast::Expr* innerMap, ast::Expr* lastKey, SourceLocation loc) {

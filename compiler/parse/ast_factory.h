@@ -57,9 +57,13 @@ class AstFactory {
   void checkKeywordArgument(const ast::Call& call, const std::vector<ast::KwArg>& before, const ast::Name& n);
 
   // One `"key": value` entry of a dict literal: the key (checked before the value is built), then
-  // the entry; `seen` belongs to the literal.
+  // the entry, added to the literal's `entries` so far; `seen` belongs to the literal.
+  using DictEntries = std::vector<std::pair<std::string, ast::Expr*>>;
   std::string dictKey(size_t keyKind, std::string_view keyText, SourceLocation keyLoc);
-  void dictEntry(ast::DictLit& dict, std::string key, ast::Expr* value, std::unordered_map<std::string, size_t>& seen);
+  void dictEntry(const ast::DictLit& dict, DictEntries& entries, std::string key, ast::Expr* value,
+                 std::unordered_map<std::string, size_t>& seen);
+  // The literal's entries once all are there: in the tree's arena, the keys interned.
+  void setEntries(ast::DictLit& dict, const DictEntries& entries);
 
   // `m[k] is defined`, the last lookup `result` = innerMap[lastKey] (spec 2.3).
   ast::Expr* lookupIsDefined(ast::Expr* result, ast::Expr* innerMap, ast::Expr* lastKey, SourceLocation loc);

@@ -1109,25 +1109,27 @@ class Parser {
     auto* dict = f_.make<ast::DictLit>(at(open));
     std::unordered_map<std::string, size_t> seen;  // for long literals; short ones are scanned
     constexpr size_t kScanned = 16;
+    AstFactory::DictEntries entries;
     while (kind() != RBRACE) {
       if (kind() != STRING && kind() != RSTRING) throw GiveUp{};
       size_t key = p_++;
       std::string decoded = f_.dictKey(tok(key).kind, text(key), at(key));
       expect(COLON);
       ast::Expr* value = expression(0);
-      if (dict->entries.size() < kScanned) {
+      if (entries.size() < kScanned) {
         // a duplicate key is an error: the ANTLR path reports it
-        for (const auto& entry : dict->entries)
+        for (const auto& entry : entries)
           if (entry.first == decoded) throw GiveUp{};
-        dict->entries.emplace_back(std::move(decoded), value);
+        entries.emplace_back(std::move(decoded), value);
       } else {
         if (seen.empty())
-          for (size_t k = 0; k < dict->entries.size(); ++k) seen.emplace(dict->entries[k].first, k);
-        f_.dictEntry(*dict, std::move(decoded), value, seen);
+          for (size_t k = 0; k < entries.size(); ++k) seen.emplace(entries[k].first, k);
+        f_.dictEntry(*dict, entries, std::move(decoded), value, seen);
       }
       if (!accept(COMMA)) break;
     }
     expect(RBRACE);
+    f_.setEntries(*dict, entries);
     return dict;
   }
 
