@@ -846,8 +846,9 @@ class Scheduler {
   std::deque<Variable*> zeroWaiters_;
   // unfinished units that waited, in the order they first waited (creation order, except for a
   // unit that was ready at creation and waited later on a value it read: appended then); a
-  // finished one leaves a hole, closed up when half are holes
-  std::vector<Waiter*> live_;
+  // finished one leaves a hole, closed up when half are holes (in blocks, not one array: a million
+  // wait at once, and an array would double, and be copied, as it grows)
+  std::deque<Waiter*> live_;
   size_t liveCount_ = 0;
   Scheduler* previous_;  // the thread's active scheduler when this one was made
   // the arena's chunks, each with the end of the variables in it (the last one's is chunkNext_)
