@@ -179,7 +179,7 @@ void dumpExpr(std::string& out, const Expr* e) {
       out += ')';
       return;
     case Kind::VarRef:
-      dumpName(out, static_cast<const VarRef*>(e)->name);
+      dumpName(out, static_cast<const VarRef*>(e)->name());
       return;
     case Kind::AttrRef: {
       auto* a = static_cast<const AttrRef*>(e);

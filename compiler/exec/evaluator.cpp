@@ -40,18 +40,19 @@ bool isCastName(std::string_view n) {
 }
 
 // The name a statement declares in its block (spec 3.13): an assignment's to a plain variable;
-// else null.
-const ast::Name* assignedName(const ast::Stmt* s) {
-  if (s->kind != ast::Kind::Assign) return nullptr;
+// else none.
+std::optional<ast::Name> assignedName(const ast::Stmt* s) {
+  if (s->kind != ast::Kind::Assign) return std::nullopt;
   const ast::Expr* target = static_cast<const ast::Assign*>(s)->target;
-  return target->kind == ast::Kind::VarRef ? &static_cast<const ast::VarRef*>(target)->name : nullptr;
+  if (target->kind != ast::Kind::VarRef) return std::nullopt;
+  return static_cast<const ast::VarRef*>(target)->name();
 }
 
 // Calls `f` with each name assigned directly in a block and the assignment, in order.
 template <class F>
 void forEachAssigned(const ast::Block& block, F&& f) {
   for (const ast::Stmt* s : block)
-    if (const ast::Name* n = assignedName(s)) f(*n, static_cast<const ast::Assign*>(s));
+    if (std::optional<ast::Name> n = assignedName(s)) f(*n, static_cast<const ast::Assign*>(s));
 }
 
 // A non-lazy binary operator on two values (spec 5.1): unknowns propagate except for `in`.
@@ -102,7 +103,7 @@ Variable* attributeSlot(const Value& o, std::string_view attribute, const ast::E
 
 // `a` or `a.b.c` for a variable or attribute reference chain, else empty.
 std::string referenceText(const ast::Expr* e) {
-  if (e->kind == ast::Kind::VarRef) return std::string(static_cast<const ast::VarRef*>(e)->name.text());
+  if (e->kind == ast::Kind::VarRef) return std::string(static_cast<const ast::VarRef*>(e)->name().text());
   if (e->kind != ast::Kind::AttrRef) return {};
   auto* ref = static_cast<const ast::AttrRef*>(e);
   std::string object = referenceText(ref->object);
@@ -464,7 +465,7 @@ void Evaluator::declare(const ast::Block& block, Scope* scope) {
 
 void Evaluator::declareTopLevel(TopLevel& top) {
   for (ast::Stmt* s : *top.block) {
-    if (const ast::Name* n = assignedName(s)) declareVariable(top.scope, *n);
+    if (std::optional<ast::Name> n = assignedName(s)) declareVariable(top.scope, *n);
     else if (s->kind == ast::Kind::If || s->kind == ast::Kind::For || s->kind == ast::Kind::Implementation)
       top.withBlocks.push_back(s);
   }
@@ -636,7 +637,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       auto* a = static_cast<const ast::Assign*>(stmt);
       if (a->target->kind != ast::Kind::VarRef) return emitAttributeAssign(a, scope);
       auto* ref = static_cast<const ast::VarRef*>(a->target);
-      Variable* target = scope->find(ref->name);
+      Variable* target = scope->find(ref->name());
       Variable* value = emit(a->value, scope);
       scheduler_.unit({value}, [target, value, a] { target->set(value->get(), a->loc); },
           assignLabel(ref), a->loc, true);
@@ -791,7 +792,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       return static_cast<const ast::Literal*>(expr)->variable();
     }
     case ast::Kind::VarRef:
-      return lookup(static_cast<const ast::VarRef*>(expr)->name, scope);
+      return lookup(static_cast<const ast::VarRef*>(expr)->name(), scope);
     case ast::Kind::Regex:
       return lookup(ast::Name("self", expr->loc), scope);
     case ast::Kind::Binary: {
@@ -1289,7 +1290,7 @@ std::string pretty(const ast::Expr* e) {
       auto* lit = static_cast<const ast::Literal*>(e);
       return lit->value().isNull() ? std::string("null") : runtime::repr(lit->value());
     }
-    case ast::Kind::VarRef: return std::string(static_cast<const ast::VarRef*>(e)->name.text());
+    case ast::Kind::VarRef: return std::string(static_cast<const ast::VarRef*>(e)->name().text());
     case ast::Kind::Regex: return "/" + static_cast<const ast::Regex*>(e)->pattern + "/";
     case ast::Kind::Binary: {
       auto* b = static_cast<const ast::Binary*>(e);
@@ -1456,7 +1457,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       return static_cast<const ast::Literal*>(e)->value();
     }
     case ast::Kind::VarRef: {
-      std::string_view n = static_cast<const ast::VarRef*>(e)->name.text();
+      std::string_view n = static_cast<const ast::VarRef*>(e)->name().text();
       if (n == "self" || n == t.definition->name.text()) return self;
       fail(ErrorKind::NotFoundException,
            "Unable to resolve `" + std::string(n) + "`: a type constraint can not reference variables.", e->loc, true);
@@ -2580,7 +2581,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
       return;
     }
     case ast::Kind::VarRef: {
-      std::string_view text = static_cast<const ast::VarRef*>(e)->name.text();
+      std::string_view text = static_cast<const ast::VarRef*>(e)->name().text();
       size_t sep = text.rfind("::");
       if (sep != std::string_view::npos && ns->visible.find(text.substr(0, sep)) == ns->visible.end())
         fail(ErrorKind::NotFoundException,
@@ -2698,7 +2699,7 @@ void Evaluator::normalize() {
 
 bool Evaluator::whenVariable(const ast::Expr* e, Scope* scope, std::function<void(Variable*)> then) {
   if (e->kind == ast::Kind::VarRef) {
-    then(lookup(static_cast<const ast::VarRef*>(e)->name, scope));
+    then(lookup(static_cast<const ast::VarRef*>(e)->name(), scope));
     return true;
   }
   if (e->kind != ast::Kind::AttrRef) return false;
@@ -2774,7 +2775,7 @@ void declaredIn(const ast::Block& block, std::set<std::string>& names) {
   for (const ast::Stmt* s : block) {
     if (s->kind == ast::Kind::Assign) {
       auto* a = static_cast<const ast::Assign*>(s);
-      if (a->target->kind == ast::Kind::VarRef) names.insert(std::string(static_cast<const ast::VarRef*>(a->target)->name.text()));
+      if (a->target->kind == ast::Kind::VarRef) names.insert(std::string(static_cast<const ast::VarRef*>(a->target)->name().text()));
     } else if (s->kind == ast::Kind::For) {
       auto* f = static_cast<const ast::For*>(s);
       names.insert(std::string(f->variable.text()));
@@ -2844,7 +2845,7 @@ std::function<void()> Evaluator::eagerPromises(const ast::Block& body, const std
   auto state = std::make_shared<State>();
   for (const ast::AttrRef* target : targets) {
     const ast::VarRef* root = rootOf(target);
-    if (root == nullptr || local.count(std::string(root->name.text()))) continue;
+    if (root == nullptr || local.count(std::string(root->name().text()))) continue;
     // acquire once the instance is known (the reference's VariableReferenceHook with
     // propagate_unset: an empty optional on the way means no promise; an attribute that does not
     // exist, or a value that is no instance, is an error)

@@ -443,9 +443,9 @@ class Builder {
     bool plain = var->DOT().empty();
     bool listOnly = c->op->getType() == InmantaLexer::PEQ;
     ast::Expr* target = varRef(var);
-    if (plain && listOnly) f_.plusAssignOnVariable(static_cast<ast::VarRef*>(target)->name);
+    if (plain && listOnly) f_.plusAssignOnVariable(static_cast<ast::VarRef*>(target)->name());
     ast::Expr* value = expression(c->expression());
-    if (plain) f_.checkHyphen(static_cast<ast::VarRef*>(target)->name);
+    if (plain) f_.checkHyphen(static_cast<ast::VarRef*>(target)->name());
     return f_.make<ast::Assign>(at(c->op), target, value, listOnly);
   }
 

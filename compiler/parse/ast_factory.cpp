@@ -306,7 +306,7 @@ void directRequires(const ast::Expr* e, std::vector<std::string_view>& out) {
   switch (e->kind) {
     case Kind::Literal: return;
     case Kind::Regex: out.push_back("self"); return;
-    case Kind::VarRef: out.push_back(static_cast<const ast::VarRef*>(e)->name.text()); return;
+    case Kind::VarRef: out.push_back(static_cast<const ast::VarRef*>(e)->name().text()); return;
     case Kind::AttrRef: directRequires(static_cast<const ast::AttrRef*>(e)->object, out); return;
     case Kind::StringFormat:
       for (const auto& p : static_cast<const ast::StringFormat*>(e)->parts) directRequires(p.ref, out);

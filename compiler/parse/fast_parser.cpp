@@ -677,7 +677,7 @@ class Parser {
     bool listOnly = tok(op).kind == PEQ;
     if (plain && listOnly) throw GiveUp{};
     ast::Expr* value = expression(0);
-    if (plain) f_.checkHyphen(static_cast<ast::VarRef*>(target)->name);
+    if (plain) f_.checkHyphen(static_cast<ast::VarRef*>(target)->name());
     return f_.make<ast::Assign>(at(op), target, value, listOnly);
   }
 
