@@ -274,16 +274,23 @@ struct Constructor : Expr {
   Name type;
   Arguments named;
   // For the evaluator whose unique number is `owner`: the entity, resolved before the run with the
-  // type inference of a relation's argument, and the plan, made at the first evaluation (null
-  // until then). One owner for both: another evaluator replaces them.
+  // type inference of a relation's argument, until the plan is made at the first evaluation, then
+  // the plan (which names the entity). One owner for both: another evaluator replaces them.
   struct Cache {
     uint64_t owner = 0;
-    const void* entity = nullptr;
-    const void* plan = nullptr;
+    const void* entity() const { return (resolved & kPlan) == 0 ? reinterpret_cast<const void*>(resolved) : nullptr; }
+    const void* plan() const { return (resolved & kPlan) != 0 ? reinterpret_cast<const void*>(resolved & ~kPlan) : nullptr; }
+    void setEntity(uint64_t by, const void* entity) { owner = by, resolved = reinterpret_cast<uintptr_t>(entity); }
+    void setPlan(uint64_t by, const void* plan) { owner = by, resolved = reinterpret_cast<uintptr_t>(plan) | kPlan; }
+
+   private:
+    static constexpr uintptr_t kPlan = 1;  // (both are 8-byte aligned)
+    uintptr_t resolved = 0;
   };
   mutable Cache cache;
   Constructor(SourceLocation l, Name t) : Expr(Kind::Constructor, l), type(t) {}
 };
+static_assert(sizeof(Constructor) == 88, "a constructor call is its node, type, arguments and cache");
 
 struct IndexLookup : Expr {
   Name type;

@@ -1906,12 +1906,12 @@ uint32_t Evaluator::indexNumber(const std::vector<std::string>& attributes) {
 
 const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Constructor* ctor, Scope* scope) {
   bool resolved = ctor->cache.owner == generation_;
-  if (resolved && ctor->cache.plan != nullptr) return *static_cast<const ConstructorPlan*>(ctor->cache.plan);
+  if (resolved && ctor->cache.plan() != nullptr) return *static_cast<const ConstructorPlan*>(ctor->cache.plan());
   ConstructorPlan plan;
-  plan.entity = resolved ? static_cast<const model::Entity*>(ctor->cache.entity)
+  plan.entity = resolved ? static_cast<const model::Entity*>(ctor->cache.entity())
                          : constructorEntity(ctor, scope->ns, nullptr);
   auto keep = [&](ConstructorPlan& kept) -> const ConstructorPlan& {
-    ctor->cache = {generation_, kept.entity, &kept};
+    ctor->cache.setPlan(generation_, &kept);
     return kept;
   };
   const model::Entity* entity = plan.entity;
@@ -2532,7 +2532,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
     case ast::Kind::Constructor: {
       auto* c = static_cast<const ast::Constructor*>(e);
       const model::Entity* entity = constructorEntity(c, ns, expected);
-      c->cache = {generation_, entity, nullptr};
+      c->cache.setEntity(generation_, entity);
       for (const ast::KwArg& kw : c->named.kwargs) {
         const model::Attribute* attr = entity->attribute(kw.name.text());
         if (attr == nullptr)
