@@ -57,7 +57,13 @@ FileId CompileSession::readFile(const std::string& path) {
     badCol = static_cast<uint32_t>(codePointCount(std::string_view(prefix).substr(lineStart)) + 1);
   }
   normaliseNewlinesInPlace(raw);  // the text is not copied
+  if (sources_.size() >= kMaxFiles)
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot load " + displayPath(path) + ": a project has at most " +
+                                                                   std::to_string(kMaxFiles) + " model files"));
   FileId id = sources_.add(path, displayPath(path), std::move(raw));
+  if (sources_.file(id).lineCount() > kMaxLines)
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot load " + displayPath(path) + ": a model file has at most " +
+                                                                   std::to_string(kMaxLines) + " lines"));
   if (bad != std::string::npos)
     throw CompileError(Diagnostic(ErrorKind::ParserException, "Syntax error: the file is not valid UTF-8 text",
                                   SourceLocation{id, badLine, badCol}));
@@ -90,7 +96,7 @@ void CompileSession::load() {
       std::string root = findModule(module);
       auto failLoading = [&](Diagnostic cause) {
         Diagnostic diag(ErrorKind::ModuleLoadingException, "Failed to load module " + next.ns,
-                        next.importedAt ? next.importedAt->loc : SourceLocation{});
+                        next.importedAt ? next.importedAt->loc() : SourceLocation{});
         diag.causes.push_back(std::move(cause));
         throw CompileError(std::move(diag));
       };
@@ -120,7 +126,7 @@ void CompileSession::load() {
         else file = model / (sub.string() + ".cf");
       }
       if (root.empty() || !fs::is_regular_file(file)) {
-        std::string where = next.importedAt ? sources_.format(next.importedAt->loc, false) : std::string("main.cf");
+        std::string where = next.importedAt ? sources_.format(next.importedAt->loc(), false) : std::string("main.cf");
         Diagnostic cause(ErrorKind::ModuleNotFoundException, "");
         if (root.empty()) {
           std::string searched;

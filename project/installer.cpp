@@ -129,7 +129,7 @@ std::vector<std::pair<std::string, int>> Resolver::importsOf(const std::string& 
       if (stmt->kind == compiler::ast::Kind::Import) {
         auto* imp = static_cast<const compiler::ast::Import*>(stmt);
         std::string ns(imp->module.text());
-        out.emplace_back(ns.substr(0, ns.find("::")), static_cast<int>(imp->loc.line));
+        out.emplace_back(ns.substr(0, ns.find("::")), static_cast<int>(imp->loc().line));
       }
   } catch (const CompileError& e) {
     fail(render(e));

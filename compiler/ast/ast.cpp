@@ -133,7 +133,7 @@ void dumpExpr(std::string& out, const Expr* e) {
     out += "<null>";
     return;
   }
-  if (gDetailed) dumpLoc(out, e->loc);
+  if (gDetailed) dumpLoc(out, e->loc());
   switch (e->kind) {
     case Kind::Literal: {
       const runtime::Value& v = static_cast<const Literal*>(e)->value();
@@ -327,7 +327,7 @@ void dumpMult(std::string& out, const Multiplicity& m) {
 }
 
 void dumpStmt(std::string& out, const Stmt* s) {
-  if (gDetailed && s->kind != Kind::ExprStmt) dumpLoc(out, s->loc);
+  if (gDetailed && s->kind != Kind::ExprStmt) dumpLoc(out, s->loc());
   switch (s->kind) {
     case Kind::ExprStmt:
       dumpExpr(out, static_cast<const ExprStmt*>(s)->expr);

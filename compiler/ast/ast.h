@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,11 +109,45 @@ enum class Kind : uint8_t {
 
 const char* kindName(Kind kind);
 
+// Where a node was written, in the 7 bytes after its kind (a tree has millions of nodes: a node
+// is 8 bytes, not 16): the file (12 bits: its number + 1, 0 for none), the line (25 bits) and the
+// column (19 bits). The loader refuses more files or longer files than that (kMaxFiles,
+// kMaxLines); a column past kMaxColumn is kept as 0, "only the line is known".
+struct PackedLocation {
+  static constexpr uint64_t kFileBits = 12, kLineBits = 25;
+  static uint64_t pack(SourceLocation at) {
+    uint64_t file = at.file == kNoFile || at.file >= kMaxFiles ? 0 : uint64_t(at.file) + 1;
+    uint64_t line = at.line <= kMaxLines ? at.line : 0;
+    uint64_t col = at.col <= kMaxColumn ? at.col : 0;
+    return file | (line << kFileBits) | (col << (kFileBits + kLineBits));
+  }
+  static SourceLocation unpack(uint64_t bits) {
+    uint64_t file = bits & ((uint64_t(1) << kFileBits) - 1);
+    return SourceLocation{file == 0 ? kNoFile : static_cast<FileId>(file - 1),
+                          static_cast<uint32_t>((bits >> kFileBits) & ((uint64_t(1) << kLineBits) - 1)),
+                          static_cast<uint32_t>((bits >> (kFileBits + kLineBits)) & kMaxColumn)};
+  }
+};
+static_assert(kMaxFiles + 1 < (1u << PackedLocation::kFileBits) && kMaxLines < (1u << PackedLocation::kLineBits) &&
+                  PackedLocation::kFileBits + PackedLocation::kLineBits + 19 == 56 && kMaxColumn == (1u << 19) - 1,
+              "a packed location is 56 bits");
+
 struct Node {
   Kind kind;
-  SourceLocation loc;
-  explicit Node(Kind k, SourceLocation l = {}) : kind(k), loc(l) {}
+  explicit Node(Kind k, SourceLocation l = {}) : kind(k) {
+    uint64_t bits = PackedLocation::pack(l);
+    std::memcpy(loc_, &bits, sizeof loc_);
+  }
+  SourceLocation loc() const {
+    uint64_t bits = 0;
+    std::memcpy(&bits, loc_, sizeof loc_);
+    return PackedLocation::unpack(bits);
+  }
+
+ private:
+  unsigned char loc_[7];  // (PackedLocation, its low 56 bits)
 };
+static_assert(sizeof(Node) == 8 && alignof(Node) == 1, "a node is its kind and its packed location");
 
 struct Expr : Node {
   using Node::Node;
@@ -159,7 +194,7 @@ struct Literal : Expr {
  private:
   runtime::ConstantVariable variable_;
 };
-static_assert(sizeof(Literal) == 32, "a literal is its node and its variable");
+static_assert(sizeof(Literal) == 24, "a literal is its node and its variable");
 
 // What the evaluator keeps on a node for one compile (a plan, a variable): `value`, valid for the
 // evaluator whose unique number is `owner` (another evaluator replaces it).
@@ -199,16 +234,16 @@ struct Regex : Expr {
       : Expr(Kind::Regex, l), pattern(std::move(p)), patternLoc(pl) {}
 };
 
-// A name read, possibly qualified (`std::linux`): 32 bytes, its name's location being the node's
+// A name read, possibly qualified (`std::linux`): 24 bytes, its name's location being the node's
 // (a tree has one per reference: a million at 100,000 services).
 struct VarRef : Expr {
   VarRef(Name n) : Expr(Kind::VarRef, n.loc), text_(n.bare()) {}
-  Name name() const { return Name::of(text_, loc); }
+  Name name() const { return Name::of(text_, loc()); }
 
  private:
   Name::Text text_;
 };
-static_assert(sizeof(VarRef) == 32, "a reference is its node and its name's text");
+static_assert(sizeof(VarRef) == 24, "a reference is its node and its name's text");
 
 struct AttrRef : Expr {
   Expr* object;
@@ -290,7 +325,7 @@ struct Constructor : Expr {
   mutable Cache cache;
   Constructor(SourceLocation l, Name t) : Expr(Kind::Constructor, l), type(t) {}
 };
-static_assert(sizeof(Constructor) == 88, "a constructor call is its node, type, arguments and cache");
+static_assert(sizeof(Constructor) == 80, "a constructor call is its node, type, arguments and cache");
 
 struct IndexLookup : Expr {
   Name type;
@@ -339,7 +374,7 @@ struct DictLit : Expr {
 
 struct ExprStmt : Stmt {
   Expr* expr;
-  ExprStmt(Expr* e) : Stmt(Kind::ExprStmt, e->loc), expr(e) {}
+  ExprStmt(Expr* e) : Stmt(Kind::ExprStmt, e->loc()), expr(e) {}
 };
 
 // `target = value` or `target += value` (listOnly); target is a VarRef or an AttrRef.

@@ -494,8 +494,8 @@ Declared declaredIn(const ast::Block& block, const ast::For* loop) {
     if (added) out.emplace_back(name, runtime::MostlyOne<SourceLocation>());
     out[it->second].second.push_back(where);
   };
-  forEachAssigned(block, [&](const ast::Name& name, const ast::Assign* a) { add(name.text(), a->loc); });
-  if (loop != nullptr) add(loop->variable.text(), loop->loc);
+  forEachAssigned(block, [&](const ast::Name& name, const ast::Assign* a) { add(name.text(), a->loc()); });
+  if (loop != nullptr) add(loop->variable.text(), loop->loc());
   return out;
 }
 }  // namespace
@@ -609,7 +609,7 @@ void Evaluator::evaluateStatement(const ast::Expr* expr, Scope* scope) {
   // an expression evaluated directly needs a unit of its own when nothing reads its value
   if (v->kind() == Variable::Kind::Direct)
     scheduler_.unit({v}, [v] { (void)v->get(); },
-                                               ast::kindName(expr->kind), expr->loc, true);
+                                               ast::kindName(expr->kind), expr->loc(), true);
 }
 
 void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
@@ -625,7 +625,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       if (ends == 2 && r->left.text() == r->right.text() && r->leftAttr.text() == r->rightAttr.text()) ends = 1;  // self-inverse
       for (const ast::Expr* e : r->annotations) {
         Variable* v = emit(e, scope);
-        scheduler_.unit({v}, [v] { (void)v->get(); }, "relation annotation", e->loc, true);
+        scheduler_.unit({v}, [v] { (void)v->get(); }, "relation annotation", e->loc(), true);
         annotations_.push_back({v, r, ends});
       }
       return;
@@ -639,8 +639,8 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       auto* ref = static_cast<const ast::VarRef*>(a->target);
       Variable* target = scope->find(ref->name());
       Variable* value = emit(a->value, scope);
-      scheduler_.unit({value}, [target, value, a] { target->set(value->get(), a->loc); },
-          assignLabel(ref), a->loc, true);
+      scheduler_.unit({value}, [target, value, a] { target->set(value->get(), a->loc()); },
+          assignLabel(ref), a->loc(), true);
       return;
     }
     case ast::Kind::If: {
@@ -659,11 +659,11 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
             if (!c.isBool())
               fail(ErrorKind::RuntimeException,
                    "Invalid value `" + runtime::str(c) + "`: the condition for an if statement can only be a boolean expression",
-                   i->loc);
+                   i->loc());
             const ast::Block& branch = c.asBool() ? i->thenBlock : i->elseBlock;
             emitBlock(branch, blockScope(branch, scope), false);
           },
-          "if", i->loc, false);
+          "if", i->loc(), false);
       return;
     }
     case ast::Kind::For: {
@@ -673,7 +673,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
         if (element.isUnknown()) return;
         Scope* inner = &scopes_.emplace_back(scope, scope->ns);
         Variable* loopVar = scheduler_.makePlain();
-        loopVar->set(element, f->loc);
+        loopVar->set(element, f->loc());
         inner->declare(f->variable, loopVar);
         declare(f->body, inner);
         emitBlock(f->body, inner, false);
@@ -688,20 +688,20 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
                   hint = hint.empty() ? "'" + runtime::str(v) + "' is not a list."
                                       : "'" + hint + "' resolves to '" + runtime::str(v) + "'.";
                   fail(ErrorKind::TypingException, "A for loop can only be applied to lists and relations. Hint: " + hint,
-                       f->loc);
+                       f->loc());
                 }
                 for (const Value& element : v.asList()) iterate(element);
               }
               commit();
             },
-            "for", f->loc, false);
+            "for", f->loc(), false);
       };
       // a relation is iterated gradually: each value as it arrives (a purely gradual consumer)
       bool viaVariable = whenVariable(f->iterable, scope, [this, f, iterate, wholeList, commit](Variable* v) {
         if (v->kind() != Variable::Kind::List) return wholeList(v);
         collectors_.push_back(std::make_unique<EachValue>(iterate));
-        v->listen(collectors_.back().get(), f->loc);
-        scheduler_.unit({v}, [commit] { commit(); }, "for", f->loc, false);
+        v->listen(collectors_.back().get(), f->loc());
+        scheduler_.unit({v}, [commit] { commit(); }, "for", f->loc(), false);
       });
       if (!viaVariable) wholeList(emit(f->iterable, scope));
       return;
@@ -756,13 +756,13 @@ Value applyOperators(const ast::Expr* e, const runtime::VarList& in, size_t& nex
     Value v = applyOperators(n->operand, in, next);
     if (v.isUnknown()) return v;
     if (!v.isBool())
-      fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", n->loc);
+      fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", n->loc());
     return Value(!v.asBool());
   }
   auto* b = static_cast<const ast::Binary*>(e);
   Value left = applyOperators(b->lhs, in, next);
   Value right = applyOperators(b->rhs, in, next);
-  return applyBinary(b->op, left, right, b->loc);
+  return applyBinary(b->op, left, right, b->loc());
 }
 }  // namespace
 
@@ -794,7 +794,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     case ast::Kind::VarRef:
       return lookup(static_cast<const ast::VarRef*>(expr)->name(), scope);
     case ast::Kind::Regex:
-      return lookup(ast::Name("self", expr->loc), scope);
+      return lookup(ast::Name("self", expr->loc()), scope);
     case ast::Kind::Binary: {
       auto* b = static_cast<const ast::Binary*>(expr);
       if (b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or) {
@@ -803,23 +803,23 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
         bool isAnd = b->op == ast::BinaryOp::And;
         scheduler_.unit({left}, [this, left, result, b, scope, isAnd] {
               Value l = left->get();
-              if (l.isUnknown()) return result->set(Value::unknown(), b->loc);
+              if (l.isUnknown()) return result->set(Value::unknown(), b->loc());
               if (!l.isBool())
                 fail(ErrorKind::RuntimeException,
                      "Invalid left hand value `" + runtime::str(l) + "`: `" + (isAnd ? "and" : "or") +
                          "` expects a boolean",
-                     b->loc);
-              if (l.asBool() != isAnd) return result->set(l, b->loc);
+                     b->loc());
+              if (l.asBool() != isAnd) return result->set(l, b->loc());
               Variable* right = emit(b->rhs, scope);
               scheduler_.unit({right}, [right, result, b] {
                     Value r = right->get();
                     if (!r.isUnknown() && !r.isBool())
-                      fail(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(r) + "', expected bool", b->loc);
-                    result->set(r, b->loc);
+                      fail(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(r) + "', expected bool", b->loc());
+                    result->set(r, b->loc());
                   },
-                  "and/or", b->loc, true);
+                  "and/or", b->loc(), true);
             },
-            "and/or", b->loc, true);
+            "and/or", b->loc(), true);
         return result;
       }
       return emitOperators(b, scope);
@@ -831,16 +831,16 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       Variable* result = scheduler_.makePlain();
       scheduler_.unit({cond}, [this, cond, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
             Value v = cond->get();
-            if (v.isUnknown()) return result->set(Value::unknown(), c->loc);
+            if (v.isUnknown()) return result->set(Value::unknown(), c->loc());
             if (!v.isBool())
               fail(ErrorKind::RuntimeException,
                    "Invalid value `" + runtime::str(v) + "`: the condition for a conditional expression must be a boolean expression",
-                   c->loc);
+                   c->loc());
             Variable* branch = emit(v.asBool() ? c->whenTrue : c->whenFalse, scope, lhsCopy ? &*lhsCopy : nullptr);
-            scheduler_.unit({branch}, [branch, result, c] { result->set(branch->get(), c->loc); },
-                                                       "conditional", c->loc, true);
+            scheduler_.unit({branch}, [branch, result, c] { result->set(branch->get(), c->loc()); },
+                                                       "conditional", c->loc(), true);
           },
-          "conditional", c->loc, true);
+          "conditional", c->loc(), true);
       return result;
     }
     case ast::Kind::ListLit: {
@@ -893,14 +893,14 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
         if (d.isUnknown() || k.isUnknown()) return Value::unknown();
         if (!d.isDict())
           fail(ErrorKind::TypingException, "dict lookup is only possible on dicts, " + runtime::str(d) + " is not an object",
-               m->loc);
+               m->loc());
         if (!k.isString())
-          fail(ErrorKind::TypingException, "dict keys must be string, " + runtime::str(k) + " is not a string", m->loc);
+          fail(ErrorKind::TypingException, "dict keys must be string, " + runtime::str(k) + " is not a string", m->loc());
         const Value* found = d.asDict().find(k.asString());
         if (found == nullptr) {
           std::string options;
           for (const auto& [name, v] : d.asDict().items) options += (options.empty() ? "" : ",") + name;
-          fail(ErrorKind::KeyException, "key " + k.asString() + " not found in dict, options are [" + options + "]", m->loc);
+          fail(ErrorKind::KeyException, "key " + k.asString() + " not found in dict, options are [" + options + "]", m->loc());
         }
         return *found;
       });
@@ -912,25 +912,25 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       // the slot is complete
       auto onSlot = [this, result, d](Variable* slot) {
         if (slot->kind() == Variable::Kind::List) {
-          collectors_.push_back(std::make_unique<IsDefinedListener>(result, d->loc));
-          slot->listen(collectors_.back().get(), d->loc);
+          collectors_.push_back(std::make_unique<IsDefinedListener>(result, d->loc()));
+          slot->listen(collectors_.back().get(), d->loc());
         }
         scheduler_.unit({slot}, [slot, result, d] {
               if (result->isReady()) return;
               // an empty optional relation is not defined (reading it would raise)
               if (slot->kind() == Variable::Kind::Option && slot->isReady() && slot->current().isNull())
-                return result->set(Value(false), d->loc);
+                return result->set(Value(false), d->loc());
               const Value& x = slot->get();
-              if (x.isUnknown()) return result->set(Value::unknown(), d->loc);
-              if (x.isNull()) return result->set(Value(false), d->loc);
+              if (x.isUnknown()) return result->set(Value::unknown(), d->loc());
+              if (x.isNull()) return result->set(Value(false), d->loc());
               if (x.isList()) {
-                if (x.asList().empty()) return result->set(Value(false), d->loc);
+                if (x.asList().empty()) return result->set(Value(false), d->loc());
                 if (std::all_of(x.asList().begin(), x.asList().end(), [](const Value& e) { return e.isUnknown(); }))
-                  return result->set(Value::unknown(), d->loc);
+                  return result->set(Value::unknown(), d->loc());
               }
-              result->set(Value(true), d->loc);
+              result->set(Value(true), d->loc());
             },
-            "is defined", d->loc, true);
+            "is defined", d->loc(), true);
       };
       if (d->object == nullptr) {
         onSlot(lookup(d->attribute, scope));
@@ -939,10 +939,10 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       Variable* object = emit(d->object, scope);
       scheduler_.unit({object}, [object, d, onSlot] {
             Value o = object->get();
-            Variable* slot = attributeSlot(o, d->attribute.text(), d->object, d->loc);
+            Variable* slot = attributeSlot(o, d->attribute.text(), d->object, d->loc());
             onSlot(slot);
           },
-          "is defined", d->loc, true);
+          "is defined", d->loc(), true);
       return result;
     }
     case ast::Kind::StringFormat: {
@@ -973,25 +973,25 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       Variable* result = scheduler_.makePlain();
       scheduler_.unit({iterable}, [this, iterable, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
             Value it = iterable->get();
-            if (it.isUnknown()) return result->set(Value(ValueList{Value::unknown()}), c->loc);
+            if (it.isUnknown()) return result->set(Value(ValueList{Value::unknown()}), c->loc());
             if (!it.isList())
               fail(ErrorKind::TypingException,
                    "A list comprehension can only be applied to lists and relations, got " + runtime::pythonTypeName(it),
-                   c->loc);
+                   c->loc());
             // per element: the guard, then the value when the guard holds
             std::vector<Variable*> parts;
             for (const Value& element : it.asList()) {
               Scope* inner = &scopes_.emplace_back(scope, scope->ns);
               Variable* loopVar = scheduler_.makePlain();
-              loopVar->set(element, c->loc);
+              loopVar->set(element, c->loc());
               inner->declare(c->variable, loopVar);
               Variable* part = scheduler_.makePlain();
               parts.push_back(part);
               auto emitValue = [this, c, inner, part, element, lhsCopy] {
-                if (element.isUnknown()) return part->set(Value::unknown(), c->loc);
+                if (element.isUnknown()) return part->set(Value::unknown(), c->loc());
                 Variable* v = emit(c->value, inner, lhsCopy ? &*lhsCopy : nullptr);
-                scheduler_.unit({v}, [v, part, c] { part->set(v->get(), c->loc); },
-                                                           "list comprehension", c->loc, true);
+                scheduler_.unit({v}, [v, part, c] { part->set(v->get(), c->loc()); },
+                                                           "list comprehension", c->loc(), true);
               };
               if (c->guard == nullptr) {
                 emitValue();
@@ -1000,16 +1000,16 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
               Variable* guard = emit(c->guard, inner);
               scheduler_.unit({guard}, [guard, part, c, element, emitValue] {
                     Value g = guard->get();
-                    if (g.isUnknown()) return part->set(Value::unknown(), c->loc);
+                    if (g.isUnknown()) return part->set(Value::unknown(), c->loc());
                     if (!g.isBool())
                       fail(ErrorKind::RuntimeException,
                            "Invalid value `" + runtime::str(g) +
                                "`: the condition for a conditional expression must be a boolean expression",
-                           c->loc);
-                    if (!g.asBool()) return part->set(Value(ValueList{}), c->loc);
+                           c->loc());
+                    if (!g.asBool()) return part->set(Value(ValueList{}), c->loc());
                     emitValue();
                   },
-                  "list comprehension", c->loc, true);
+                  "list comprehension", c->loc(), true);
             }
             scheduler_.unit(runtime::VarList(parts), [parts, result, c] {
                   ValueList out;
@@ -1018,11 +1018,11 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                     if (v.isList()) out.insert(out.end(), v.asList().begin(), v.asList().end());
                     else out.push_back(v);
                   }
-                  result->set(Value(std::move(out)), c->loc);
+                  result->set(Value(std::move(out)), c->loc());
                 },
-                "list comprehension", c->loc, true);
+                "list comprehension", c->loc(), true);
           },
-          "list comprehension", c->loc, true);
+          "list comprehension", c->loc(), true);
       return result;
     }
     case ast::Kind::Call: {
@@ -1038,11 +1038,11 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
           return scheduler_.makeDirect(std::move(all), [call](const runtime::VarList& in) -> Value {
             for (Variable* v : in) (void)v->get();
             if (!call->named.kwargs.empty() || !call->named.wrapped.empty())
-              fail(ErrorKind::RuntimeException, "Only positional arguments allowed in type cast", call->loc, true);
+              fail(ErrorKind::RuntimeException, "Only positional arguments allowed in type cast", call->loc(), true);
             std::string args;
             for (size_t i = 0; i < call->args.size(); ++i) args += (i ? "," : "") + runtime::repr(in[i]->get());
             fail(ErrorKind::RuntimeException, "Illegal arguments " + args + ": type cast expects exactly 1 argument",
-                 call->loc, true);
+                 call->loc(), true);
           });
         }
         Variable* arg = emit(call->args[0], scope);
@@ -1053,7 +1053,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                                                 : runtime::CastType::Number;
         return scheduler_.makeDirect({arg}, [arg, to, call]() -> Value {
           runtime::OpResult r = runtime::cast(to, arg->get());
-          if (r.error) fail(ErrorKind::RuntimeException, r.error->message, call->loc, true);
+          if (r.error) fail(ErrorKind::RuntimeException, r.error->message, call->loc(), true);
           return r.value;
         });
       }
@@ -1061,7 +1061,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       const model::Definition* def = model::resolveName(model_, scope->ns, call->function, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
         fail(ErrorKind::RuntimeException,
-             "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc, true);
+             "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc(), true);
       const PluginSpec* plugin = def->plugin();
       // the inputs: the positional arguments, the named ones, then the ** dicts, in that order
       runtime::VarList all;
@@ -1080,18 +1080,18 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
           Value d = in[next]->get();
           if (d.isUnknown()) return Value::unknown();
           if (!d.isDict())
-            fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", call->loc, true);
+            fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", call->loc(), true);
           for (const auto& [k, v] : d.asDict().items) {
             for (const auto& existing : kwargs)
               if (existing.first == k)
-                fail(ErrorKind::RuntimeException, "Keyword argument " + k + " repeated in function call", call->loc, true);
+                fail(ErrorKind::RuntimeException, "Keyword argument " + k + " repeated in function call", call->loc(), true);
             kwargs.emplace_back(k, v);
           }
         }
         context_->callingNs = ns;
-        context_->location = call->loc;
+        context_->location = call->loc();
         context_->scope = scope;
-        return callPlugin(*plugin, call->loc, args, kwargs);
+        return callPlugin(*plugin, call->loc(), args, kwargs);
       });
     }
     case ast::Kind::AttrRef: return emitAttrRef(static_cast<const ast::AttrRef*>(expr), scope);
@@ -1101,7 +1101,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       const model::Type* primitive = nullptr;
       const model::Definition* def = model::resolveName(model_, scope->ns, l->type, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Entity)
-        fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc);
+        fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc());
       std::vector<std::pair<std::string, Variable*>> args;
       for (const ast::KwArg& kw : l->named.kwargs) args.emplace_back(std::string(kw.name.text()), emit(kw.value, scope));
       std::vector<Variable*> wrapped;
@@ -1121,26 +1121,26 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
             std::string rel(l->relation.text());
             if (!o.isInstance())
               fail(ErrorKind::TypingException,
-                   "short index lookup is only possible on an instance, " + runtime::repr(o) + " is not an instance", l->loc);
+                   "short index lookup is only possible on an instance, " + runtime::repr(o) + " is not an instance", l->loc());
             auto* instance = static_cast<runtime::Instance*>(o.asInstance());
             const model::Attribute* attr = instance->entity->attribute(rel);
             if (attr == nullptr)
               fail(ErrorKind::NotFoundException,
-                   "could not find attribute with name: " + rel + " in type " + instance->entity->fullName, l->loc);
+                   "could not find attribute with name: " + rel + " in type " + instance->entity->fullName, l->loc());
             if (!attr->isRelation)
               fail(ErrorKind::TypingException, "short index lookup is only possible on relations, " + rel + " is an attribute",
-                   l->loc);
+                   l->loc());
             if (attr->inverse == nullptr)
               fail(ErrorKind::TypingException,
                    "short index lookup is only possible on bi-drectional relations, " + attr->entity->fullName + "." +
                        rel + " is unidirectional",
-                   l->loc);
+                   l->loc());
             Variable* found = emitIndexLookup(attr->target(), args, wrapped,
                                               {{attr->inverse->name, Value(static_cast<runtime::InstanceBase*>(instance))}}, l);
-            scheduler_.unit({found}, [found, result, l] { result->set(found->get(), l->loc); },
-                                                       "index lookup", l->loc, true);
+            scheduler_.unit({found}, [found, result, l] { result->set(found->get(), l->loc()); },
+                                                       "index lookup", l->loc(), true);
           },
-          "index lookup", l->loc, true);
+          "index lookup", l->loc(), true);
       return result;
     }
     default:  // every expression kind is handled above; a new one must be added there
@@ -1276,7 +1276,7 @@ Value Evaluator::formatFString(const ast::FString* fmt, const std::vector<Value>
   }
   std::string error;
   std::optional<std::string> result = formatPython(fmt->format, fields, error);
-  if (!result) fail(ErrorKind::RuntimeException, error, fmt->loc, true);
+  if (!result) fail(ErrorKind::RuntimeException, error, fmt->loc(), true);
   return Value(*result);
 }
 
@@ -1450,7 +1450,7 @@ Variable* Evaluator::constantVariable(ast::EvalCache& cache, F value) {
 
 Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t) {
   auto bad = [&](const ast::Expr* x) -> Value {
-    fail(ErrorKind::DirectExecuteException, "The statement " + pretty(x) + " can not be executed in this context", x->loc);
+    fail(ErrorKind::DirectExecuteException, "The statement " + pretty(x) + " can not be executed in this context", x->loc());
   };
   switch (e->kind) {
     case ast::Kind::Literal: {
@@ -1460,7 +1460,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       std::string_view n = static_cast<const ast::VarRef*>(e)->name().text();
       if (n == "self" || n == t.definition->name.text()) return self;
       fail(ErrorKind::NotFoundException,
-           "Unable to resolve `" + std::string(n) + "`: a type constraint can not reference variables.", e->loc, true);
+           "Unable to resolve `" + std::string(n) + "`: a type constraint can not reference variables.", e->loc(), true);
     }
     case ast::Kind::Regex: {
       auto* r = static_cast<const ast::Regex*>(e);
@@ -1468,7 +1468,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
         fail(ErrorKind::TypingException,
              "Regex can only be match with strings. " + runtime::str(self) + " is of type <class '" +
                  runtime::pythonTypeName(self) + "'>",
-             r->loc, true);
+             r->loc(), true);
       auto it = regexes_.find(r->pattern);
       if (it == regexes_.end()) {
         std::string error;
@@ -1485,22 +1485,22 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
         if (!l.isBool())
           fail(ErrorKind::RuntimeException,
                "Invalid left hand value `" + runtime::str(l) + "`: `" + (isAnd ? "and" : "or") + "` expects a boolean",
-               b->loc);
+               b->loc());
         if (l.asBool() != isAnd) return l;
         Value r = evalDirect(b->rhs, self, t);
         if (!r.isUnknown() && !r.isBool())
           fail(ErrorKind::RuntimeException,
                "Invalid right hand value `" + runtime::str(r) + "`: `" + (isAnd ? "and" : "or") + "` expects a boolean",
-               b->loc);
+               b->loc());
         return r;
       }
-      return applyBinary(b->op, l, evalDirect(b->rhs, self, t), b->loc);
+      return applyBinary(b->op, l, evalDirect(b->rhs, self, t), b->loc());
     }
     case ast::Kind::Not: {
       Value v = evalDirect(static_cast<const ast::Not*>(e)->operand, self, t);
       if (v.isUnknown()) return v;
       if (!v.isBool())
-        fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", e->loc);
+        fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", e->loc());
       return Value(!v.asBool());
     }
     case ast::Kind::Conditional: {
@@ -1510,7 +1510,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       if (!cond.isBool())
         fail(ErrorKind::RuntimeException,
              "Invalid value `" + runtime::str(cond) + "`: the condition for a conditional expression must be a boolean expression",
-             c->loc);
+             c->loc());
       return evalDirect(cond.asBool() ? c->whenTrue : c->whenFalse, self, t);
     }
     case ast::Kind::ListLit: {
@@ -1539,22 +1539,22 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
                                : name == "bool" ? runtime::CastType::Bool
                                                 : runtime::CastType::Number;
         runtime::OpResult r = runtime::cast(to, args[0]);
-        if (r.error) fail(ErrorKind::RuntimeException, r.error->message, call->loc, true);
+        if (r.error) fail(ErrorKind::RuntimeException, r.error->message, call->loc(), true);
         return r.value;
       }
       const model::Type* primitive = nullptr;
       const model::Definition* def = model::resolveName(model_, t.ns, call->function, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
         fail(ErrorKind::RuntimeException,
-             "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc, true);
+             "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc(), true);
       if (def->plugin()->contextAware)
-        fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc, true);
+        fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc(), true);
       std::vector<std::pair<std::string, Value>> kwargs;
       for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text()), evalDirect(kw.value, self, t));
       context_->callingNs = t.ns;
-      context_->location = call->loc;
+      context_->location = call->loc();
       context_->scope = nullptr;
-      return callPlugin(*def->plugin(), call->loc, args, kwargs);
+      return callPlugin(*def->plugin(), call->loc(), args, kwargs);
     }
     default:
       return bad(e);
@@ -2008,14 +2008,14 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         for (size_t i = earlyCount; i < in.size(); ++i) {
           Value d = in[i]->get();
           if (!d.isDict())
-            fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", ctor->loc);
+            fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", ctor->loc());
           for (const auto& [k, v] : d.asDict().items) {
             if (entity->attribute(k) == nullptr)
-              fail(ErrorKind::TypingException, "no attribute " + k + " on type " + entity->fullName, ctor->loc);
+              fail(ErrorKind::TypingException, "no attribute " + k + " on type " + entity->fullName, ctor->loc());
             bool repeated = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == k; }) || isLate(k);
             if (repeated)
               fail(ErrorKind::RuntimeException,
-                   "The attribute " + k + " is set twice in the constructor call of " + entity->shortName + ".", ctor->loc);
+                   "The attribute " + k + " is set twice in the constructor call of " + entity->shortName + ".", ctor->loc());
             values.emplace_back(k, v);
             planned = false;
           }
@@ -2053,7 +2053,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
                 if (!given(a) && message.find("'" + a + "'") == std::string::npos)
                   message += "\n\t* Missing attribute '" + a + "'. The attribute " + entity->fullName + "." + a +
                              " is part of an index.";
-          fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc);
+          fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc());
         }
         IndexKeys keys(*this, values);
         if (!indexAttributes.empty()) {
@@ -2065,7 +2065,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               if (uint32_t number = table.find(*key)) {
                 runtime::Instance* known = instanceNumbered(number);
                 if (found != nullptr && found != known)
-                  fail(ErrorKind::IndexCollisionException, "Inconsistent indexes detected!", ctor->loc);
+                  fail(ErrorKind::IndexCollisionException, "Inconsistent indexes detected!", ctor->loc());
                 found = known;
               }
             }
@@ -2074,15 +2074,15 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         if (instance != nullptr) {
           if (instance->entity != entity)
             fail(ErrorKind::DuplicateException,
-                 "Type found in index is not an exact match (original at (" + where(ctor->loc) + ")) (duplicate at (" +
+                 "Type found in index is not an exact match (original at (" + where(ctor->loc()) + ")) (duplicate at (" +
                      where(instance->constructedAt()) + "))",
-                 ctor->loc);
-          instance->matchedAt(ctor->loc);
+                 ctor->loc());
+          instance->matchedAt(ctor->loc());
         } else {
-          instance = createInstance(entity, *plan.entityPlan, ctor->loc);
+          instance = createInstance(entity, *plan.entityPlan, ctor->loc());
           if (!indexAttributes.empty()) registerInIndexes(instance, keys, ctor);
         }
-        for (const auto& [name, v] : values) setAttribute(instance, entity->attribute(name), v, ctor->loc, true);
+        for (const auto& [name, v] : values) setAttribute(instance, entity->attribute(name), v, ctor->loc(), true);
         // the other arguments and the defaults, asynchronously (step 6)
         std::vector<ConstructorPlan::Step> dynamicSteps;
         if (!planned)
@@ -2093,7 +2093,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         uint64_t batchMark = 0;
         auto assignKnown = [&](const model::Attribute* attribute, Variable* value, runtime::Promise* promise, size_t step) {
           if (batch == nullptr || scheduler_.queueChanges() != batchMark) {
-            batch = new AssignmentBatch(*this, instance, ctor->loc, steps.size() - step);
+            batch = new AssignmentBatch(*this, instance, ctor->loc(), steps.size() - step);
             batch->add(attribute, value, promise);
             scheduler_.submit(batch);
             batchMark = scheduler_.queueChanges();
@@ -2116,7 +2116,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             Variable* slot = instance->slot(attr);
             runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
             if (attr->isMulti()) {
-              assignGradual(kw.value, scope, instance, attr, ctor->loc, [slot, promise] { slot->fulfill(promise); });
+              assignGradual(kw.value, scope, instance, attr, ctor->loc(), [slot, promise] { slot->fulfill(promise); });
               continue;
             }
             if (kw.value->kind == ast::Kind::Literal) {
@@ -2129,7 +2129,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               assignKnown(attr, value, promise, stepIndex);
               continue;
             }
-            assignmentUnit(instance, attr, value, promise, ctor->loc, AssignmentOf::Argument);
+            assignmentUnit(instance, attr, value, promise, ctor->loc(), AssignmentOf::Argument);
             continue;
           }
           const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];
@@ -2144,7 +2144,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             assignKnown(dflt.attribute, value, promise, stepIndex);
             continue;
           }
-          assignmentUnit(instance, dflt.attribute, value, promise, ctor->loc, AssignmentOf::Default);
+          assignmentUnit(instance, dflt.attribute, value, promise, ctor->loc(), AssignmentOf::Default);
         }
         selectImplementations(instance);
         return Value(static_cast<runtime::InstanceBase*>(instance));
@@ -2213,7 +2213,7 @@ void Evaluator::selectImplementations(runtime::Instance* instance) {
             fail(ErrorKind::RuntimeException,
                  "Invalid value `" + runtime::str(c) +
                      "`: the condition for a conditional implementation can only be a boolean expression",
-                 rule->when->loc);
+                 rule->when->loc());
           if (!c.asBool()) return;
           for (const model::Implementation* impl : rule->implementations) runImplementation(instance, impl);
         },
@@ -2236,18 +2236,18 @@ Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
   // runs twice)
   scheduler_.unit({object}, [this, object, ref, result, slot = static_cast<Variable*>(nullptr)]() mutable {
         if (slot == nullptr) {
-          slot = attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc);
+          slot = attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc());
           return scheduler_.runAgainWhen(slot);
         }
         try {
-          result->set(slot->get(), ref->loc);
+          result->set(slot->get(), ref->loc());
         } catch (CompileError& e) {
           if (e.diagnostic().kind == ErrorKind::OptionalValueException && !e.diagnostic().location.valid())
-            e.diagnostic().location = ref->loc;
+            e.diagnostic().location = ref->loc();
           throw;
         }
       },
-      exprLabel(ref), ref->loc, true);
+      exprLabel(ref), ref->loc(), true);
   return result;
 }
 
@@ -2261,25 +2261,25 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
           fail(ErrorKind::TypingException,
                "The object at " + ast::dump(target->object) + " is not an Entity but a <class '" +
                    runtime::pythonTypeName(o) + "'> with value " + runtime::str(o),
-               assign->loc);
+               assign->loc());
         auto* instance = static_cast<runtime::Instance*>(o.asInstance());
         const model::Attribute* attr = instance->entity->attribute(name);
         if (attr == nullptr)
           fail(ErrorKind::NotFoundException,
-               "could not find attribute with name: " + name + " in type " + instance->entity->fullName, assign->loc);
+               "could not find attribute with name: " + name + " in type " + instance->entity->fullName, assign->loc());
         if (assign->listOnly && !attr->isMulti())
-          fail(ErrorKind::TypingException, "Can not use += on relations with multiplicity 1", assign->loc);
+          fail(ErrorKind::TypingException, "Can not use += on relations with multiplicity 1", assign->loc());
         Variable* slot = instance->slot(name);
         runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
         if (attr->isMulti()) {
-          assignGradual(assign->value, scope, instance, attr, assign->loc, [slot, promise] { slot->fulfill(promise); });
+          assignGradual(assign->value, scope, instance, attr, assign->loc(), [slot, promise] { slot->fulfill(promise); });
           return;
         }
         Lhs here{instance, attr};
         Variable* value = emit(assign->value, scope, attr->isRelation ? &here : nullptr);
-        assignmentUnit(instance, attr, value, promise, assign->loc, AssignmentOf::Statement, target);
+        assignmentUnit(instance, attr, value, promise, assign->loc(), AssignmentOf::Statement, target);
       },
-      assignLabel(target), assign->loc, true);
+      assignLabel(target), assign->loc(), true);
 }
 
 // ------------------------------------------------------------------ final checks (4.14)
@@ -2299,12 +2299,12 @@ void Evaluator::finalChecks() {
     for (const auto& [entity, text, lookups] : left)
       for (const PendingLookup& p : *lookups)
         errors.emplace_back(ErrorKind::NotFoundException,
-                            "No match in index on type " + entity->fullName + " with key " + p.key, p.at->loc, false);
+                            "No match in index on type " + entity->fullName + " with key " + p.key, p.at->loc(), false);
   }
   for (const Annotation& a : annotations_)
     if (a.value->isReady() && a.value->get().isUnknown())
       for (int i = 0; i < a.ends; ++i)
-        errors.emplace_back(ErrorKind::TypingException, "Relation annotation can not be Unknown", a.relation->loc, false);
+        errors.emplace_back(ErrorKind::TypingException, "Relation annotation can not be Unknown", a.relation->loc(), false);
   const std::vector<runtime::Instance*>& all = instances_.all();
   for (size_t n = 0; n < all.size(); ++n) {
     runtime::Instance* instance = all[n];
@@ -2381,14 +2381,14 @@ void Evaluator::registerInIndexes(runtime::Instance* instance, IndexKeys& keys, 
         if (found == nullptr) continue;
         const std::string& key = *found;
         if (table.insert(key, instance->ordinal, indexKeys_) != instance->ordinal)
-          fail(ErrorKind::DuplicateException, "Duplicate key in index. " + keys.text(idx), at->loc);
+          fail(ErrorKind::DuplicateException, "Duplicate key in index. " + keys.text(idx), at->loc());
         auto pendingHere = pending_.find(owner);
         if (pendingHere == pending_.end()) continue;
         auto waiting = pendingHere->second.find(key);
         if (waiting != pendingHere->second.end()) {
           std::vector<PendingLookup> lookups = std::move(waiting->second);
           pendingHere->second.erase(waiting);
-          for (const PendingLookup& p : lookups) p.result->set(Value(static_cast<runtime::InstanceBase*>(instance)), at->loc);
+          for (const PendingLookup& p : lookups) p.result->set(Value(static_cast<runtime::InstanceBase*>(instance)), at->loc());
         }
       }
   }
@@ -2405,13 +2405,13 @@ Variable* Evaluator::emitIndexLookup(const model::Entity* entity, std::vector<st
         std::vector<std::pair<std::string, Value>> values = fixed;
         auto add = [&](const std::string& name, const Value& v) {
           if (std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; }))
-            fail(ErrorKind::RuntimeException, "Attribute " + name + " provided twice in index lookup", at->loc);
+            fail(ErrorKind::RuntimeException, "Attribute " + name + " provided twice in index lookup", at->loc());
           values.emplace_back(name, v);
         };
         for (const auto& [n, v] : args) add(n, v->get());
         for (Variable* w : wrapped) {
           Value d = w->get();
-          if (!d.isDict()) fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", at->loc);
+          if (!d.isDict()) fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", at->loc());
           for (const auto& [k, v] : d.asDict().items) add(k, v);
         }
         for (auto& [n, v] : values) {
@@ -2432,18 +2432,18 @@ Variable* Evaluator::emitIndexLookup(const model::Entity* entity, std::vector<st
           std::string listed;
           for (const auto& [n, v] : values) listed += (listed.empty() ? "" : ", ") + ("('" + n + "', " + runtime::repr(v) + ")");
           fail(ErrorKind::NotFoundException, "No index defined on " + entity->fullName + " for this lookup: [" + listed + "]",
-               at->loc);
+               at->loc());
         }
         std::string key;
         indexKeyBytes(*index, values, key);  // (complete: the index is the lookup's attributes)
         if (uint32_t number = indexes_[entity].find(key)) {
-          result->set(Value(static_cast<runtime::InstanceBase*>(instanceNumbered(number))), at->loc);
+          result->set(Value(static_cast<runtime::InstanceBase*>(instanceNumbered(number))), at->loc());
           return;
         }
         bool complete = false;
         pending_[entity][key].push_back(PendingLookup{result, at, indexKey(*index, values, complete)});
       },
-      "index lookup", at->loc, true);
+      "index lookup", at->loc(), true);
   return result;
 }
 
@@ -2513,16 +2513,16 @@ const model::Entity* Evaluator::constructorEntity(const ast::Constructor* ctor, 
            "Could not determine namespace for type " + std::string(ctor->type.text()) + ". " +
                std::to_string(candidates.size()) + " possible candidates exists: [" + names +
                "]. To resolve this, use the fully qualified name instead of the short name.",
-           ctor->loc);
+           ctor->loc());
     }
     return candidates.front();
   }
   if (def == nullptr || def->kind != model::Definition::Kind::Entity)
-    fail(ErrorKind::TypingException, std::string(ctor->type.text()) + " is not an entity", ctor->loc);
+    fail(ErrorKind::TypingException, std::string(ctor->type.text()) + " is not an entity", ctor->loc());
   const model::Entity* entity = def->entity();
   if (expected != nullptr && !entity->isA(expected))
     fail(ErrorKind::TypingException,
-         "Can not assign a value of type " + entity->fullName + " to a variable of type " + expected->fullName, ctor->loc);
+         "Can not assign a value of type " + entity->fullName + " to a variable of type " + expected->fullName, ctor->loc());
   return entity;
 }
 
@@ -2542,7 +2542,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
           fail(ErrorKind::TypingException,
                "Can not assign a value of type " + std::string(static_cast<const ast::Constructor*>(kw.value)->type.text()) +
                    " to a variable of type " + attr->type->name(),
-               kw.value->loc);
+               kw.value->loc());
         normalizeExpr(kw.value, ns, attr->isRelation ? attr->target() : nullptr);
       }
       for (const ast::Expr* w : c->named.wrapped) normalizeExpr(w, ns, nullptr);
@@ -2553,7 +2553,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
       const model::Type* primitive = nullptr;
       const model::Definition* def = model::resolveName(model_, ns, l->type, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Entity)
-        fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc);
+        fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc());
       for (const ast::KwArg& kw : l->named.kwargs) normalizeExpr(kw.value, ns, nullptr);
       for (const ast::Expr* w : l->named.wrapped) normalizeExpr(w, ns, nullptr);
       return;
@@ -2572,7 +2572,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
         const model::Definition* def = model::resolveName(model_, ns, c->function, &primitive);
         if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
           fail(ErrorKind::RuntimeException,
-               "Can not call '" + std::string(c->function.text()) + "', can only call plugin or primitive type cast", c->loc,
+               "Can not call '" + std::string(c->function.text()) + "', can only call plugin or primitive type cast", c->loc(),
                true);
       }
       for (const ast::Expr* a : c->args) normalizeExpr(a, ns, nullptr);
@@ -2587,7 +2587,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
         fail(ErrorKind::NotFoundException,
              "Namespace " + std::string(text.substr(0, sep)) + " not found. Try importing it with `import " +
                  std::string(text.substr(0, sep)) + "`",
-             e->loc, true);
+             e->loc(), true);
       return;
     }
     case ast::Kind::AttrRef: normalizeExpr(static_cast<const ast::AttrRef*>(e)->object, ns, nullptr); return;
@@ -2707,10 +2707,10 @@ bool Evaluator::whenVariable(const ast::Expr* e, Scope* scope, std::function<voi
   Variable* object = emit(ref->object, scope);
   scheduler_.unit({object}, [object, ref, then] {
         Value o = object->get();
-        Variable* slot = attributeSlot(o, ref->attribute.text(), ref->object, ref->loc);
+        Variable* slot = attributeSlot(o, ref->attribute.text(), ref->object, ref->loc());
         then(slot);
       },
-      exprLabel(ref), ref->loc, true);
+      exprLabel(ref), ref->loc(), true);
   return true;
 }
 
@@ -2810,13 +2810,13 @@ void attributeAssignments(const ast::Block& block, std::vector<const ast::AttrRe
 void Evaluator::whenInstance(const ast::Expr* expr, Scope* scope, std::function<void(const Value&)> then) {
   if (expr->kind != ast::Kind::AttrRef) {
     Variable* v = emit(expr, scope);
-    scheduler_.unit({v}, [v, then = std::move(then)] { then(v->get()); }, "eager promise", expr->loc, false);
+    scheduler_.unit({v}, [v, then = std::move(then)] { then(v->get()); }, "eager promise", expr->loc(), false);
     return;
   }
   auto* ref = static_cast<const ast::AttrRef*>(expr);
   whenInstance(ref->object, scope, [this, ref, then = std::move(then)](const Value& o) {
     if (o.isUnknown()) return then(o);
-    Variable* slot = attributeSlot(o, ref->attribute.text(), ref->object, ref->loc);
+    Variable* slot = attributeSlot(o, ref->attribute.text(), ref->object, ref->loc());
     scheduler_.unit({slot}, [slot, then] {
           const Value* v = nullptr;
           try {
@@ -2827,7 +2827,7 @@ void Evaluator::whenInstance(const ast::Expr* expr, Scope* scope, std::function<
           }
           then(*v);
         },
-        "eager promise", ref->loc, false);
+        "eager promise", ref->loc(), false);
   });
 }
 
@@ -2852,7 +2852,7 @@ std::function<void()> Evaluator::eagerPromises(const ast::Block& body, const std
     try {
       whenInstance(target->object, scope, [target, state](const Value& o) {
         if (o.isUnknown()) return;
-        Variable* slot = attributeSlot(o, target->attribute.text(), target->object, target->loc);
+        Variable* slot = attributeSlot(o, target->attribute.text(), target->object, target->loc());
         if (!slot->delayed()) return;
         runtime::Promise* p = slot->progressionPromise();
         if (p == nullptr) return;

@@ -144,7 +144,7 @@ class Definer {
         auto* imp = static_cast<const ast::Import*>(s);
         std::string alias(imp->alias.text());
         if (!imported.insert(alias).second)
-          fail(ErrorKind::DuplicateException, "Two import statements have the same name", imp->loc, false);
+          fail(ErrorKind::DuplicateException, "Two import statements have the same name", imp->loc(), false);
         Namespace* target = model_.findNamespace(imp->module.text());
         if (target != nullptr) ns->visible[alias] = target;
       }
@@ -465,18 +465,18 @@ class Definer {
           if (a == nullptr)
             fail(ErrorKind::NotFoundException,
                  "Attribute '" + std::string(n.text()) + "' referenced in index is not defined in entity " + e->fullName,
-                 idx->loc);
+                 idx->loc());
           if (a->isOptional())
             fail(ErrorKind::IndexException,
                  "Index can not contain optional relations, Attribute " + a->name + " of " + e->fullName +
                      " is optional",
-                 idx->loc);
+                 idx->loc());
           if (a->isMulti() || (!a->isRelation && a->type->kind() == Type::Kind::List) ||
               (!a->isRelation && a->type->kind() == Type::Kind::Nullable &&
                static_cast<const NullableType*>(a->type)->element->kind() == Type::Kind::List))
             fail(ErrorKind::IndexException,
                  "Index can not contain list attributes, Attribute " + a->name + " of " + e->fullName + " is a list",
-                 idx->loc);
+                 idx->loc());
           names.push_back(a->name);
         }
         std::sort(names.begin(), names.end());
@@ -527,7 +527,7 @@ class Definer {
             if (pa->name == a->name)
               fail(ErrorKind::DuplicateException,
                    "Attribute name " + a->name + " is already defined in " + p->shortName + ", unable to define relationship",
-                   a->relation->loc);
+                   a->relation->loc());
         }
       }
   }

@@ -617,7 +617,7 @@ class Builder {
     ast::Expr* cond = expression(q->expression(0));
     ast::Expr* a = expression(q->expression(1));
     ast::Expr* b = expression(q->expression(2));
-    return f_.make<ast::Conditional>(cond->loc, cond, a, b);
+    return f_.make<ast::Conditional>(cond->loc(), cond, a, b);
   }
 
   // A variable followed by its attribute chain: a.b.c

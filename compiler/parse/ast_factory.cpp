@@ -86,7 +86,7 @@ void AstFactory::checkConstructorArguments(const ast::Constructor* ctor) {
         fail(ErrorKind::RuntimeException,
              "The attribute " + std::string(kwargs[i].name.text()) + " in the constructor call of " +
                  std::string(ctor->type.text()) + " is already set.",
-             ctor->loc);
+             ctor->loc());
 }
 
 void AstFactory::checkImplementCondition(const ast::Implement* implement) {
@@ -135,7 +135,7 @@ void AstFactory::checkKeywordArgument(const ast::Call& call, const std::vector<a
       fail(ErrorKind::RuntimeException,
            "Keyword argument " + std::string(n.text()) + " repeated in function call " + std::string(call.function.text()) +
                "()",
-           call.loc);
+           call.loc());
 }
 
 std::string AstFactory::dictKey(size_t keyKind, std::string_view keyText, SourceLocation keyLoc) {
@@ -158,7 +158,7 @@ std::string AstFactory::dictKey(size_t keyKind, std::string_view keyText, Source
 void AstFactory::dictEntry(const ast::DictLit& dict, DictEntries& entries, std::string key, ast::Expr* value,
                            std::unordered_map<std::string, size_t>& seen) {
   if (!seen.emplace(key, entries.size()).second)
-    fail(ErrorKind::DuplicateException, "duplicate key in dict " + key, dict.loc);
+    fail(ErrorKind::DuplicateException, "duplicate key in dict " + key, dict.loc());
   entries.emplace_back(std::move(key), value);
 }
 

@@ -931,7 +931,7 @@ class Parser {
         ast::Expr* whenTrue = expression(0);
         expect(COLON);
         ast::Expr* whenFalse = expression(2);
-        lhs = f_.make<ast::Conditional>(lhs->loc, lhs, whenTrue, whenFalse);
+        lhs = f_.make<ast::Conditional>(lhs->loc(), lhs, whenTrue, whenFalse);
       } else if (k == NOT_IN) {
         expect(IN);
         ast::Expr* rhs = expression(11);

@@ -303,14 +303,14 @@ TEST(Locations, NodesCarryTheReferencePositions) {
   ast::File* file = parseFile(ctx, sources, id, {});
   ASSERT_EQ(file->statements.size(), 3u);
   auto* assign = static_cast<const ast::Assign*>(file->statements[0]);
-  EXPECT_EQ(assign->loc.line, 1u);
-  EXPECT_EQ(assign->loc.col, 3u);
-  EXPECT_EQ(assign->value->loc.line, 2u);  // a constructor reports the line of `(`
+  EXPECT_EQ(assign->loc().line, 1u);
+  EXPECT_EQ(assign->loc().col, 3u);
+  EXPECT_EQ(assign->value->loc().line, 2u);  // a constructor reports the line of `(`
   auto* sum = static_cast<const ast::Assign*>(file->statements[1])->value;
-  EXPECT_EQ(sum->loc.line, 3u);  // an operator reports its own line
-  EXPECT_EQ(sum->loc.col, 7u);
+  EXPECT_EQ(sum->loc().line, 3u);  // an operator reports its own line
+  EXPECT_EQ(sum->loc().col, 7u);
   auto* call = static_cast<const ast::Assign*>(file->statements[2])->value;
-  EXPECT_EQ(call->loc.col, 5u);  // a call reports the start of its name
+  EXPECT_EQ(call->loc().col, 5u);  // a call reports the start of its name
 }
 
 // ------------------------------------------------------------------ the fast path

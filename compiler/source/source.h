@@ -12,6 +12,11 @@ namespace inmanta::compiler {
 
 using FileId = uint32_t;
 inline constexpr FileId kNoFile = UINT32_MAX;
+// What a location of the syntax tree can name (ast::PackedLocation): the loader refuses a project
+// of more files or a file of more lines; a column past the last is kept as "only the line".
+inline constexpr uint32_t kMaxFiles = 4094;
+inline constexpr uint32_t kMaxLines = (uint32_t(1) << 25) - 1;
+inline constexpr uint32_t kMaxColumn = (uint32_t(1) << 19) - 1;
 
 struct SourceLocation {
   FileId file = kNoFile;
