@@ -2,6 +2,7 @@
 // scope builds once it declares many names.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -129,7 +130,7 @@ TEST(Scope, AnInstancesScopeHoldsSelfAndDeclaresNothing) {
   EXPECT_EQ(block.find("self"), self);
 }
 
-// Which implementations ran for an instance: each once, beyond the 64 the header keeps as bits.
+// Which implementations ran for an instance: each once, beyond the 32 the header keeps as bits.
 TEST(Instance, RecordsEachImplementationOnce) {
   LoneInstance lone;
   EXPECT_FALSE(lone.instance->ranImplementations());
@@ -144,6 +145,32 @@ TEST(Instance, RecordsEachImplementationOnce) {
   EXPECT_TRUE(late.instance->ranImplementations());
   EXPECT_FALSE(late.instance->markImplementation(&implementations[65]));
   EXPECT_TRUE(late.instance->markImplementation(&implementations[3]));
+  LoneInstance boundary;  // the 32nd and 33rd: the last bit of the header, the first kept aside
+  for (size_t i = 0; i < 31; ++i) boundary.layout.implementationNumber(&implementations[i]);
+  EXPECT_TRUE(boundary.instance->markImplementation(&implementations[32]));
+  EXPECT_TRUE(boundary.instance->markImplementation(&implementations[31]));
+  EXPECT_FALSE(boundary.instance->markImplementation(&implementations[32]));
+  EXPECT_FALSE(boundary.instance->markImplementation(&implementations[31]));
+}
+
+// Where an instance was constructed, and the later constructor calls that matched it (kept aside
+// for the few instances that have them, and dropped with the instance).
+TEST(Instance, ShowsWhereItWasConstructedAndMatched) {
+  for (int round = 0; round < 2; ++round) {  // (the second instance may reuse the first's memory)
+    auto lone = std::make_unique<LoneInstance>();
+    lone->where = [](const SourceLocation& l) { return "f" + std::to_string(l.file) + ":" + std::to_string(l.line); };
+    lone->instance->~Instance();
+    lone->instance = new (lone->memory) runtime::Instance(&lone->entity, 1, &lone->layout, SourceLocation{4, 2000000, 300});
+    EXPECT_EQ(lone->instance->constructedAt().file, 4u);
+    EXPECT_EQ(lone->instance->constructedAt().line, 2000000u);
+    EXPECT_EQ(lone->instance->constructedAt().col, 300u);
+    EXPECT_EQ(lone->instance->display(), "__config__::E (instantiated at f4:2000000)");
+    if (round == 0) {
+      lone->instance->matchedAt(SourceLocation{0, 7, 1});
+      lone->instance->matchedAt(SourceLocation{1, 9, 1});
+      EXPECT_EQ(lone->instance->display(), "__config__::E (instantiated at f4:2000000,f0:7,f1:9)");
+    }
+  }
 }
 
 }  // namespace

@@ -98,25 +98,28 @@ struct SlotLayout : SlotTable {
   mutable std::vector<const model::Implementation*> implementations;  // (few: searched linearly)
 };
 
-// An instance's header is one 64-byte line: its entity's layout and the entity, where it was
-// first constructed and its number, the implementations run for it (bits), its scope, and a
-// pointer to what few instances have (more constructor calls that matched it).
+// An instance's header is 48 bytes (a compile has 740,000 at 100,000 services): its entity's
+// layout and the entity, where it was first constructed (packed) and its number, the first 32
+// implementations run for it (bits), and its scope. What few instances have (more constructor
+// calls that matched it, more implementations) is kept aside (InstanceExtras), which a bit of
+// the header says.
 class Instance : public SlotOwner {
  public:
   // The slots are made by the creator, in the block the layout describes, before the instance is
   // used; the instance destroys them. The layout outlives the instance.
   Instance(const model::Entity* type, size_t number, const SlotLayout* layout, SourceLocation constructed)
-      : SlotOwner(layout), entity(type), constructed_(constructed), ordinal(static_cast<uint32_t>(number)) {}
+      : SlotOwner(layout), entity(type), constructed_(packLocation(constructed)), ordinal(static_cast<uint32_t>(number)) {}
   ~Instance() override {
     for (size_t i = 0; i < slotCount(); ++i) slot(i)->destroy();
+    if (hasExtras()) dropExtras();
   }
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
   std::string display() const override {
-    std::string out = entity->fullName + " (instantiated at " + (*layout()->where)(constructed_);
-    if (more_)
-      for (const SourceLocation& at : more_->locations) out += "," + (*layout()->where)(at);
+    std::string out = entity->fullName + " (instantiated at " + (*layout()->where)(constructedAt());
+    if (hasExtras())
+      for (const SourceLocation& at : extras().locations) out += "," + (*layout()->where)(at);
     return out + ")";
   }
 
@@ -135,49 +138,71 @@ class Instance : public SlotOwner {
   Variable* slot(const model::Attribute* attribute) const { return slot(entity->positionOf(attribute)); }
 
   // The constructor call that made it.
-  SourceLocation constructedAt() const { return constructed_; }
+  SourceLocation constructedAt() const { return unpackLocation(constructed_); }
   // Records a later constructor call that matched it (an index match), shown by display().
-  void matchedAt(SourceLocation at) { extra().locations.push_back(at); }
+  void matchedAt(SourceLocation at) { extras().locations.push_back(at); }
   // Whether `impl` was run for it; records it as run when not.
   bool markImplementation(const model::Implementation* impl) {
     size_t number = layout()->implementationNumber(impl);
-    uint64_t* word = &implementationsRun_;
-    if (number >= 64) {  // (an entity with that many implementations)
-      std::vector<uint64_t>& more = extra().implementationsRun;
-      if (more.size() < number / 64) more.resize(number / 64, 0);
-      word = &more[number / 64 - 1];
+    if (number < 32) {
+      uint32_t bit = uint32_t(1) << number;
+      if ((implementationsRun_ & bit) != 0) return false;
+      implementationsRun_ |= bit;
+      return true;
     }
-    uint64_t bit = uint64_t(1) << (number % 64);
-    if ((*word & bit) != 0) return false;
-    *word |= bit;
+    // (an entity with that many implementations)
+    std::vector<uint64_t>& more = extras().implementationsRun;
+    if (more.size() <= (number - 32) / 64) more.resize((number - 32) / 64 + 1, 0);
+    uint64_t bit = uint64_t(1) << ((number - 32) % 64);
+    uint64_t& word = more[(number - 32) / 64];
+    if ((word & bit) != 0) return false;
+    word |= bit;
     return true;
   }
-  bool ranImplementations() const { return implementationsRun_ != 0 || (more_ && !more_->implementationsRun.empty()); }
+  bool ranImplementations() const { return implementationsRun_ != 0 || (hasExtras() && !extras().implementationsRun.empty()); }
 
   const model::Entity* const entity;
 
+  // What few instances have, kept aside by instance (InstanceExtras).
+  struct Extras {
+    std::vector<SourceLocation> locations;     // later constructor calls that matched it
+    std::vector<uint64_t> implementationsRun;  // implementations 32 and on, by their number
+  };
+
  private:
-  SourceLocation constructed_;
+  // where it was constructed: file (12 bits, + 1), line (25), column (19), then the extras' bit
+  static constexpr uint64_t kHasExtras = uint64_t(1) << 63;
+  static uint64_t packLocation(SourceLocation at) {
+    uint64_t file = at.file == kNoFile || at.file >= kMaxFiles ? 0 : uint64_t(at.file) + 1;
+    uint64_t line = at.line <= kMaxLines ? at.line : 0;
+    uint64_t col = at.col <= kMaxColumn ? at.col : 0;
+    return file | (line << 12) | (col << 37);
+  }
+  static SourceLocation unpackLocation(uint64_t bits) {
+    uint64_t file = bits & 0xFFF;
+    return SourceLocation{file == 0 ? kNoFile : static_cast<FileId>(file - 1), static_cast<uint32_t>((bits >> 12) & kMaxLines),
+                          static_cast<uint32_t>((bits >> 37) & kMaxColumn)};
+  }
+  bool hasExtras() const { return (constructed_ & kHasExtras) != 0; }
+  Extras& extras();
+  const Extras& extras() const { return const_cast<Instance*>(this)->extras(); }
+  void dropExtras();
+  uint64_t constructed_;
 
  public:
   const uint32_t ordinal;  // (the instances of a compile are counted in 32 bits)
+
+ private:
+  uint32_t implementationsRun_ = 0;  // by number (SlotLayout::implementationNumber), the first 32
+
+ public:
   // the evaluator's scope of this instance in the namespace it was last asked for (opaque here)
   void* scope = nullptr;
 
  private:
-  struct More {
-    std::vector<SourceLocation> locations;
-    std::vector<uint64_t> implementationsRun;  // implementations 64 and on, by their number
-  };
-  More& extra() {
-    if (!more_) more_ = std::make_unique<More>();
-    return *more_;
-  }
-  uint64_t implementationsRun_ = 0;  // by number (SlotLayout::implementationNumber), the first 64
-  std::unique_ptr<More> more_;
   const SlotLayout* layout() const { return static_cast<const SlotLayout*>(table()); }
 };
-static_assert(sizeof(Instance) == 64, "an instance's header is one cache line");
+static_assert(sizeof(Instance) == 48, "an instance's header is 48 bytes");
 
 // The instances of a compile in the order they were made, each in one block with its slots; it
 // destroys them.
