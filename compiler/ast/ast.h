@@ -109,43 +109,22 @@ enum class Kind : uint8_t {
 
 const char* kindName(Kind kind);
 
-// Where a node was written, in the 7 bytes after its kind (a tree has millions of nodes: a node
-// is 8 bytes, not 16): the file (12 bits: its number + 1, 0 for none), the line (25 bits) and the
-// column (19 bits). The loader refuses more files or longer files than that (kMaxFiles,
-// kMaxLines); a column past kMaxColumn is kept as 0, "only the line is known".
-struct PackedLocation {
-  static constexpr uint64_t kFileBits = 12, kLineBits = 25;
-  static uint64_t pack(SourceLocation at) {
-    uint64_t file = at.file == kNoFile || at.file >= kMaxFiles ? 0 : uint64_t(at.file) + 1;
-    uint64_t line = at.line <= kMaxLines ? at.line : 0;
-    uint64_t col = at.col <= kMaxColumn ? at.col : 0;
-    return file | (line << kFileBits) | (col << (kFileBits + kLineBits));
-  }
-  static SourceLocation unpack(uint64_t bits) {
-    uint64_t file = bits & ((uint64_t(1) << kFileBits) - 1);
-    return SourceLocation{file == 0 ? kNoFile : static_cast<FileId>(file - 1),
-                          static_cast<uint32_t>((bits >> kFileBits) & ((uint64_t(1) << kLineBits) - 1)),
-                          static_cast<uint32_t>((bits >> (kFileBits + kLineBits)) & kMaxColumn)};
-  }
-};
-static_assert(kMaxFiles + 1 < (1u << PackedLocation::kFileBits) && kMaxLines < (1u << PackedLocation::kLineBits) &&
-                  PackedLocation::kFileBits + PackedLocation::kLineBits + 19 == 56 && kMaxColumn == (1u << 19) - 1,
-              "a packed location is 56 bits");
-
+// A node is 8 bytes before its parts (a tree has millions): its kind, then where it was written,
+// packed in the 7 bytes after it (packLocation).
 struct Node {
   Kind kind;
   explicit Node(Kind k, SourceLocation l = {}) : kind(k) {
-    uint64_t bits = PackedLocation::pack(l);
+    uint64_t bits = packLocation(l);
     std::memcpy(loc_, &bits, sizeof loc_);
   }
   SourceLocation loc() const {
     uint64_t bits = 0;
     std::memcpy(&bits, loc_, sizeof loc_);
-    return PackedLocation::unpack(bits);
+    return unpackLocation(bits);
   }
 
  private:
-  unsigned char loc_[7];  // (PackedLocation, its low 56 bits)
+  unsigned char loc_[7];  // (packLocation: its 56 bits)
 };
 static_assert(sizeof(Node) == 8 && alignof(Node) == 1, "a node is its kind and its packed location");
 

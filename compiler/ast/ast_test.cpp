@@ -1,4 +1,4 @@
-// The syntax tree's compact parts: a node's packed location.
+// The syntax tree's compact parts: a node's packed location (packLocation).
 #include "ast/ast.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@ SourceLocation roundTrip(SourceLocation at) {
   return node.loc();
 }
 
-TEST(PackedLocation, KeepsEveryFileLineAndColumnTheLoaderAccepts) {
+TEST(Node, KeepsEveryFileLineAndColumnTheLoaderAccepts) {
   static_assert(sizeof(Node) == 8);
   for (SourceLocation at : {SourceLocation{0, 1, 1}, SourceLocation{7, 2300000, 45}, SourceLocation{kMaxFiles - 1, kMaxLines, kMaxColumn},
                             SourceLocation{3, 12, 0}, SourceLocation{0, 0, 0}}) {
@@ -24,7 +24,7 @@ TEST(PackedLocation, KeepsEveryFileLineAndColumnTheLoaderAccepts) {
   EXPECT_EQ(kinded.kind, Kind::Index);
 }
 
-TEST(PackedLocation, NoFileStaysNoFileAndALongLinesColumnBecomesTheLineOnly) {
+TEST(Node, NoFileStaysNoFileAndALongLinesColumnBecomesTheLineOnly) {
   SourceLocation none = roundTrip({});
   EXPECT_EQ(none.file, kNoFile);
   EXPECT_FALSE(none.valid());

@@ -28,12 +28,10 @@ namespace {
 }
 
 // Unit labels rendered from the syntax only when "not all statements executed" needs them.
-runtime::UnitLabel exprLabel(const ast::Expr* e) {
-  return {[](const void* p) { return ast::dump(static_cast<const ast::Expr*>(p)); }, e};
-}
-runtime::UnitLabel assignLabel(const ast::Expr* target) {
-  return {[](const void* p) { return ast::dump(static_cast<const ast::Expr*>(p)) + " = ..."; }, target};
-}
+std::string renderExpr(const void* e) { return ast::dump(static_cast<const ast::Expr*>(e)); }
+std::string renderAssign(const void* target) { return ast::dump(static_cast<const ast::Expr*>(target)) + " = ..."; }
+runtime::UnitLabel exprLabel(const ast::Expr* e) { return runtime::UnitLabel::rendered<&renderExpr>(e); }
+runtime::UnitLabel assignLabel(const ast::Expr* target) { return runtime::UnitLabel::rendered<&renderAssign>(target); }
 
 bool isCastName(std::string_view n) {
   return n == "string" || n == "int" || n == "float" || n == "bool" || n == "number";

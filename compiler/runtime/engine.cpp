@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
 
 namespace inmanta::compiler::runtime {
 
@@ -393,6 +396,41 @@ void Waiter::waitForInputs() {
 void Waiter::ready() {
   --waitCount_;
   if (waitCount_ == 0) Scheduler::active()->addRunning(this);
+}
+
+namespace {
+// The functions labels render with, by their number - 1 (UnitLabel::renderNumber): a handful.
+struct LabelRenders {
+  std::mutex mutex;
+  std::vector<UnitLabel::Render> renders;
+};
+LabelRenders& labelRenders() {
+  static LabelRenders* renders = new LabelRenders();  // (never destroyed: labels may outlive statics)
+  return *renders;
+}
+}  // namespace
+
+uintptr_t UnitLabel::renderNumber(Render render) {
+  LabelRenders& all = labelRenders();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  auto it = std::find(all.renders.begin(), all.renders.end(), render);
+  if (it == all.renders.end()) it = all.renders.insert(all.renders.end(), render);
+  auto number = static_cast<uintptr_t>(it - all.renders.begin()) + 1;
+  if (number >= (uintptr_t(1) << (64 - kAddressBits))) throw std::logic_error("internal error: too many unit label renderers");
+  return number;
+}
+
+std::string UnitLabel::text() const {
+  uintptr_t number = bits_ >> kAddressBits;
+  const void* address = reinterpret_cast<const void*>(bits_ & ((uintptr_t(1) << kAddressBits) - 1));
+  if (number == 0) return address != nullptr ? static_cast<const char*>(address) : "unit";
+  Render render = nullptr;
+  {
+    LabelRenders& all = labelRenders();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    render = all.renders.at(number - 1);
+  }
+  return render(address);
 }
 
 // ------------------------------------------------------------------ Scheduler

@@ -678,22 +678,32 @@ class Waiter {
 };
 
 // What a unit is, for "not all statements executed": a fixed text, or a text rendered only when
-// asked (from a syntax node, say), so the many units of a compile build no strings.
+// asked (from a syntax node, say), so the many units of a compile build no strings. One word (a
+// million units wait at once): the text's or the subject's address (below 2^48), and above it
+// the number of the function that renders the subject (0: the address is the text's).
 class UnitLabel {
  public:
   using Render = std::string (*)(const void* subject);
   UnitLabel() = default;
-  UnitLabel(const char* literal) : subject_(literal) {}  // NOLINT: implicit from a literal
-  UnitLabel(Render render, const void* subject) : render_(render), subject_(subject) {}
-  std::string text() const {
-    if (render_ != nullptr) return render_(subject_);
-    return subject_ != nullptr ? static_cast<const char*>(subject_) : "unit";
+  UnitLabel(const char* literal) : bits_(reinterpret_cast<uintptr_t>(literal)) {}  // NOLINT: implicit from a literal
+  // The text `R` renders from `subject`.
+  template <Render R>
+  static UnitLabel rendered(const void* subject) {
+    static const uintptr_t number = renderNumber(R);  // (once per function)
+    assert(reinterpret_cast<uintptr_t>(subject) >> kAddressBits == 0 && "user-space addresses are below 2^48");
+    UnitLabel label;
+    label.bits_ = reinterpret_cast<uintptr_t>(subject) | (number << kAddressBits);
+    return label;
   }
+  std::string text() const;
 
  private:
-  Render render_ = nullptr;  // null: subject_ is the text
-  const void* subject_ = nullptr;
+  static constexpr unsigned kAddressBits = 48;
+  // The number of `render` among the functions labels use (1 and up).
+  static uintptr_t renderNumber(Render render);
+  uintptr_t bits_ = 0;
 };
+static_assert(sizeof(UnitLabel) == 8, "a unit's label is one word");
 
 // A unit whose work is a function object, kept inline: the common case (Scheduler::unit).
 template <class F>
@@ -704,21 +714,20 @@ class FunctionUnit final : public Waiter {
       : Waiter(scheduler),
         body_(std::move(body)),
         description_(description),
-        location_(location),
-        executionUnit_(executionUnit) {
+        where_(packLocation(location) | (executionUnit ? kExecutionUnit : 0)) {
     inputs_ = std::move(inputs);
     waitForInputs();
   }
   void execute() override { body_(); }
   std::string describe() const override { return description_.text(); }
-  SourceLocation location() const override { return location_; }
-  bool isExecutionUnit() const override { return executionUnit_; }
+  SourceLocation location() const override { return unpackLocation(where_ & ~kExecutionUnit); }
+  bool isExecutionUnit() const override { return (where_ & kExecutionUnit) != 0; }
 
  private:
+  static constexpr uint64_t kExecutionUnit = uint64_t(1) << 63;
   F body_;
   UnitLabel description_;
-  SourceLocation location_;
-  bool executionUnit_;
+  uint64_t where_;  // its location (packLocation), and in the high bit whether it is an execution unit
 };
 
 // Runs units and freezes variables until nothing can progress (spec 4.7).

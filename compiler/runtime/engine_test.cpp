@@ -119,6 +119,35 @@ TEST(Engine, DoubleSetNamesWhereTheOldValueWasSetForAnyFileAndLine) {
   EXPECT_FALSE(frozen->setAt().valid());
 }
 
+std::string renderNumber(const void* subject) { return "number " + std::to_string(*static_cast<const int*>(subject)); }
+std::string renderTwice(const void* subject) {
+  std::string s = static_cast<const char*>(subject);
+  return s + s;
+}
+
+// A unit's label: a fixed text, or a text rendered from its subject when asked, each subject
+// with its own renderer; and its location, kept packed.
+TEST(Engine, UnitLabelsRenderTheirSubjectWhenAsked) {
+  int seven = 7;
+  EXPECT_EQ(UnitLabel().text(), "unit");
+  EXPECT_EQ(UnitLabel("if").text(), "if");
+  EXPECT_EQ(UnitLabel::rendered<&renderNumber>(&seven).text(), "number 7");
+  EXPECT_EQ(UnitLabel::rendered<&renderTwice>("ab").text(), "abab");
+  EXPECT_EQ(UnitLabel::rendered<&renderNumber>(&seven).text(), "number 7");
+  Scheduler s;
+  Variable* x = s.makePlain();
+  bool ran = false;
+  s.unit({x}, [&ran] { ran = true; }, UnitLabel::rendered<&renderNumber>(&seven), SourceLocation{3, 1234567, 89}, true);
+  std::vector<Waiter*> left = s.run(10);
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(left[0]->describe(), "number 7");
+  EXPECT_EQ(left[0]->location().file, 3u);
+  EXPECT_EQ(left[0]->location().line, 1234567u);
+  EXPECT_EQ(left[0]->location().col, 89u);
+  EXPECT_TRUE(left[0]->isExecutionUnit());
+}
+
 // A unit's inputs: two inline, more in a block of their own, in order through copies and moves.
 TEST(Engine, VarListKeepsItsVariablesInOrderInlineAndOnTheHeap) {
   Scheduler s;

@@ -138,7 +138,7 @@ class Instance : public SlotOwner {
   Variable* slot(const model::Attribute* attribute) const { return slot(entity->positionOf(attribute)); }
 
   // The constructor call that made it.
-  SourceLocation constructedAt() const { return unpackLocation(constructed_); }
+  SourceLocation constructedAt() const { return unpackLocation(constructed_ & ~kHasExtras); }
   // Records a later constructor call that matched it (an index match), shown by display().
   void matchedAt(SourceLocation at) { extras().locations.push_back(at); }
   // Whether `impl` was run for it; records it as run when not.
@@ -170,19 +170,8 @@ class Instance : public SlotOwner {
   };
 
  private:
-  // where it was constructed: file (12 bits, + 1), line (25), column (19), then the extras' bit
+  // where it was constructed (packLocation), and in its high bit whether it has extras
   static constexpr uint64_t kHasExtras = uint64_t(1) << 63;
-  static uint64_t packLocation(SourceLocation at) {
-    uint64_t file = at.file == kNoFile || at.file >= kMaxFiles ? 0 : uint64_t(at.file) + 1;
-    uint64_t line = at.line <= kMaxLines ? at.line : 0;
-    uint64_t col = at.col <= kMaxColumn ? at.col : 0;
-    return file | (line << 12) | (col << 37);
-  }
-  static SourceLocation unpackLocation(uint64_t bits) {
-    uint64_t file = bits & 0xFFF;
-    return SourceLocation{file == 0 ? kNoFile : static_cast<FileId>(file - 1), static_cast<uint32_t>((bits >> 12) & kMaxLines),
-                          static_cast<uint32_t>((bits >> 37) & kMaxColumn)};
-  }
   bool hasExtras() const { return (constructed_ & kHasExtras) != 0; }
   Extras& extras();
   const Extras& extras() const { return const_cast<Instance*>(this)->extras(); }

@@ -12,8 +12,8 @@ namespace inmanta::compiler {
 
 using FileId = uint32_t;
 inline constexpr FileId kNoFile = UINT32_MAX;
-// What a location of the syntax tree can name (ast::PackedLocation): the loader refuses a project
-// of more files or a file of more lines; a column past the last is kept as "only the line".
+// What a packed location can name (packLocation): the loader refuses a project of more files or
+// a file of more lines; a column past the last is kept as "only the line".
 inline constexpr uint32_t kMaxFiles = 4094;
 inline constexpr uint32_t kMaxLines = (uint32_t(1) << 25) - 1;
 inline constexpr uint32_t kMaxColumn = (uint32_t(1) << 19) - 1;
@@ -24,6 +24,24 @@ struct SourceLocation {
   uint32_t col = 0;  // 0: only the line is known
   bool valid() const { return file != kNoFile && line != 0; }
 };
+
+// A location in the low 56 bits of a word, as the many holders of one keep it (syntax nodes,
+// instances, units): the file (12 bits: its number + 1, 0 for none), the line (25 bits) and the
+// column (19 bits). The high byte is 0, for the holder's own use.
+inline constexpr unsigned kPackedLocationBits = 56;
+inline uint64_t packLocation(SourceLocation at) {
+  uint64_t file = at.file == kNoFile || at.file >= kMaxFiles ? 0 : uint64_t(at.file) + 1;
+  uint64_t line = at.line <= kMaxLines ? at.line : 0;
+  uint64_t col = at.col <= kMaxColumn ? at.col : 0;
+  return file | (line << 12) | (col << 37);
+}
+inline SourceLocation unpackLocation(uint64_t bits) {
+  uint64_t file = bits & 0xFFF;
+  return SourceLocation{file == 0 ? kNoFile : static_cast<FileId>(file - 1), static_cast<uint32_t>((bits >> 12) & kMaxLines),
+                        static_cast<uint32_t>((bits >> 37) & kMaxColumn)};
+}
+static_assert(kMaxFiles + 1 < (1u << 12) && kMaxLines == (1u << 25) - 1 && kMaxColumn == (1u << 19) - 1 && 12 + 25 + 19 == kPackedLocationBits,
+              "a packed location is 56 bits");
 
 struct SourceRange {
   SourceLocation begin;
