@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -117,16 +118,18 @@ struct Node {
     uint64_t bits = packLocation(l);
     std::memcpy(loc_, &bits, sizeof loc_);
   }
-  SourceLocation loc() const {
+  [[gnu::always_inline]] SourceLocation loc() const {
+    // (the node's 8 bytes in one load: the kind in the low byte, the location above it)
     uint64_t bits = 0;
-    std::memcpy(&bits, loc_, sizeof loc_);
-    return unpackLocation(bits);
+    std::memcpy(&bits, static_cast<const void*>(this), sizeof bits);
+    return unpackLocation(bits >> 8);
   }
 
  private:
   unsigned char loc_[7];  // (packLocation: its 56 bits)
 };
 static_assert(sizeof(Node) == 8 && alignof(Node) == 1, "a node is its kind and its packed location");
+static_assert(std::endian::native == std::endian::little, "Node::loc reads the kind as the low byte");
 
 struct Expr : Node {
   using Node::Node;
