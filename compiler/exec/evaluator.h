@@ -203,13 +203,14 @@ class Evaluator {
   std::unordered_map<const model::Typedef*, ConstraintMemo> constraintMemos_;
   struct EntityPlan;
   runtime::Instance* createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at);
-  void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
-                    SourceLocation at, bool recur);
+  // (static: the units that assign keep no evaluator)
+  static void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
+                           SourceLocation at, bool recur);
   // Sets it to the value of `value`, read here: a failure to compute it is the assignment's too.
-  void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, Variable* value, SourceLocation at);
+  static void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, Variable* value, SourceLocation at);
   // The AttributeException of a failed assignment, caused by `cause`.
-  [[noreturn]] void attributeFailure(runtime::Instance* instance, const model::Attribute* attribute, Diagnostic cause,
-                                     SourceLocation at);
+  [[noreturn]] static void attributeFailure(runtime::Instance* instance, const model::Attribute* attribute, Diagnostic cause,
+                                            SourceLocation at);
   class AssignmentBatch;
   // The unit of an attribute assignment: sets the attribute from `value` once it is ready, then
   // keeps `promise` (on the slot), if any. It names itself (for "not all statements executed")
