@@ -2740,6 +2740,27 @@ void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Ins
       });
     return;
   }
+  if (value->kind == ast::Kind::Conditional) {
+    // as the reference's conditional expression with a gradual target: once the condition is
+    // known, the branch it chooses is assigned gradually in its turn (an unknown condition sets
+    // the attribute unknown)
+    auto* c = static_cast<const ast::Conditional*>(value);
+    Variable* cond = emit(c->condition, scope);
+    scheduler_.unit({cond}, [this, cond, c, scope, target, attr, at, done] {
+          Value v = cond->get();
+          if (v.isUnknown()) {
+            setAttribute(target, attr, Value::unknown(), at, true);
+            return done();
+          }
+          if (!v.isBool())
+            fail(ErrorKind::RuntimeException,
+                 "Invalid value `" + runtime::str(v) + "`: the condition for a conditional expression must be a boolean expression",
+                 c->loc());
+          assignGradual(v.asBool() ? c->whenTrue : c->whenFalse, scope, target, attr, at, done);
+        },
+        "conditional", c->loc(), true);
+    return;
+  }
   bool viaVariable = whenVariable(value, scope, [this, set, done, at](Variable* v) {
     if (v->kind() == Variable::Kind::List) {
       collectors_.push_back(std::make_unique<SetEach>(set));
