@@ -60,11 +60,15 @@ class Definer {
 
   std::string fullName(const Namespace* ns, std::string_view name) { return ns->name + "::" + std::string(name); }
 
-  void define(Namespace* ns, std::string_view name, Definition def, const char* what) {
+  // `what` names the new definition's kind as the reference's message does (`for` adds an
+  // implementation's type as written).
+  void define(Namespace* ns, std::string_view name, Definition def, const char* what, std::string_view forType = {}) {
     auto [it, inserted] = ns->definitions.emplace(std::string(name), def);
     if (inserted) return;
     const Definition& original = it->second;
-    std::string message = std::string(what) + " " + fullName(ns, name) + " is already defined";
+    std::string message = std::string(what) + " " + fullName(ns, name);
+    if (!forType.empty()) message += " for type " + std::string(forType);
+    message += " is already defined";
     if (original.location.valid())
       // as the reference renders it: "original" is the definition being made, "duplicate" the one
       // that was there
@@ -122,7 +126,8 @@ class Definer {
             impl->ns = ns;
             impl->definition = def;
             impl->location = def->name.loc;
-            define(ns, def->name.text(), Definition{Definition::Kind::Implementation, impl, def->name.loc}, "Type");
+            define(ns, def->name.text(), Definition{Definition::Kind::Implementation, impl, def->name.loc}, "Implementation",
+                   def->entity.text());
             break;
           }
           default:

@@ -212,6 +212,10 @@ check("relation annotation unknown", proc.returncode == 1 and proc.stderr.count(
 proc = compile_model("entity File:\nend\nentity File:\nend\n")
 check("entity defined twice", "Entity __config__::File is already defined (original at (./main.cf:3:8))"
       " (duplicate at (./main.cf:1:8))" in error_line(proc), proc.stderr)
+# an implementation names the type it is for, as written (the reference's test_double_define_implementation)
+proc = compile_model("entity File:\nend\nimplementation file for File:\nend\nimplementation file for File:\nend\n")
+check("implementation defined twice", "Implementation __config__::file for type File is already defined"
+      " (original at (./main.cf:5:16)) (duplicate at (./main.cf:3:16))" in error_line(proc), proc.stderr)
 
 # Implementations run in units of their own, one per implement statement, after the
 # constructor's attribute units: `first` sees the default assigned before it runs.
