@@ -51,6 +51,7 @@ class Definer {
       Namespace* ns = model_.addNamespace(f.ns);
       ns->file = f.tree;
       ns->fileId = f.file;
+      if (f.file < sources_.size()) ns->displayPath = sources_.file(f.file).display;
     }
     for (const auto& ns : model_.namespaces()) {
       size_t sep = ns->name.rfind("::");
@@ -177,11 +178,14 @@ class Definer {
     std::string_view prefix = text.substr(0, sep);
     std::string_view last = text.substr(sep + 2);
     auto vis = from->visible.find(prefix);
-    if (vis == from->visible.end())
+    if (vis == from->visible.end()) {
+      // as the reference's: the hint on a line of its own, naming the file to add the import to
+      std::string in = from->displayPath.empty() ? std::string() : " in " + from->displayPath;
       fail(ErrorKind::MissingImportException,
            "could not find type " + std::string(text) + " in namespace " + from->name +
-               ". Try importing the module with `import " + std::string(prefix) + "`",
+               ".\nTry importing the module with `import " + std::string(prefix) + "`" + in,
            name.loc);
+    }
     auto it = vis->second->definitions.find(last);
     if (it == vis->second->definitions.end())
       fail(ErrorKind::TypeNotFoundException,

@@ -213,6 +213,7 @@ class Namespace {
   Namespace* parent = nullptr;    // `m` for `m::sub`
   const ast::File* file = nullptr;
   FileId fileId = kNoFile;
+  std::string displayPath;        // of its file, as messages show it (`./main.cf`)
   std::string module;             // first segment
   std::map<std::string, Definition, std::less<>> definitions;
   std::map<std::string, Namespace*, std::less<>> visible;  // import names (3.2)
