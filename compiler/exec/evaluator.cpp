@@ -1446,7 +1446,7 @@ Variable* Evaluator::constantVariable(ast::EvalCache& cache, F value) {
   return static_cast<Variable*>(cache.value);
 }
 
-Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t) {
+Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t, const DirectLocal* locals) {
   auto bad = [&](const ast::Expr* x) -> Value {
     fail(ErrorKind::DirectExecuteException, "The statement " + pretty(x) + " can not be executed in this context", x->loc());
   };
@@ -1456,6 +1456,8 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
     }
     case ast::Kind::VarRef: {
       std::string_view n = static_cast<const ast::VarRef*>(e)->name().text();
+      for (const DirectLocal* l = locals; l != nullptr; l = l->outer)
+        if (l->name == n) return l->value;
       if (n == "self" || n == t.definition->name.text()) return self;
       fail(ErrorKind::NotFoundException,
            "Unable to resolve `" + std::string(n) + "`: a type constraint can not reference variables.", e->loc(), true);
@@ -1476,7 +1478,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
     }
     case ast::Kind::Binary: {
       auto* b = static_cast<const ast::Binary*>(e);
-      Value l = evalDirect(b->lhs, self, t);
+      Value l = evalDirect(b->lhs, self, t, locals);
       if (b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or) {
         bool isAnd = b->op == ast::BinaryOp::And;
         if (l.isUnknown()) return l;
@@ -1485,17 +1487,17 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
                "Invalid left hand value `" + runtime::str(l) + "`: `" + (isAnd ? "and" : "or") + "` expects a boolean",
                b->loc());
         if (l.asBool() != isAnd) return l;
-        Value r = evalDirect(b->rhs, self, t);
+        Value r = evalDirect(b->rhs, self, t, locals);
         if (!r.isUnknown() && !r.isBool())
           fail(ErrorKind::RuntimeException,
                "Invalid right hand value `" + runtime::str(r) + "`: `" + (isAnd ? "and" : "or") + "` expects a boolean",
                b->loc());
         return r;
       }
-      return applyBinary(b->op, l, evalDirect(b->rhs, self, t), b->loc());
+      return applyBinary(b->op, l, evalDirect(b->rhs, self, t, locals), b->loc());
     }
     case ast::Kind::Not: {
-      Value v = evalDirect(static_cast<const ast::Not*>(e)->operand, self, t);
+      Value v = evalDirect(static_cast<const ast::Not*>(e)->operand, self, t, locals);
       if (v.isUnknown()) return v;
       if (!v.isBool())
         fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", e->loc());
@@ -1503,33 +1505,61 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
     }
     case ast::Kind::Conditional: {
       auto* c = static_cast<const ast::Conditional*>(e);
-      Value cond = evalDirect(c->condition, self, t);
+      Value cond = evalDirect(c->condition, self, t, locals);
       if (cond.isUnknown()) return cond;
       if (!cond.isBool())
         fail(ErrorKind::RuntimeException,
              "Invalid value `" + runtime::str(cond) + "`: the condition for a conditional expression must be a boolean expression",
              c->loc());
-      return evalDirect(cond.asBool() ? c->whenTrue : c->whenFalse, self, t);
+      return evalDirect(cond.asBool() ? c->whenTrue : c->whenFalse, self, t, locals);
     }
     case ast::Kind::ListLit: {
       ValueList out;
       for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) {
-        Value v = evalDirect(x, self, t);
+        Value v = evalDirect(x, self, t, locals);
         if (v.isList()) out.insert(out.end(), v.asList().begin(), v.asList().end());
         else out.push_back(v);
       }
       return Value(std::move(out));
     }
+    case ast::Kind::ListComp: {
+      // as the reference's ListComprehension.execute_direct: the results in order, those the guard
+      // filters out and null results left out, nested lists kept
+      auto* c = static_cast<const ast::ListComp*>(e);
+      Value iterable = evalDirect(c->iterable, self, t, locals);
+      if (iterable.isUnknown()) return iterable;
+      if (!iterable.isList())
+        fail(ErrorKind::TypingException,
+             "A list comprehension in a direct execute context can only be applied to lists, got " +
+                 runtime::pythonTypeName(iterable),
+             c->loc());
+      ValueList out;
+      for (const Value& element : iterable.asList()) {
+        DirectLocal local{c->variable.text(), element, locals};
+        if (c->guard != nullptr) {
+          Value guard = evalDirect(c->guard, self, t, &local);
+          if (!guard.isBool())
+            fail(ErrorKind::TypingException,
+                 "Invalid value `" + runtime::str(guard) +
+                     "`: the guard condition for a list comprehension must be a boolean expression",
+                 c->loc());
+          if (!guard.asBool()) continue;
+        }
+        Value v = evalDirect(c->value, self, t, &local);
+        if (!v.isNull()) out.push_back(std::move(v));
+      }
+      return Value(std::move(out));
+    }
     case ast::Kind::DictLit: {
       ValueDict out;
-      for (const auto& [k, x] : static_cast<const ast::DictLit*>(e)->entries) out.items.emplace_back(k, evalDirect(x, self, t));
+      for (const auto& [k, x] : static_cast<const ast::DictLit*>(e)->entries) out.items.emplace_back(k, evalDirect(x, self, t, locals));
       return Value(std::move(out));
     }
     case ast::Kind::Call: {
       auto* call = static_cast<const ast::Call*>(e);
       std::string_view name = call->function.text();
       std::vector<Value> args;
-      for (const ast::Expr* a : call->args) args.push_back(evalDirect(a, self, t));
+      for (const ast::Expr* a : call->args) args.push_back(evalDirect(a, self, t, locals));
       if (isCastName(name) && args.size() == 1 && call->named.kwargs.empty()) {
         runtime::CastType to = name == "string" ? runtime::CastType::String
                                : name == "int"  ? runtime::CastType::Int
@@ -1548,7 +1578,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       if (def->plugin()->contextAware)
         fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc(), true);
       std::vector<std::pair<std::string, Value>> kwargs;
-      for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text()), evalDirect(kw.value, self, t));
+      for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text()), evalDirect(kw.value, self, t, locals));
       context_->callingNs = t.ns;
       context_->location = call->loc();
       context_->scope = nullptr;
@@ -2673,8 +2703,11 @@ void Evaluator::normalize() {
       const model::Attribute* attr = entity->attribute(a.name.text());
       if (attr == nullptr || attr->isRelation) continue;
       if (auto err = validateValue(attr->type, v, check)) {
-        // a constraint that cannot be evaluated is reported where it is written, as the reference
-        if (err->kind != ErrorKind::DirectExecuteException) err->location = a.name.loc;
+        // a constraint that cannot be evaluated, or whose evaluation fails on a type (a list
+        // comprehension over a string, a regex on an int), is reported where it is written, as the
+        // reference: its statement raised it
+        if (err->kind != ErrorKind::DirectExecuteException && err->kind != ErrorKind::TypingException)
+          err->location = a.name.loc;
         throw CompileError(std::move(*err));
       }
     }

@@ -361,7 +361,13 @@ class Evaluator {
   };
   void registerInIndexes(runtime::Instance* instance, IndexKeys& keys, const ast::Node* at);
   // Evaluates a typedef constraint with only `self` bound (spec 3.6).
-  Value evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t);
+  // The loop variables of the list comprehensions a direct expression is inside, innermost first.
+  struct DirectLocal {
+    std::string_view name;
+    const Value& value;
+    const DirectLocal* outer;
+  };
+  Value evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t, const DirectLocal* locals = nullptr);
   std::string where(const SourceLocation& loc) const;
   // where(), for the instances' messages
   const std::function<std::string(const SourceLocation&)> whereFormatter_ = [this](const SourceLocation& l) { return where(l); };
