@@ -53,6 +53,22 @@ void forEachAssigned(const ast::Block& block, F&& f) {
     if (std::optional<ast::Name> n = assignedName(s)) f(*n, static_cast<const ast::Assign*>(s));
 }
 
+// `not v` (spec 5.1): an unknown stays unknown; anything but a bool is an error at `at`.
+Value applyNot(const Value& v, SourceLocation at) {
+  if (v.isUnknown()) return v;
+  if (!v.isBool()) fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", at);
+  return Value(!v.asBool());
+}
+
+// The condition of a conditional expression (or a list comprehension's guard) once known and not
+// unknown: a bool, else an error at `at`.
+bool conditionHolds(const Value& v, SourceLocation at) {
+  if (!v.isBool())
+    fail(ErrorKind::RuntimeException,
+         "Invalid value `" + runtime::str(v) + "`: the condition for a conditional expression must be a boolean expression", at);
+  return v.asBool();
+}
+
 // A non-lazy binary operator on two values (spec 5.1): unknowns propagate except for `in`.
 Value applyBinary(ast::BinaryOp op, const Value& l, const Value& r, SourceLocation at) {
   runtime::OpResult res;
@@ -751,11 +767,7 @@ Value applyOperators(const ast::Expr* e, const runtime::VarList& in, size_t& nex
   if (!isOperator(e)) return in[next++]->get();
   if (e->kind == ast::Kind::Not) {
     auto* n = static_cast<const ast::Not*>(e);
-    Value v = applyOperators(n->operand, in, next);
-    if (v.isUnknown()) return v;
-    if (!v.isBool())
-      fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", n->loc());
-    return Value(!v.asBool());
+    return applyNot(applyOperators(n->operand, in, next), n->loc());
   }
   auto* b = static_cast<const ast::Binary*>(e);
   Value left = applyOperators(b->lhs, in, next);
@@ -830,11 +842,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
       scheduler_.unit({cond}, [this, cond, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
             Value v = cond->get();
             if (v.isUnknown()) return result->set(Value::unknown(), c->loc());
-            if (!v.isBool())
-              fail(ErrorKind::RuntimeException,
-                   "Invalid value `" + runtime::str(v) + "`: the condition for a conditional expression must be a boolean expression",
-                   c->loc());
-            Variable* branch = emit(v.asBool() ? c->whenTrue : c->whenFalse, scope, lhsCopy ? &*lhsCopy : nullptr);
+            Variable* branch = emit(conditionHolds(v, c->loc()) ? c->whenTrue : c->whenFalse, scope, lhsCopy ? &*lhsCopy : nullptr);
             scheduler_.unit({branch}, [branch, result, c] { result->set(branch->get(), c->loc()); },
                                                        "conditional", c->loc(), true);
           },
@@ -999,12 +1007,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
               scheduler_.unit({guard}, [guard, part, c, element, emitValue] {
                     Value g = guard->get();
                     if (g.isUnknown()) return part->set(Value::unknown(), c->loc());
-                    if (!g.isBool())
-                      fail(ErrorKind::RuntimeException,
-                           "Invalid value `" + runtime::str(g) +
-                               "`: the condition for a conditional expression must be a boolean expression",
-                           c->loc());
-                    if (!g.asBool()) return part->set(Value(ValueList{}), c->loc());
+                    if (!conditionHolds(g, c->loc())) return part->set(Value(ValueList{}), c->loc());
                     emitValue();
                   },
                   "list comprehension", c->loc(), true);
@@ -1497,21 +1500,13 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       return applyBinary(b->op, l, evalDirect(b->rhs, self, t, locals), b->loc());
     }
     case ast::Kind::Not: {
-      Value v = evalDirect(static_cast<const ast::Not*>(e)->operand, self, t, locals);
-      if (v.isUnknown()) return v;
-      if (!v.isBool())
-        fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", e->loc());
-      return Value(!v.asBool());
+      return applyNot(evalDirect(static_cast<const ast::Not*>(e)->operand, self, t, locals), e->loc());
     }
     case ast::Kind::Conditional: {
       auto* c = static_cast<const ast::Conditional*>(e);
       Value cond = evalDirect(c->condition, self, t, locals);
       if (cond.isUnknown()) return cond;
-      if (!cond.isBool())
-        fail(ErrorKind::RuntimeException,
-             "Invalid value `" + runtime::str(cond) + "`: the condition for a conditional expression must be a boolean expression",
-             c->loc());
-      return evalDirect(cond.asBool() ? c->whenTrue : c->whenFalse, self, t, locals);
+      return evalDirect(conditionHolds(cond, c->loc()) ? c->whenTrue : c->whenFalse, self, t, locals);
     }
     case ast::Kind::ListLit: {
       ValueList out;
@@ -2785,11 +2780,7 @@ void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Ins
             setAttribute(target, attr, Value::unknown(), at, true);
             return done();
           }
-          if (!v.isBool())
-            fail(ErrorKind::RuntimeException,
-                 "Invalid value `" + runtime::str(v) + "`: the condition for a conditional expression must be a boolean expression",
-                 c->loc());
-          assignGradual(v.asBool() ? c->whenTrue : c->whenFalse, scope, target, attr, at, done);
+          assignGradual(conditionHolds(v, c->loc()) ? c->whenTrue : c->whenFalse, scope, target, attr, at, done);
         },
         "conditional", c->loc(), true);
     return;
