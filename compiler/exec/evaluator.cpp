@@ -151,19 +151,6 @@ class IsDefinedListener : public runtime::ResultCollector {
   SourceLocation at_;
 };
 
-// Calls a function for every value it receives (a `for` over a relation).
-class EachValue : public runtime::ResultCollector {
- public:
-  explicit EachValue(std::function<void(const Value&)> f) : f_(std::move(f)) {}
-  bool receive(const Value& value, SourceLocation) override {
-    f_(value);
-    return false;
-  }
-
- private:
-  std::function<void(const Value&)> f_;
-};
-
 // A [1] relation end: a plain slot whose value also sets the inverse end.
 struct SingleHolder : runtime::Variable {
   explicit SingleHolder(runtime::Scheduler* s) : Variable(Kind::Single, s) {}
@@ -465,8 +452,6 @@ Evaluator::Evaluator(model::Model& model, const PluginRegistry& plugins, const S
   generation_ = ++evaluators;
 }
 
-Evaluator::~Evaluator() = default;
-
 std::string Evaluator::where(const SourceLocation& loc) const { return sources_.format(loc, false); }
 
 void Evaluator::declareVariable(Scope* scope, const ast::Name& name) {
@@ -513,6 +498,199 @@ Declared declaredIn(const ast::Block& block, const ast::For* loop) {
   return out;
 }
 }  // namespace
+
+// A consumer of gradual execution: takes values one by one (feedGradual). It counts the feeds it
+// still waits for (one to start with: its creator's, while it sets the feeds up); when none is
+// left it is complete, does what completes it and is deleted. Its units are named by its label and
+// location. The evaluator keeps the list of those alive, to delete them when a compile fails.
+class Evaluator::GradualSink : public runtime::ResultCollector {
+ public:
+  GradualSink(Evaluator& evaluator, runtime::UnitLabel label, SourceLocation at, bool executionUnit)
+      : evaluator_(evaluator), label_(label), where_(packLocation(at) | (executionUnit ? kExecutionUnit : 0)) {
+    next_ = evaluator.liveSinks_;
+    if (next_ != nullptr) next_->prev_ = this;
+    evaluator.liveSinks_ = this;
+  }
+  ~GradualSink() override {
+    (prev_ != nullptr ? prev_->next_ : evaluator_.liveSinks_) = next_;
+    if (next_ != nullptr) next_->prev_ = prev_;
+  }
+  // `whole`: the entire value of the fed expression, not one element of a list it builds
+  virtual void take(const Value& value, bool whole) = 0;
+  // The value of an expression computed in `v`, read here: a failure to compute it is the
+  // consumer's (an assignment's).
+  virtual void takeFrom(Variable* v, bool whole) { take(v->get(), whole); }
+  // a value of a list variable or relation it listens to (its listeners are dropped when it
+  // freezes, before the feed that listens closes)
+  bool receive(const Value& value, SourceLocation) override {
+    take(value, false);
+    return false;
+  }
+  void open() { ++pending_; }
+  void close() {
+    if (--pending_ > 0) return;
+    std::unique_ptr<GradualSink> self(this);
+    complete();
+  }
+  runtime::UnitLabel label() const { return label_; }
+  SourceLocation at() const { return unpackLocation(where_ & ~kExecutionUnit); }
+  bool executionUnit() const { return (where_ & kExecutionUnit) != 0; }
+  // The unit that takes set plain variables fed as elements, while it may take more.
+  class Batch;
+  Batch* batch = nullptr;
+  uint64_t batchMark = 0;  // the scheduler's queueChanges() when it was queued
+
+ protected:
+  virtual void complete() = 0;
+  Evaluator& evaluator_;
+
+ private:
+  static constexpr uint64_t kExecutionUnit = uint64_t(1) << 63;
+  runtime::UnitLabel label_;
+  uint64_t where_;
+  GradualSink* prev_ = nullptr;
+  GradualSink* next_ = nullptr;
+  uint32_t pending_ = 1;
+};
+
+// Takes the values of consecutive elements fed to a sink whose variables were set when they were
+// fed (a list literal's references to set variables, say): one unit where each would have had one,
+// queued where the first would be, that only takes more while nothing else was queued, so the
+// values are taken in the same order at the same point (as AssignmentBatch).
+class Evaluator::GradualSink::Batch final : public runtime::Waiter {
+ public:
+  Batch(runtime::Scheduler& scheduler, GradualSink* sink) : Waiter(scheduler), sink_(sink) {}
+  void add(Variable* v) { values_.push_back(v); }
+  void execute() override {
+    if (sink_->batch == this) sink_->batch = nullptr;
+    for (Variable* v : values_) {
+      sink_->takeFrom(v, false);
+      sink_->close();
+    }
+  }
+  std::string describe() const override { return sink_->label().text(); }
+  SourceLocation location() const override { return sink_->at(); }
+  bool isExecutionUnit() const override { return sink_->executionUnit(); }
+
+ private:
+  GradualSink* sink_;
+  runtime::VarList values_;
+};
+
+// Adds each value to a list relation, reporting errors as the assignment's; complete, it keeps the
+// assignment's promise on the relation.
+class Evaluator::RelationSink final : public GradualSink {
+ public:
+  RelationSink(Evaluator& evaluator, runtime::Instance* target, const model::Attribute* attr, runtime::Promise* promise,
+               SourceLocation at)
+      : GradualSink(evaluator, "relation assignment", at, true), target_(target), attr_(attr), promise_(promise) {}
+  void take(const Value& value, bool) override { setAttribute(target_, attr_, value, at(), true); }
+  void takeFrom(Variable* v, bool) override { setAttribute(target_, attr_, v, at()); }
+
+ private:
+  void complete() override { target_->slot(attr_)->fulfill(promise_); }
+  runtime::Instance* target_;
+  const model::Attribute* attr_;
+  runtime::Promise* promise_;
+};
+
+// Runs a `for` loop's body for each known value (as the reference's GradualFor): unknown values
+// are skipped, and a whole value that is not a list is refused. Complete, the loop commits.
+class Evaluator::ForSink final : public GradualSink {
+ public:
+  ForSink(Evaluator& evaluator, const ast::For* f, Scope* scope, std::function<void()> commit)
+      : GradualSink(evaluator, "for", f->loc(), false), for_(f), scope_(scope), commit_(std::move(commit)) {}
+  void take(const Value& value, bool whole) override {
+    if (value.isList()) {
+      for (const Value& element : value.asList()) each(element);
+      return;
+    }
+    if (whole && !value.isUnknown()) {
+      // as the reference: a reference is named with what it resolves to
+      std::string hint = referenceText(for_->iterable);
+      hint = hint.empty() ? "'" + runtime::str(value) + "' is not a list."
+                          : "'" + hint + "' resolves to '" + runtime::str(value) + "'.";
+      fail(ErrorKind::TypingException, "A for loop can only be applied to lists and relations. Hint: " + hint,
+           for_->loc());
+    }
+    each(value);
+  }
+
+ private:
+  void complete() override { commit_(); }
+  void each(const Value& value) {
+    if (value.isUnknown()) return;
+    Scope* inner = &evaluator_.scopes_.emplace_back(scope_, scope_->ns);
+    Variable* loopVar = evaluator_.scheduler_.makePlain();
+    loopVar->set(value, for_->loc());
+    inner->declare(for_->variable, loopVar);
+    evaluator_.declare(for_->body, inner);
+    evaluator_.emitBlock(for_->body, inner, false);
+  }
+  const ast::For* for_;
+  Scope* scope_;
+  std::function<void()> commit_;
+};
+
+// A list comprehension fed gradually (as the reference's ListComprehensionCollector): each element
+// of its iterable, as it arrives, gets a scope with the loop variable; once its guard holds, its
+// value expression is fed on to the consumer (`out`, which waits for those feeds itself). Complete
+// when its iterable is fed and every guard is known. An unknown element, or an unknown guard, gives
+// an unknown.
+class Evaluator::ComprehensionSink final : public GradualSink {
+ public:
+  ComprehensionSink(Evaluator& evaluator, const ast::ListComp* c, Scope* scope, GradualSink* out, const Lhs* lhs)
+      : GradualSink(evaluator, "list comprehension", c->loc(), true),
+        comp_(c),
+        scope_(scope),
+        out_(out),
+        lhs_(lhs ? std::optional<Lhs>(*lhs) : std::nullopt) {
+    out_->open();
+  }
+  void take(const Value& value, bool whole) override {
+    if (value.isList()) {
+      for (const Value& element : value.asList()) each(element);
+      return;
+    }
+    if (whole && !value.isUnknown())
+      fail(ErrorKind::TypingException,
+           "A list comprehension can only be applied to lists and relations, got " + runtime::pythonTypeName(value),
+           comp_->loc());
+    each(value);
+  }
+
+ private:
+  void complete() override { out_->close(); }
+  void each(const Value& value) {
+    Scope* inner = &evaluator_.scopes_.emplace_back(scope_, scope_->ns);
+    Variable* loopVar = evaluator_.scheduler_.makePlain();
+    loopVar->set(value, comp_->loc());
+    inner->declare(comp_->variable, loopVar);
+    if (comp_->guard == nullptr) return result(value, inner);
+    Variable* guard = evaluator_.emit(comp_->guard, inner);
+    open();
+    evaluator_.scheduler_.unit({guard}, [this, guard, value, inner] {
+          Value g = guard->get();
+          if (g.isUnknown()) out_->take(Value::unknown(), false);
+          else if (conditionHolds(g, comp_->loc())) result(value, inner);
+          close();
+        },
+        label(), comp_->loc(), true);
+  }
+  void result(const Value& value, Scope* inner) {
+    if (value.isUnknown()) return out_->take(Value::unknown(), false);
+    evaluator_.feedGradual(comp_->value, inner, out_, lhs_ ? &*lhs_ : nullptr, false);
+  }
+  const ast::ListComp* comp_;
+  Scope* scope_;
+  GradualSink* out_;
+  std::optional<Lhs> lhs_;
+};
+
+// (the sinks of a failed compile that were still waiting)
+Evaluator::~Evaluator() {
+  while (liveSinks_ != nullptr) delete liveSinks_;
+}
 
 void Evaluator::warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer, TopLevel& top) {
   auto places = [this](const Places& at) {
@@ -683,41 +861,10 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
     case ast::Kind::For: {
       auto* f = static_cast<const ast::For*>(stmt);
       auto commit = eagerPromises(f->body, {std::string(f->variable.text())}, scope);
-      auto iterate = [this, f, scope](const Value& element) {
-        if (element.isUnknown()) return;
-        Scope* inner = &scopes_.emplace_back(scope, scope->ns);
-        Variable* loopVar = scheduler_.makePlain();
-        loopVar->set(element, f->loc());
-        inner->declare(f->variable, loopVar);
-        declare(f->body, inner);
-        emitBlock(f->body, inner, false);
-      };
-      auto wholeList = [this, f, iterate, commit](Variable* iterable) {
-        scheduler_.unit({iterable}, [iterable, f, iterate, commit] {
-              Value v = iterable->get();
-              if (!v.isUnknown()) {
-                if (!v.isList()) {
-                  // as the reference: a reference is named with what it resolves to
-                  std::string hint = referenceText(f->iterable);
-                  hint = hint.empty() ? "'" + runtime::str(v) + "' is not a list."
-                                      : "'" + hint + "' resolves to '" + runtime::str(v) + "'.";
-                  fail(ErrorKind::TypingException, "A for loop can only be applied to lists and relations. Hint: " + hint,
-                       f->loc());
-                }
-                for (const Value& element : v.asList()) iterate(element);
-              }
-              commit();
-            },
-            "for", f->loc(), false);
-      };
-      // a relation is iterated gradually: each value as it arrives (a purely gradual consumer)
-      bool viaVariable = whenVariable(f->iterable, scope, [this, f, iterate, wholeList, commit](Variable* v) {
-        if (v->kind() != Variable::Kind::List) return wholeList(v);
-        collectors_.push_back(std::make_unique<EachValue>(iterate));
-        v->listen(collectors_.back().get(), f->loc());
-        scheduler_.unit({v}, [commit] { commit(); }, "for", f->loc(), false);
-      });
-      if (!viaVariable) wholeList(emit(f->iterable, scope));
+      // the values of the iterable each as it is known (a purely gradual consumer, 4.5)
+      auto* sink = new ForSink(*this, f, scope, std::move(commit));
+      feedGradual(f->iterable, scope, sink, nullptr, true);
+      sink->close();
       return;
     }
     default:
@@ -2135,7 +2282,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             Variable* slot = instance->slot(attr);
             runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
             if (attr->isMulti()) {
-              assignGradual(kw.value, scope, instance, attr, ctor->loc(), [slot, promise] { slot->fulfill(promise); });
+              assignGradual(kw.value, scope, instance, attr, ctor->loc(), promise);
               continue;
             }
             if (kw.value->kind == ast::Kind::Literal) {
@@ -2291,7 +2438,7 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
         Variable* slot = instance->slot(name);
         runtime::Promise* promise = slot->delayed() ? slot->setPromise() : nullptr;
         if (attr->isMulti()) {
-          assignGradual(assign->value, scope, instance, attr, assign->loc(), [slot, promise] { slot->fulfill(promise); });
+          assignGradual(assign->value, scope, instance, attr, assign->loc(), promise);
           return;
         }
         Lhs here{instance, attr};
@@ -2719,94 +2866,82 @@ void Evaluator::normalize() {
 
 // ------------------------------------------------------------------ gradual execution (4.5, 4.6)
 
-bool Evaluator::whenVariable(const ast::Expr* e, Scope* scope, std::function<void(Variable*)> then) {
-  if (e->kind == ast::Kind::VarRef) {
-    then(lookup(static_cast<const ast::VarRef*>(e)->name(), scope));
-    return true;
-  }
-  if (e->kind != ast::Kind::AttrRef) return false;
-  auto* ref = static_cast<const ast::AttrRef*>(e);
-  Variable* object = emit(ref->object, scope);
-  scheduler_.unit({object}, [object, ref, then] {
-        Value o = object->get();
-        Variable* slot = attributeSlot(o, ref->attribute.text(), ref->object, ref->loc());
-        then(slot);
-      },
-      exprLabel(ref), ref->loc(), true);
-  return true;
+void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Instance* target,
+                              const model::Attribute* attr, SourceLocation at, runtime::Promise* promise) {
+  Lhs here{target, attr};
+  auto* sink = new RelationSink(*this, target, attr, promise, at);
+  feedGradual(value, scope, sink, &here, true);
+  sink->close();
 }
 
-namespace {
-// Sets each value it receives on a list relation, reporting errors as the assignment's.
-class SetEach : public runtime::ResultCollector {
- public:
-  SetEach(std::function<void(const Value&)> set) : set_(std::move(set)) {}
-  bool receive(const Value& value, SourceLocation) override {
-    set_(value);
-    return false;
-  }
-
- private:
-  std::function<void(const Value&)> set_;
-};
-}  // namespace
-
-void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Instance* target,
-                              const model::Attribute* attr, SourceLocation at, std::function<void()> done) {
-  auto set = [this, target, attr, at](const Value& v) { setAttribute(target, attr, v, at, true); };
-  auto setFrom = [this, target, attr, at](Variable* v) { setAttribute(target, attr, v, at); };
-  if (value->kind == ast::Kind::ListLit) {
-    auto* list = static_cast<const ast::ListLit*>(value);
-    if (list->elements.empty()) {
-      set(Value(ValueList{}));
-      return done();
-    }
-    auto remaining = std::make_shared<size_t>(list->elements.size());
-    for (const ast::Expr* element : list->elements)
-      assignGradual(element, scope, target, attr, at, [remaining, done] {
-        if (--*remaining == 0) done();
-      });
-    return;
-  }
-  if (value->kind == ast::Kind::Conditional) {
-    // as the reference's conditional expression with a gradual target: once the condition is
-    // known, the branch it chooses is assigned gradually in its turn (an unknown condition sets
-    // the attribute unknown)
-    auto* c = static_cast<const ast::Conditional*>(value);
-    Variable* cond = emit(c->condition, scope);
-    scheduler_.unit({cond}, [this, cond, c, scope, target, attr, at, done] {
-          Value v = cond->get();
-          if (v.isUnknown()) {
-            setAttribute(target, attr, Value::unknown(), at, true);
-            return done();
-          }
-          assignGradual(conditionHolds(v, c->loc()) ? c->whenTrue : c->whenFalse, scope, target, attr, at, done);
-        },
-        "conditional", c->loc(), true);
-    return;
-  }
-  bool viaVariable = whenVariable(value, scope, [this, set, done, at](Variable* v) {
-    if (v->kind() == Variable::Kind::List) {
-      collectors_.push_back(std::make_unique<SetEach>(set));
-      v->listen(collectors_.back().get(), at);
-      scheduler_.unit({v}, [done] { done(); }, "relation assignment",
-                                                 at, true);
+void Evaluator::feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink, const Lhs* lhs, bool whole) {
+  switch (e->kind) {
+    case ast::Kind::ListLit: {
+      auto* list = static_cast<const ast::ListLit*>(e);
+      if (list->elements.empty()) return sink->take(Value(ValueList{}), whole);
+      for (const ast::Expr* element : list->elements) feedGradual(element, scope, sink, lhs, false);
       return;
     }
-    scheduler_.unit({v}, [v, set, done] {
-          set(v->get());
-          done();
+    case ast::Kind::Conditional: {
+      // as the reference's conditional expression with a gradual consumer: once the condition is
+      // known, the branch it chooses is fed in its turn (an unknown condition gives an unknown)
+      auto* c = static_cast<const ast::Conditional*>(e);
+      Variable* cond = emit(c->condition, scope);
+      std::optional<Lhs> lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt;
+      sink->open();
+      scheduler_.unit({cond}, [this, cond, c, scope, sink, lhsCopy, whole] {
+            Value v = cond->get();
+            if (v.isUnknown()) sink->take(Value::unknown(), whole);
+            else feedGradual(conditionHolds(v, c->loc()) ? c->whenTrue : c->whenFalse, scope, sink, lhsCopy ? &*lhsCopy : nullptr, whole);
+            sink->close();
+          },
+          "conditional", c->loc(), true);
+      return;
+    }
+    case ast::Kind::ListComp: {
+      auto* c = static_cast<const ast::ListComp*>(e);
+      auto* elements = new ComprehensionSink(*this, c, scope, sink, lhs);
+      feedGradual(c->iterable, scope, elements, nullptr, true);
+      return elements->close();
+    }
+    default:
+      break;
+  }
+  auto fromVariable = [this, sink, whole](Variable* v) {
+    // a list variable or relation passes its values on as they arrive
+    if (v->kind() == Variable::Kind::List) {
+      v->listen(sink, sink->at());
+      return scheduler_.unit({v}, [sink] { sink->close(); }, sink->label(), sink->at(), sink->executionUnit());
+    }
+    if (!whole && v->kind() == Variable::Kind::Plain && v->isReady()) {
+      if (sink->batch == nullptr || scheduler_.queueChanges() != sink->batchMark) {
+        sink->batch = new GradualSink::Batch(scheduler_, sink);
+        sink->batch->add(v);
+        scheduler_.submit(sink->batch);
+        sink->batchMark = scheduler_.queueChanges();
+      } else {
+        sink->batch->add(v);
+      }
+      return;
+    }
+    scheduler_.unit({v}, [v, sink, whole] {
+          sink->takeFrom(v, whole);
+          sink->close();
         },
-        "relation assignment", at, true);
-  });
-  if (viaVariable) return;
-  Lhs here{target, attr};
-  Variable* v = emit(value, scope, &here);
-  scheduler_.unit({v}, [v, setFrom, done] {
-        setFrom(v);
-        done();
-      },
-      "relation assignment", at, true);
+        sink->label(), sink->at(), sink->executionUnit());
+  };
+  sink->open();
+  if (e->kind == ast::Kind::VarRef) return fromVariable(lookup(static_cast<const ast::VarRef*>(e)->name(), scope));
+  if (e->kind == ast::Kind::AttrRef) {
+    auto* ref = static_cast<const ast::AttrRef*>(e);
+    Variable* object = emit(ref->object, scope);
+    scheduler_.unit({object}, [object, ref, fromVariable] {
+          fromVariable(attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc()));
+        },
+        exprLabel(ref), ref->loc(), true);
+    return;
+  }
+  fromVariable(emit(e, scope, lhs));
 }
 
 namespace {

@@ -227,13 +227,24 @@ class Evaluator {
   Variable* emitOperators(const ast::Expr* e, Scope* scope);
   void emitOperands(const ast::Expr* e, Scope* scope, runtime::VarList& out);
   void emitAttributeAssign(const ast::Assign* assign, Scope* scope);
-  // Resolves a variable or attribute reference to its variable (not its value) and calls `then`;
-  // false when `e` is neither.
-  bool whenVariable(const ast::Expr* e, Scope* scope, std::function<void(Variable*)> then);
-  // Adds the values of `value` to a list relation as soon as each is known (spec 4.5), then
-  // calls `done`.
+  // Adds the values of `value` to a list relation as soon as each is known (spec 4.5), then keeps
+  // `promise` (if any) on it.
   void assignGradual(const ast::Expr* value, Scope* scope, runtime::Instance* target, const model::Attribute* attr,
-                     SourceLocation at, std::function<void()> done);
+                     SourceLocation at, runtime::Promise* promise);
+  // A consumer of gradual execution (spec 4.5): a list relation being assigned, a `for` loop, a
+  // list comprehension's iterable.
+  class GradualSink;
+  class RelationSink;
+  class ForSink;
+  class ComprehensionSink;
+  GradualSink* liveSinks_ = nullptr;  // those not complete (deleted with the evaluator)
+  // Feeds the values of `e` to `sink` one by one as each becomes known (spec 4.5): the values of
+  // a list variable or relation as they arrive, the elements of a list literal and the results of
+  // a list comprehension each as soon as it is computed, the branch a conditional chooses; any
+  // other expression's value once computed. The sink stays open until every value is fed.
+  // `whole`: `e` is the whole expression the sink consumes, not an element of a list built around
+  // it. `lhs`: the relation the values go to (for constructors in `e`), if any.
+  void feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink, const Lhs* lhs, bool whole);
   // Progression promises of an if/for on the attributes its body assigns (spec 4.6); returns the
   // function that fulfils them once the statement has committed.
   std::function<void()> eagerPromises(const ast::Block& body, const std::vector<std::string>& localNames, Scope* scope);
