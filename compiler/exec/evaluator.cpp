@@ -2007,6 +2007,17 @@ void Evaluator::assignmentUnit(runtime::Instance* instance, const model::Attribu
   scheduler_.submit(new AssignmentUnit(*this, instance, attribute, value, promise, at, of, target));
 }
 
+void Evaluator::assignFromAttribute(runtime::Instance* instance, const model::Attribute* attribute, const ast::AttrRef* ref,
+                                    Scope* scope, runtime::Promise* promise, SourceLocation at, AssignmentOf of,
+                                    const ast::Expr* target) {
+  Variable* object = emit(ref->object, scope);
+  scheduler_.unit({object}, [this, object, ref, instance, attribute, promise, at, of, target] {
+        Variable* slot = attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc());
+        assignmentUnit(instance, attribute, slot, promise, at, of, target);
+      },
+      exprLabel(ref), ref->loc(), true);
+}
+
 void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                              SourceLocation at, bool recur) {
   Variable* slot = instance->slot(attribute);
@@ -2216,9 +2227,13 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           for (const model::Entity* e : entity->lineage())
             for (const auto& idx : e->indexes)
               for (const std::string& a : idx)
-                if (!given(a) && message.find("'" + a + "'") == std::string::npos)
-                  message += "\n\t* Missing attribute '" + a + "'. The attribute " + entity->fullName + "." + a +
+                if (!given(a) && message.find("'" + a + "'") == std::string::npos) {
+                  // as the reference: a relation is named as one
+                  const model::Attribute* attribute = entity->attribute(a);
+                  std::string kind = attribute != nullptr && attribute->isRelation ? "relation" : "attribute";
+                  message += "\n\t* Missing " + kind + " '" + a + "'. The " + kind + " " + entity->fullName + "." + a +
                              " is part of an index.";
+                }
           fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc());
         }
         IndexKeys keys(*this, values);
@@ -2287,6 +2302,11 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             }
             if (kw.value->kind == ast::Kind::Literal) {
               assignKnown(attr, static_cast<const ast::Literal*>(kw.value)->variable(), promise, stepIndex);
+              continue;
+            }
+            if (kw.value->kind == ast::Kind::AttrRef) {
+              assignFromAttribute(instance, attr, static_cast<const ast::AttrRef*>(kw.value), scope, promise, ctor->loc(),
+                                  AssignmentOf::Argument);
               continue;
             }
             Lhs here{instance, attr};
@@ -2441,6 +2461,9 @@ void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
           assignGradual(assign->value, scope, instance, attr, assign->loc(), promise);
           return;
         }
+        if (assign->value->kind == ast::Kind::AttrRef)
+          return assignFromAttribute(instance, attr, static_cast<const ast::AttrRef*>(assign->value), scope, promise,
+                                     assign->loc(), AssignmentOf::Statement, target);
         Lhs here{instance, attr};
         Variable* value = emit(assign->value, scope, attr->isRelation ? &here : nullptr);
         assignmentUnit(instance, attr, value, promise, assign->loc(), AssignmentOf::Statement, target);

@@ -220,6 +220,11 @@ class Evaluator {
   enum class AssignmentOf : uint8_t { Argument, Default, Statement };
   void assignmentUnit(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
                       runtime::Promise* promise, SourceLocation at, AssignmentOf of, const ast::Expr* target = nullptr);
+  // The same from an attribute reference's slot itself, as the reference's SetAttributeHelper waits
+  // for the attribute: a failure to read it (an empty optional) is this assignment's.
+  void assignFromAttribute(runtime::Instance* instance, const model::Attribute* attribute, const ast::AttrRef* ref,
+                           Scope* scope, runtime::Promise* promise, SourceLocation at, AssignmentOf of,
+                           const ast::Expr* target = nullptr);
   Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);
   Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
   // An operator (isOperator) and the operators nested in it, as one direct value over the other

@@ -395,4 +395,42 @@ proc = compile_model(WIDE + "w2 = Wide(a22999=\"x\")\n")
 check("far slot: its attribute's type check", proc.returncode == 1
       and "Invalid value 'x', expected int" in proc.stderr, proc.stderr)
 
+# An empty optional relation read by an attribute assignment (statement or constructor argument)
+# fails the assignment: an AttributeException caused by the OptionalValueException, as the
+# reference's SetAttributeHelper (its test_608_opt_to_single).
+OPT = """
+entity A:
+end
+entity B:
+end
+B.a [1] -- A
+entity C:
+end
+C.a [0:1] -- A
+implement A using std::none
+implement B using std::none
+implement C using std::none
+c1 = C()
+"""
+for how, model in (("statement", OPT + "b1 = B()\nb1.a = c1.a\n"), ("constructor argument", OPT + "b1 = B(a=c1.a)\n")):
+    proc = compile_model(model)
+    check("empty optional read by an assignment: " + how, proc.returncode == 1
+          and error_line(proc).startswith("AttributeException: Could not set attribute `a`")
+          and "caused by: OptionalValueException: Optional variable accessed that has no value" in proc.stderr,
+          proc.stderr)
+
+# A missing index attribute that is a relation is named as a relation.
+proc = compile_model("""
+entity A: end
+entity B: end
+implement A using std::none
+implement B using std::none
+A.b [1] -- B.a [1]
+index A(b)
+index B(a)
+A(b=B())
+""")
+check("missing index relation in a constructor", proc.returncode == 1
+      and "* Missing relation 'a'. The relation __config__::B.a is part of an index." in proc.stderr, proc.stderr)
+
 finish()
