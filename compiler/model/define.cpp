@@ -78,6 +78,15 @@ class Definer {
     fail(ErrorKind::DuplicateException, message, def.location, false);
   }
 
+  // An attribute or relation end named as one the entity has already: reported at the earlier
+  // one, as the reference (its "original" is the earlier declaration here).
+  [[noreturn]] void attributeClash(const Entity* e, const Attribute* existing, const ast::Name& name) {
+    fail(ErrorKind::DuplicateException,
+         "attribute '" + std::string(name.text()) + "' already exists on entity '" + e->shortName + "' (original at (" +
+             sources_.format(existing->location, true) + ")) (duplicate at (" + sources_.format(name.loc, true) + "))",
+         existing->location, false);
+  }
+
   std::string locText(const SourceLocation& loc) const { return sources_.format(loc, false); }
 
   void registerDefinitions() {
@@ -300,10 +309,7 @@ class Definer {
     if (e->definition == nullptr) return;
     for (const ast::Attribute& a : e->definition->attributes) {
       for (const Attribute* existing : e->own)
-        if (existing->name == a.name.text())
-          fail(ErrorKind::DuplicateException,
-               "attribute '" + std::string(a.name.text()) + "' already exists on entity '" + e->shortName + "'",
-               a.name.loc);
+        if (existing->name == a.name.text()) attributeClash(e, existing, a.name);
       Attribute* attr = model_.newAttribute();
       attr->name = std::string(a.name.text());
       attr->entity = e;
@@ -360,10 +366,7 @@ class Definer {
   Attribute* relationEnd(Entity* owner, const ast::Name& name, Entity* target, Multiplicity m, const ast::Relation* rel,
                          Namespace* ns) {
     for (const Attribute* existing : owner->own)
-      if (existing->name == name.text())
-        fail(ErrorKind::DuplicateException,
-             "attribute '" + std::string(name.text()) + "' already exists on entity '" + owner->shortName + "'",
-             existing->location);
+      if (existing->name == name.text()) attributeClash(owner, existing, name);
     Attribute* attr = model_.newAttribute();
     attr->name = std::string(name.text());
     attr->entity = owner;

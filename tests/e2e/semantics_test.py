@@ -433,4 +433,13 @@ A(b=B())
 check("missing index relation in a constructor", proc.returncode == 1
       and "* Missing relation 'a'. The relation __config__::B.a is part of an index." in proc.stderr, proc.stderr)
 
+# An attribute declared twice, or a relation end named as an attribute, is reported at the earlier
+# declaration with both places (the reference's test_2386_duplicate_attribute_error_message).
+proc = compile_model("entity Test:\n    string test\n    bool test\nend\n")
+check("attribute declared twice", "attribute 'test' already exists on entity 'Test' (original at (./main.cf:2:12))"
+      " (duplicate at (./main.cf:3:10)) (./main.cf:2)" in error_line(proc), proc.stderr)
+proc = compile_model("entity Test:\n    string test\nend\nTest.test [0:] -- Test\n")
+check("relation end named as an attribute", "attribute 'test' already exists on entity 'Test' (original at"
+      " (./main.cf:2:12)) (duplicate at (./main.cf:4:6))" in error_line(proc), proc.stderr)
+
 finish()
