@@ -620,10 +620,7 @@ class Evaluator::ForSink final : public GradualSink {
   void complete() override { commit_(); }
   void each(const Value& value) {
     if (value.isUnknown()) return;
-    Scope* inner = &evaluator_.scopes_.emplace_back(scope_, scope_->ns);
-    Variable* loopVar = evaluator_.scheduler_.makePlain();
-    loopVar->set(value, for_->loc());
-    inner->declare(for_->variable, loopVar);
+    Scope* inner = evaluator_.loopScope(scope_, for_->variable, value, for_->loc());
     evaluator_.declare(for_->body, inner);
     evaluator_.emitBlock(for_->body, inner, false);
   }
@@ -662,10 +659,7 @@ class Evaluator::ComprehensionSink final : public GradualSink {
  private:
   void complete() override { out_->close(); }
   void each(const Value& value) {
-    Scope* inner = &evaluator_.scopes_.emplace_back(scope_, scope_->ns);
-    Variable* loopVar = evaluator_.scheduler_.makePlain();
-    loopVar->set(value, comp_->loc());
-    inner->declare(comp_->variable, loopVar);
+    Scope* inner = evaluator_.loopScope(scope_, comp_->variable, value, comp_->loc());
     if (comp_->guard == nullptr) return result(value, inner);
     Variable* guard = evaluator_.emit(comp_->guard, inner);
     open();
@@ -1134,10 +1128,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
             // per element: the guard, then the value when the guard holds
             std::vector<Variable*> parts;
             for (const Value& element : it.asList()) {
-              Scope* inner = &scopes_.emplace_back(scope, scope->ns);
-              Variable* loopVar = scheduler_.makePlain();
-              loopVar->set(element, c->loc());
-              inner->declare(c->variable, loopVar);
+              Scope* inner = loopScope(scope, c->variable, element, c->loc());
               Variable* part = scheduler_.makePlain();
               parts.push_back(part);
               auto emitValue = [this, c, inner, part, element, lhsCopy] {
@@ -2888,6 +2879,14 @@ void Evaluator::normalize() {
 
 
 // ------------------------------------------------------------------ gradual execution (4.5, 4.6)
+
+Scope* Evaluator::loopScope(Scope* outer, const ast::Name& variable, const Value& value, SourceLocation at) {
+  Scope* inner = &scopes_.emplace_back(outer, outer->ns);
+  Variable* loopVar = scheduler_.makePlain();
+  loopVar->set(value, at);
+  inner->declare(variable, loopVar);
+  return inner;
+}
 
 void Evaluator::assignGradual(const ast::Expr* value, Scope* scope, runtime::Instance* target,
                               const model::Attribute* attr, SourceLocation at, runtime::Promise* promise) {

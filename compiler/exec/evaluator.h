@@ -250,6 +250,8 @@ class Evaluator {
   // `whole`: `e` is the whole expression the sink consumes, not an element of a list built around
   // it. `lhs`: the relation the values go to (for constructors in `e`), if any.
   void feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink, const Lhs* lhs, bool whole);
+  // The scope of one iteration of a `for` or a list comprehension: `variable` set to `value`.
+  Scope* loopScope(Scope* outer, const ast::Name& variable, const Value& value, SourceLocation at);
   // Progression promises of an if/for on the attributes its body assigns (spec 4.6); returns the
   // function that fulfils them once the statement has committed.
   std::function<void()> eagerPromises(const ast::Block& body, const std::vector<std::string>& localNames, Scope* scope);
