@@ -1,0 +1,251 @@
+"""Runs the reference's compiler test functions (inmanta-core tests/compiler/test_*.py, read from a
+git copy: $INMANTA_CORE_GIT, tag $INMANTA_CORE_TAG, default v19.0.0; never committed here) against
+an inmanta-cpp binary, with stand-in pytest and inmanta modules: fixtures with parameters,
+parametrize marks, capsys and pytest.raises (exception classes built from the reference's class
+hierarchy) work; a test that needs the reference's Python objects (scopes, types, caplog, ...) is
+reported UNSUPPORTED. Usage: tests.py BINARY [test_*.py ...]"""
+import ast, itertools, os, re, shutil, subprocess, sys, tempfile, textwrap, types, traceback, inspect
+
+if len(sys.argv) < 2:
+    sys.exit("usage: tests.py BINARY [test_*.py ...]  (the reference's tests/compiler files, by name)")
+BIN = os.path.abspath(sys.argv[1])
+REPO = os.environ.get("INMANTA_CORE_GIT", "/work/.mirror/inmanta+inmanta-core/repo")
+TAG = os.environ.get("INMANTA_CORE_TAG", "v19.0.0")
+FILES = sys.argv[2:] or sorted(os.path.basename(n) for n in subprocess.run(
+    ["git", "-C", REPO, "ls-tree", "--name-only", TAG, "tests/compiler/"], capture_output=True, text=True).stdout.split()
+    if os.path.basename(n).startswith("test_") and n.endswith(".py"))
+
+class Unsupported(Exception): pass
+
+# ---- exceptions from the reference's sources
+excmod = types.ModuleType("inmanta.ast")
+classes = {"Exception": Exception}
+def build_exceptions():
+    srcs = [l for l in subprocess.run(["git", "-C", REPO, "ls-tree", "-r", "--name-only", TAG, "src/inmanta"], capture_output=True, text=True).stdout.split() if l.endswith(".py")]
+    defs = []
+    for s in srcs:
+        text = subprocess.run(["git", "-C", REPO, "show", f"{TAG}:" + s], capture_output=True, text=True).stdout
+        for m in re.finditer(r"^class (\w+)\(([^)]*)\):", text, re.M):
+            defs.append((m.group(1), [b.strip().split(".")[-1] for b in m.group(2).split(",")]))
+    changed = True
+    while changed:
+        changed = False
+        for name, bases in defs:
+            if name in classes: continue
+            bs = [classes[b] for b in bases if b in classes]
+            if not bs and any(b.endswith("Exception") or b.endswith("Error") or b.endswith("Warning") for b in bases) and not any(b in classes for b in bases):
+                continue
+            if not bs: continue
+            try:
+                classes[name] = type(name, tuple(dict.fromkeys(bs)), {})
+            except TypeError:
+                classes[name] = type(name, (bs[0],), {})
+            changed = True
+build_exceptions()
+for n, c in classes.items(): setattr(excmod, n, c)
+
+def make_exc(kind, msg, causes):
+    cls = classes.get(kind) or type(kind, (classes.get("RuntimeException", Exception),), {})
+    e = cls(msg)
+    e.msg = msg
+    e.causes = causes
+    e.get_causes = lambda: causes
+    e.get_message = lambda: msg
+    e.format_trace = lambda *a, **k: msg
+    m = re.search(r"\(([^()]*):(\d+)(?::(\d+))?\)\s*$", msg)
+    if m:
+        e.location = types.SimpleNamespace(file=m.group(1), lnr=int(m.group(2)), start_char=int(m.group(3) or 0))
+    return e
+
+# ---- the compile
+state = {"dir": None, "out": "", "err": ""}
+def do_compile(*a, **k):
+    r = subprocess.run([BIN, "compile"], cwd=state["dir"], capture_output=True, text=True, timeout=60)
+    state["out"] += r.stdout; state["err"] += r.stderr
+    if r.returncode == 0:
+        return (Opaque("types"), Opaque("scopes"))
+    lines = r.stderr.splitlines()
+    first = None; causes = []
+    for l in lines:
+        m = re.match(r"^(?:Error: )?(\w+): (.*)$", l)
+        m2 = re.match(r"^\s*caused by: (\w+): (.*)$", l)
+        if l.startswith("Error: ") and m and first is None: first = (m.group(1), m.group(2))
+        elif m2: causes.append(make_exc(m2.group(1), m2.group(2), []))
+    if first is None: raise make_exc("CompilerException", r.stderr, [])
+    raise make_exc(first[0], first[1], causes)
+
+class Opaque:
+    def __init__(self, what): self.what = what
+    def __getattr__(self, n):
+        if n.startswith("_"): raise AttributeError(n)
+        raise Unsupported(f"uses compile result {self.what}.{n}")
+    def __iter__(self): raise Unsupported(f"uses compile result {self.what}")
+    def __getitem__(self, k): raise Unsupported(f"uses compile result {self.what}[...]")
+    def __call__(self, *a, **k): raise Unsupported(f"calls {self.what}")
+
+PROJECT_YML = "name: snippet\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
+class SnippetCompiler:
+    def setup_for_snippet(self, code, *a, autostd=True, ministd=False, install_project=True, **kw):
+        if a or kw.get("relation_precedence_rules") or kw.get("project_requires") or kw.get("python_requires"):
+            raise Unsupported("snippet options " + repr((a, list(kw))))
+        d = tempfile.mkdtemp(prefix="refrun")
+        state["dir"] = d
+        open(os.path.join(d, "project.yml"), "w").write(PROJECT_YML)
+        open(os.path.join(d, "main.cf"), "w").write(textwrap.dedent(code))
+    def setup_for_error(self, code, shouldbe, indent_offset=0, **kw):
+        self.setup_for_snippet(code, **kw)
+        try:
+            do_compile()
+        except Exception as e:
+            got = e.msg if hasattr(e, "msg") else str(e)
+            want = shouldbe.format(dir=state["dir"]).strip().split("\n")[0].replace(state["dir"] + "/", "./")
+            norm = lambda t: re.sub(r"\s*\((reported in .*|[^()]*:\d+(:\d+)?)\)\s*$", "", t).strip()
+            if norm(want)[:60] != norm(got)[:60]:
+                raise AssertionError(f"error differs:\n  want {want!r}\n  got  {got!r}")
+            return
+        raise AssertionError("no error")
+    project_dir = "."
+    def setup_for_error_re(self, code, shouldbe):
+        self.setup_for_snippet(code)
+        r = subprocess.run([BIN, "compile"], cwd=state["dir"], capture_output=True, text=True, timeout=60)
+        if r.returncode == 0: raise AssertionError("no error")
+        text = r.stderr[r.stderr.find("Error: ") + 7:] if "Error: " in r.stderr else r.stderr
+        want = shouldbe.format(dir=".")
+        if re.search(want, text) is None and re.search(want, re.sub(r"\s+", " ", text)) is None:
+            raise AssertionError(f"regex {want!r} not in {text[:300]!r}")
+    def do_export(self, *a, **k): raise Unsupported("do_export")
+    def __getattr__(self, n): raise Unsupported(f"snippetcompiler.{n}")
+
+class Capsys:
+    def readouterr(self):
+        o, e = state["out"], state["err"]; state["out"] = state["err"] = ""
+        return types.SimpleNamespace(out=o, err=e) if False else _OE(o, e)
+class _OE(tuple):
+    def __new__(cls, o, e): return super().__new__(cls, (o, e))
+    out = property(lambda s: s[0]); err = property(lambda s: s[1])
+
+# ---- fake pytest
+class Raises:
+    def __init__(self, exc, match=None): self.exc, self.match = exc, match; self.value = None
+    def __enter__(self): return self
+    def __exit__(self, t, v, tb):
+        if t is None: raise AssertionError(f"DID NOT RAISE {self.exc}")
+        if t is Unsupported: return False
+        if not issubclass(t, self.exc): return False
+        self.value = v; self.type = t
+        if self.match and not re.search(self.match, str(getattr(v, "msg", v))): raise AssertionError(f"no match {self.match!r} in {v}")
+        return True
+class Mark:
+    def __getattr__(self, name):
+        def deco(*a, **k):
+            def apply(f):
+                f.__dict__.setdefault("_marks", []).append((name, a, k)); return f
+            if len(a) == 1 and callable(a[0]) and not k and name not in ("parametrize",): return apply(a[0])
+            return apply
+        return deco
+def fixture(*a, params=None, ids=None, **k):
+    def apply(f):
+        f._fixture = True; f._params = params; return f
+    if a and callable(a[0]): return apply(a[0])
+    return apply
+pytest = types.ModuleType("pytest")
+pytest.fixture = fixture; pytest.mark = Mark(); pytest.raises = Raises
+pytest.fail = lambda m="": (_ for _ in ()).throw(AssertionError(m))
+pytest.skip = lambda m="": (_ for _ in ()).throw(Unsupported("skip " + m))
+pytest.param = lambda *a, **k: a if len(a) > 1 else a[0]
+pytest.approx = lambda x, **k: x
+sys.modules["pytest"] = pytest
+
+class AnyModule(types.ModuleType):
+    def __getattr__(self, n):
+        if n.startswith("__"): raise AttributeError(n)
+        return Opaque(f"{self.__name__}.{n}")
+inm = AnyModule("inmanta"); inm.__path__ = []; sys.modules["inmanta"] = inm
+comp = AnyModule("inmanta.compiler"); comp.__path__ = []; comp.do_compile = do_compile; sys.modules["inmanta.compiler"] = comp; inm.compiler = comp
+excmod.__path__ = []
+excmod.__getattr__ = lambda n: Opaque("inmanta.ast." + n)
+sys.modules["inmanta.ast"] = excmod; inm.ast = excmod
+class Finder:
+    def find_module(self, name, path=None):
+        return self if (name.startswith("inmanta") or name in ("utils", "conftest", "packaging", "py")) else None
+    def load_module(self, name):
+        if name in sys.modules: return sys.modules[name]
+        m = AnyModule(name); m.__path__ = []; sys.modules[name] = m
+        if name.startswith("inmanta.ast") or name.startswith("inmanta.parser"):
+            for n, c in classes.items(): setattr(m, n, c)
+        return m
+import importlib.abc, importlib.machinery, importlib.util
+class MetaFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name.startswith("inmanta") or name.split(".")[0] in ("utils", "conftest", "py", "packaging", "asyncpg", "psutil"):
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+    def create_module(self, spec):
+        if spec.name in sys.modules: return sys.modules[spec.name]
+        m = AnyModule(spec.name); m.__path__ = []
+        if spec.name.startswith("inmanta.ast") or spec.name.startswith("inmanta.parser"):
+            for n, c in classes.items(): setattr(m, n, c)
+        return m
+    def exec_module(self, m): pass
+sys.meta_path.insert(0, MetaFinder())
+
+# ---- run
+totals = {}
+for path in FILES:
+    src = subprocess.run(["git", "-C", REPO, "show", f"{TAG}:tests/compiler/" + path], capture_output=True, text=True).stdout
+    mod = types.ModuleType(path[:-3])
+    try:
+        exec(compile(src, path, "exec"), mod.__dict__)
+    except Exception as e:
+        print(f"{path} IMPORT-FAIL {type(e).__name__}: {e}"); continue
+    fixtures = {n: f for n, f in mod.__dict__.items() if callable(f) and getattr(f, "_fixture", False)}
+    for name, fn in list(mod.__dict__.items()):
+        if not name.startswith("test_") or not callable(fn): continue
+        marks = getattr(fn, "_marks", [])
+        if any(m[0] in ("skip", "skipif", "xfail", "slow") for m in marks):
+            continue
+        params = list(inspect.signature(fn).parameters)
+        axes = []  # list of lists of dict
+        for m in reversed(marks):
+            if m[0] != "parametrize": continue
+            names = m[1][0]; vals = m[1][1]
+            names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+            axes.append([dict(zip(names, v if len(names) > 1 else (v,))) for v in vals])
+        fixed = set(itertools.chain.from_iterable(a[0].keys() for a in axes if a))
+        for p in params:
+            if p in fixed: continue
+            if p in fixtures and fixtures[p]._params:
+                axes.append([{p: ("__fixture__", p, v)} for v in fixtures[p]._params])
+        for combo in itertools.product(*axes) if axes else [()]:
+            kwargs = {}
+            for d in combo: kwargs.update(d)
+            label = f"{path}::{name}" + (f"[{','.join(str(v[2]) if isinstance(v, tuple) and v and v[0]=='__fixture__' else str(v) for v in kwargs.values())}]" if kwargs else "")
+            try:
+                for p in params:
+                    if p in kwargs:
+                        v = kwargs[p]
+                        if isinstance(v, tuple) and v and v[0] == "__fixture__":
+                            kwargs[p] = fixtures[p](types.SimpleNamespace(param=v[2]))
+                        continue
+                    if p == "snippetcompiler": kwargs[p] = SnippetCompiler()
+                    elif p == "capsys": kwargs[p] = Capsys()
+                    elif p in fixtures and not fixtures[p]._params:
+                        sig = inspect.signature(fixtures[p]).parameters
+                        if sig: raise Unsupported(f"fixture {p} with args")
+                        kwargs[p] = fixtures[p]()
+                    else: raise Unsupported(f"fixture {p}")
+                state["out"] = state["err"] = ""
+                r = fn(**kwargs)
+                if inspect.isgenerator(r) or inspect.iscoroutine(r): raise Unsupported("generator/coroutine")
+                res = "PASS"
+            except Unsupported as e:
+                res = f"UNSUPPORTED {e}"
+            except AssertionError as e:
+                res = f"FAIL {str(e)[:300]!r}"
+            except Exception as e:
+                res = f"FAIL {type(e).__name__}: {str(getattr(e, 'msg', e))[:300]!r}"
+            kind = res.split()[0]
+            totals[kind] = totals.get(kind, 0) + 1
+            print(label, res, flush=True)
+            if state["dir"]: shutil.rmtree(state["dir"], ignore_errors=True); state["dir"] = None
+print("# totals", totals)
