@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "ast/prefault.h"
+
 namespace inmanta::compiler {
 
 // Bump allocator; objects live until the arena dies, and their destructors run then.
@@ -26,6 +28,10 @@ class Arena {
   Arena& operator=(const Arena&) = delete;
   ~Arena() {
     for (auto it = dtors_.rbegin(); it != dtors_.rend(); ++it) it->second(it->first);
+    for (const Block& b : blocks_) {
+      if (b.prefaulted) PrefaultedBlocks::release(b.memory);
+      else delete[] static_cast<std::max_align_t*>(b.memory);
+    }
   }
 
   template <class T, class... Args>
@@ -45,18 +51,31 @@ class Arena {
   void* allocate(size_t size, size_t align) {
     size_t offset = (used_ + align - 1) & ~(align - 1);
     if (blocks_.empty() || offset + size > capacity_) {
-      capacity_ = size > kBlock ? size : kBlock;
-      blocks_.emplace_back(new std::max_align_t[(capacity_ + sizeof(std::max_align_t) - 1) /
-                                               sizeof(std::max_align_t)]);
+      void* memory = nullptr;
+      // grown past kLargeFrom: prefaulted blocks (PrefaultedBlocks)
+      if (blocks_.size() >= kLargeFrom && size <= PrefaultedBlocks::kSize &&
+          (memory = PrefaultedBlocks::supply().take()) != nullptr) {
+        capacity_ = PrefaultedBlocks::kSize;
+        blocks_.push_back(Block{memory, true});
+      } else {
+        capacity_ = size > kBlock ? size : kBlock;
+        memory = new std::max_align_t[(capacity_ + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t)];
+        blocks_.push_back(Block{memory, false});
+      }
       offset = 0;
     }
     used_ = offset + size;
-    return reinterpret_cast<char*>(blocks_.back().get()) + offset;
+    return static_cast<char*>(blocks_.back().memory) + offset;
   }
 
  private:
   static constexpr size_t kBlock = 64 * 1024;
-  std::vector<std::unique_ptr<std::max_align_t[]>> blocks_;
+  static constexpr size_t kLargeFrom = 64;  // blocks of kBlock (4 MiB)
+  struct Block {
+    void* memory;
+    bool prefaulted;
+  };
+  std::vector<Block> blocks_;
   size_t used_ = 0;
   size_t capacity_ = 0;
   bool keepObjects_ = false;

@@ -88,5 +88,33 @@ TEST(Arena, DestroysItsObjectsUnlessToldToKeepThem) {
   EXPECT_EQ(destroyed, 1);
 }
 
+TEST(PrefaultedBlocks, HandsOutWritableBlocksAheadAndTakesThemBack) {
+  std::vector<void*> blocks;
+  for (int i = 0; i < 6; ++i) {
+    void* block = PrefaultedBlocks::supply().take();
+    ASSERT_NE(block, nullptr);
+    auto* bytes = static_cast<unsigned char*>(block);
+    bytes[0] = 1;
+    bytes[PrefaultedBlocks::kSize - 1] = 2;  // the whole block is the caller's
+    for (void* other : blocks) EXPECT_NE(other, block);
+    blocks.push_back(block);
+  }
+  for (void* block : blocks) PrefaultedBlocks::release(block);
+}
+
+TEST(Arena, KeepsItsObjectsIntactWhenItGrowsIntoPrefaultedBlocks) {
+  // past 64 blocks of 64 KiB, the arena's blocks come from PrefaultedBlocks
+  Arena arena;
+  std::vector<uint64_t*> values;
+  const size_t count = (80 * 64 * 1024) / sizeof(uint64_t) + PrefaultedBlocks::kSize / sizeof(uint64_t);
+  for (size_t i = 0; i < count; ++i) values.push_back(new (arena.allocate(sizeof(uint64_t), alignof(uint64_t))) uint64_t(i));
+  for (size_t i = 0; i < count; i += 4099) EXPECT_EQ(*values[i], i);
+  EXPECT_EQ(*values.back(), count - 1);
+  // an allocation larger than a prefaulted block gets a block of its own
+  auto* big = static_cast<unsigned char*>(arena.allocate(PrefaultedBlocks::kSize + 1, 8));
+  big[PrefaultedBlocks::kSize] = 7;
+  EXPECT_EQ(big[PrefaultedBlocks::kSize], 7);
+}
+
 }  // namespace
 }  // namespace inmanta::compiler

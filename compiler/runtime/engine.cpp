@@ -1,5 +1,7 @@
 #include "runtime/engine.h"
 
+#include "ast/prefault.h"
+
 #include <algorithm>
 #include <limits>
 #include <mutex>
@@ -448,11 +450,15 @@ Scheduler::~Scheduler() {
   // the variables, in the order they were made
   if (!chunks_.empty()) chunks_.back().used = chunkNext_;
   for (Chunk& chunk : chunks_)
-    for (std::byte* at = chunk.memory.get(); at < chunk.used;) {
+    for (std::byte* at = chunk.memory; at < chunk.used;) {
       auto* v = reinterpret_cast<Variable*>(at);
       at += arenaSize(v->footprint());
       v->destroy();
     }
+  for (Chunk& chunk : chunks_) {
+    if (chunk.prefaulted) PrefaultedBlocks::release(chunk.memory);
+    else delete[] chunk.memory;
+  }
   if (activeScheduler == this) activeScheduler = previous_;
 }
 
@@ -466,11 +472,19 @@ void* Scheduler::allocate(size_t size) {
   size = arenaSize(size);
   if (chunkNext_ == nullptr || static_cast<size_t>(chunkEnd_ - chunkNext_) < size) {
     constexpr size_t kChunk = 64 * 1024;
+    constexpr size_t kLargeFrom = 64;  // chunks (4 MiB), then prefaulted blocks (PrefaultedBlocks)
     size_t bytes = std::max(kChunk, size);
     if (!chunks_.empty()) chunks_.back().used = chunkNext_;
-    // not zeroed: every object is constructed in it; new[] aligns it for any variable
-    chunks_.push_back(Chunk{std::unique_ptr<std::byte[]>(new std::byte[bytes]), nullptr});
-    chunkNext_ = chunks_.back().memory.get();
+    void* block = nullptr;
+    if (chunks_.size() >= kLargeFrom && size <= PrefaultedBlocks::kSize &&
+        (block = PrefaultedBlocks::supply().take()) != nullptr) {
+      bytes = PrefaultedBlocks::kSize;
+      chunks_.push_back(Chunk{static_cast<std::byte*>(block), nullptr, true});
+    } else {
+      // not zeroed: every object is constructed in it; new[] aligns it for any variable
+      chunks_.push_back(Chunk{new std::byte[bytes], nullptr, false});
+    }
+    chunkNext_ = chunks_.back().memory;
     chunkEnd_ = chunkNext_ + bytes;
   }
   void* at = chunkNext_;

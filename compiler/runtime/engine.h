@@ -862,8 +862,9 @@ class Scheduler {
   Scheduler* previous_;  // the thread's active scheduler when this one was made
   // the arena's chunks, each with the end of the variables in it (the last one's is chunkNext_)
   struct Chunk {
-    std::unique_ptr<std::byte[]> memory;
+    std::byte* memory;
     std::byte* used;
+    bool prefaulted;  // from PrefaultedBlocks, else new[]
   };
   std::vector<Chunk> chunks_;
   std::byte* chunkNext_ = nullptr;
