@@ -51,16 +51,13 @@ class Arena {
   void* allocate(size_t size, size_t align) {
     size_t offset = (used_ + align - 1) & ~(align - 1);
     if (blocks_.empty() || offset + size > capacity_) {
-      void* memory = nullptr;
-      // grown past kLargeFrom: prefaulted blocks (PrefaultedBlocks)
-      if (blocks_.size() >= kLargeFrom && size <= PrefaultedBlocks::kSize &&
-          (memory = PrefaultedBlocks::supply().take()) != nullptr) {
+      if (void* memory = PrefaultedBlocks::forArena(blocks_.size(), size)) {
         capacity_ = PrefaultedBlocks::kSize;
         blocks_.push_back(Block{memory, true});
       } else {
         capacity_ = size > kBlock ? size : kBlock;
-        memory = new std::max_align_t[(capacity_ + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t)];
-        blocks_.push_back(Block{memory, false});
+        blocks_.push_back(Block{new std::max_align_t[(capacity_ + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t)],
+                                false});
       }
       offset = 0;
     }
@@ -70,7 +67,6 @@ class Arena {
 
  private:
   static constexpr size_t kBlock = 64 * 1024;
-  static constexpr size_t kLargeFrom = 64;  // blocks of kBlock (4 MiB)
   struct Block {
     void* memory;
     bool prefaulted;

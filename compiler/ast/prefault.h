@@ -27,6 +27,13 @@ class PrefaultedBlocks {
     static PrefaultedBlocks blocks;
     return blocks;
   }
+  // For an arena that has `blocks` blocks of 64 KiB or more and needs `size` bytes: a block of
+  // kSize bytes once it has grown past kLargeFrom of them (4 MiB), else null (the arena allocates
+  // its own block, as it does when the mapping is refused).
+  static constexpr size_t kLargeFrom = 64;
+  static void* forArena(size_t blocks, size_t size) {
+    return blocks >= kLargeFrom && size <= kSize ? supply().take() : nullptr;
+  }
   // A block of kSize bytes (null when the system refuses the mapping), given back with release().
   void* take() {
     {

@@ -472,12 +472,9 @@ void* Scheduler::allocate(size_t size) {
   size = arenaSize(size);
   if (chunkNext_ == nullptr || static_cast<size_t>(chunkEnd_ - chunkNext_) < size) {
     constexpr size_t kChunk = 64 * 1024;
-    constexpr size_t kLargeFrom = 64;  // chunks (4 MiB), then prefaulted blocks (PrefaultedBlocks)
     size_t bytes = std::max(kChunk, size);
     if (!chunks_.empty()) chunks_.back().used = chunkNext_;
-    void* block = nullptr;
-    if (chunks_.size() >= kLargeFrom && size <= PrefaultedBlocks::kSize &&
-        (block = PrefaultedBlocks::supply().take()) != nullptr) {
+    if (void* block = PrefaultedBlocks::forArena(chunks_.size(), size)) {
       bytes = PrefaultedBlocks::kSize;
       chunks_.push_back(Chunk{static_cast<std::byte*>(block), nullptr, true});
     } else {
