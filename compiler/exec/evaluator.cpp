@@ -1998,15 +1998,19 @@ void Evaluator::assignmentUnit(runtime::Instance* instance, const model::Attribu
   scheduler_.submit(new AssignmentUnit(*this, instance, attribute, value, promise, at, of, target));
 }
 
+template <class F>
+void Evaluator::whenSlot(const ast::AttrRef* ref, Scope* scope, F then) {
+  Variable* object = emit(ref->object, scope);
+  scheduler_.unit({object}, [object, ref, then] { then(attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc())); },
+                  exprLabel(ref), ref->loc(), true);
+}
+
 void Evaluator::assignFromAttribute(runtime::Instance* instance, const model::Attribute* attribute, const ast::AttrRef* ref,
                                     Scope* scope, runtime::Promise* promise, SourceLocation at, AssignmentOf of,
                                     const ast::Expr* target) {
-  Variable* object = emit(ref->object, scope);
-  scheduler_.unit({object}, [this, object, ref, instance, attribute, promise, at, of, target] {
-        Variable* slot = attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc());
-        assignmentUnit(instance, attribute, slot, promise, at, of, target);
-      },
-      exprLabel(ref), ref->loc(), true);
+  whenSlot(ref, scope, [this, instance, attribute, promise, at, of, target](Variable* slot) {
+    assignmentUnit(instance, attribute, slot, promise, at, of, target);
+  });
 }
 
 void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
@@ -2954,15 +2958,7 @@ void Evaluator::feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink,
   };
   sink->open();
   if (e->kind == ast::Kind::VarRef) return fromVariable(lookup(static_cast<const ast::VarRef*>(e)->name(), scope));
-  if (e->kind == ast::Kind::AttrRef) {
-    auto* ref = static_cast<const ast::AttrRef*>(e);
-    Variable* object = emit(ref->object, scope);
-    scheduler_.unit({object}, [object, ref, fromVariable] {
-          fromVariable(attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc()));
-        },
-        exprLabel(ref), ref->loc(), true);
-    return;
-  }
+  if (e->kind == ast::Kind::AttrRef) return whenSlot(static_cast<const ast::AttrRef*>(e), scope, fromVariable);
   fromVariable(emit(e, scope, lhs));
 }
 

@@ -225,6 +225,9 @@ class Evaluator {
   void assignFromAttribute(runtime::Instance* instance, const model::Attribute* attribute, const ast::AttrRef* ref,
                            Scope* scope, runtime::Promise* promise, SourceLocation at, AssignmentOf of,
                            const ast::Expr* target = nullptr);
+  // Calls `then` with the slot `ref` names once its object is known (in a unit named by `ref`).
+  template <class F>
+  void whenSlot(const ast::AttrRef* ref, Scope* scope, F then);
   Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);
   Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
   // An operator (isOperator) and the operators nested in it, as one direct value over the other
