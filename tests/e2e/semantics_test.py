@@ -208,14 +208,26 @@ A()
 check("relation annotation unknown", proc.returncode == 1 and proc.stderr.count(
     "TypingException: Relation annotation can not be Unknown (./main.cf:8)") == 2, proc.stderr)
 
-# Redefinitions: "original" is the new definition, as the reference renders it, with columns.
-proc = compile_model("entity File:\nend\nentity File:\nend\n")
-check("entity defined twice", "Entity __config__::File is already defined (original at (./main.cf:3:8))"
-      " (duplicate at (./main.cf:1:8))" in error_line(proc), proc.stderr)
-# an implementation names the type it is for, as written (the reference's test_double_define_implementation)
-proc = compile_model("entity File:\nend\nimplementation file for File:\nend\nimplementation file for File:\nend\n")
-check("implementation defined twice", "Implementation __config__::file for type File is already defined"
-      " (original at (./main.cf:5:16)) (duplicate at (./main.cf:3:16))" in error_line(proc), proc.stderr)
+# Redefinitions, as the reference renders them, with columns. A type defined twice: "original" is
+# the new definition; an implementation names the type it is for, as written (the reference's
+# test_double_define_implementation). An attribute declared twice, or a relation end named as an
+# attribute: reported at the earlier declaration, which is the "original"
+# (test_2386_duplicate_attribute_error_message).
+for what, model, expected in (
+        ("entity defined twice", "entity File:\nend\nentity File:\nend\n",
+         "Entity __config__::File is already defined (original at (./main.cf:3:8)) (duplicate at (./main.cf:1:8))"),
+        ("implementation defined twice",
+         "entity File:\nend\nimplementation file for File:\nend\nimplementation file for File:\nend\n",
+         "Implementation __config__::file for type File is already defined"
+         " (original at (./main.cf:5:16)) (duplicate at (./main.cf:3:16))"),
+        ("attribute declared twice", "entity Test:\n    string test\n    bool test\nend\n",
+         "attribute 'test' already exists on entity 'Test' (original at (./main.cf:2:12))"
+         " (duplicate at (./main.cf:3:10)) (./main.cf:2)"),
+        ("relation end named as an attribute", "entity Test:\n    string test\nend\nTest.test [0:] -- Test\n",
+         "attribute 'test' already exists on entity 'Test' (original at (./main.cf:2:12))"
+         " (duplicate at (./main.cf:4:6))")):
+    proc = compile_model(model)
+    check(what, expected in error_line(proc), proc.stderr)
 
 # Implementations run in units of their own, one per implement statement, after the
 # constructor's attribute units: `first` sees the default assigned before it runs.
@@ -432,14 +444,5 @@ A(b=B())
 """)
 check("missing index relation in a constructor", proc.returncode == 1
       and "* Missing relation 'a'. The relation __config__::B.a is part of an index." in proc.stderr, proc.stderr)
-
-# An attribute declared twice, or a relation end named as an attribute, is reported at the earlier
-# declaration with both places (the reference's test_2386_duplicate_attribute_error_message).
-proc = compile_model("entity Test:\n    string test\n    bool test\nend\n")
-check("attribute declared twice", "attribute 'test' already exists on entity 'Test' (original at (./main.cf:2:12))"
-      " (duplicate at (./main.cf:3:10)) (./main.cf:2)" in error_line(proc), proc.stderr)
-proc = compile_model("entity Test:\n    string test\nend\nTest.test [0:] -- Test\n")
-check("relation end named as an attribute", "attribute 'test' already exists on entity 'Test' (original at"
-      " (./main.cf:2:12)) (duplicate at (./main.cf:4:6))" in error_line(proc), proc.stderr)
 
 finish()
