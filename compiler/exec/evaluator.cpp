@@ -2024,8 +2024,7 @@ void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute
   }
 }
 
-std::string Evaluator::indexKey(const std::vector<std::string>& attributes,
-                                const std::vector<std::pair<std::string, Value>>& values, bool& complete) const {
+std::string Evaluator::indexKey(const std::vector<std::string>& attributes, NamedValues values, bool& complete) const {
   std::string key;
   complete = true;
   for (const std::string& a : attributes) {
@@ -2048,8 +2047,7 @@ std::string Evaluator::indexKey(const std::vector<std::string>& attributes,
   return key;
 }
 
-bool Evaluator::indexKeyBytes(const std::vector<std::string>& attributes,
-                              const std::vector<std::pair<std::string, Value>>& values, std::string& out) {
+bool Evaluator::indexKeyBytes(const std::vector<std::string>& attributes, NamedValues values, std::pmr::string& out) {
   IndexKeyWriter key(out, indexNumber(attributes));
   for (const std::string& a : attributes) {
     auto it = std::find_if(values.begin(), values.end(), [&](const auto& p) { return p.first == a; });
@@ -2173,12 +2171,16 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         auto isLate = [&](std::string_view name) {
           return std::any_of(plan.late.begin(), plan.late.end(), [&](uint32_t i) { return kwargs[i].name.text() == name; });
         };
-        // construction-time values: index arguments and **dict entries
-        std::vector<std::pair<std::string, Value>> values;
-        for (size_t i = 0; i < earlyCount; ++i) values.emplace_back(std::string(kwargs[plan.early[i]].name.text()), in[i]->get());
+        // construction-time values: index arguments and **dict entries (most constructions have
+        // a few: they take no memory of the heap)
+        alignas(std::max_align_t) std::byte buffer[512];
+        std::pmr::monotonic_buffer_resource memory(buffer, sizeof buffer);
+        std::pmr::vector<NamedValue> values(&memory);
+        values.reserve(earlyCount + 4);
+        for (size_t i = 0; i < earlyCount; ++i) values.emplace_back(kwargs[plan.early[i]].name.text(), in[i]->get());
         bool planned = true;  // the construction values are those the plan's steps assume
         for (size_t i = earlyCount; i < in.size(); ++i) {
-          Value d = in[i]->get();
+          const Value& d = in[i]->get();  // (a set variable's value: its keys outlive `values`)
           if (!d.isDict())
             fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", ctor->loc());
           for (const auto& [k, v] : d.asDict().items) {
@@ -2236,9 +2238,9 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           auto& table = indexes_[entity];
           for (const model::Entity* e : entity->lineage())
             for (const auto& idx : e->indexes) {
-              const std::string* key = keys.key(idx);
-              if (key == nullptr) continue;  // (cannot happen: every index attribute is given)
-              if (uint32_t number = table.find(*key)) {
+              std::string_view key;
+              if (!keys.key(idx, key)) continue;  // (cannot happen: every index attribute is given)
+              if (uint32_t number = table.find(key)) {
                 runtime::Instance* known = instanceNumbered(number);
                 if (found != nullptr && found != known)
                   fail(ErrorKind::IndexCollisionException, "Inconsistent indexes detected!", ctor->loc());
@@ -2540,14 +2542,18 @@ void Evaluator::finalChecks() {
 
 // ------------------------------------------------------------------ indexes (4.10)
 
-const std::string* Evaluator::IndexKeys::key(const std::vector<std::string>& index) {
+bool Evaluator::IndexKeys::key(const std::vector<std::string>& index, std::string_view& key) {
   // an entity lists its ancestors' indexes too: the same index is asked for several times
   for (const Known& k : known_)
-    if (k.index == &index || *k.index == index) return k.complete ? &k.key : nullptr;
-  Known& k = known_.emplace_back();
-  k.index = &index;
+    if (k.index == &index || *k.index == index) {
+      key = k.key;
+      return k.complete;
+    }
+  Known& k = known_.emplace_back(Known{&index, std::pmr::string(&memory_), false});
+  k.key.reserve(32);
   k.complete = evaluator_.indexKeyBytes(index, values_, k.key);
-  return k.complete ? &k.key : nullptr;
+  key = k.key;
+  return k.complete;
 }
 
 std::string Evaluator::IndexKeys::text(const std::vector<std::string>& index) const {
@@ -2561,14 +2567,13 @@ void Evaluator::registerInIndexes(runtime::Instance* instance, IndexKeys& keys, 
     auto& table = indexes_[owner];
     for (const model::Entity* declaring : owner->lineage())
       for (const auto& idx : declaring->indexes) {
-        const std::string* found = keys.key(idx);
-        if (found == nullptr) continue;
-        const std::string& key = *found;
+        std::string_view key;
+        if (!keys.key(idx, key)) continue;
         if (table.insert(key, instance->ordinal, indexKeys_) != instance->ordinal)
           fail(ErrorKind::DuplicateException, "Duplicate key in index. " + keys.text(idx), at->loc());
         auto pendingHere = pending_.find(owner);
         if (pendingHere == pending_.end()) continue;
-        auto waiting = pendingHere->second.find(key);
+        auto waiting = pendingHere->second.find(std::string(key));
         if (waiting != pendingHere->second.end()) {
           std::vector<PendingLookup> lookups = std::move(waiting->second);
           pendingHere->second.erase(waiting);
@@ -2618,14 +2623,15 @@ Variable* Evaluator::emitIndexLookup(const model::Entity* entity, std::vector<st
           fail(ErrorKind::NotFoundException, "No index defined on " + entity->fullName + " for this lookup: [" + listed + "]",
                at->loc());
         }
-        std::string key;
-        indexKeyBytes(*index, values, key);  // (complete: the index is the lookup's attributes)
+        std::vector<NamedValue> named(values.begin(), values.end());
+        std::pmr::string key;
+        indexKeyBytes(*index, named, key);  // (complete: the index is the lookup's attributes)
         if (uint32_t number = indexes_[entity].find(key)) {
           result->set(Value(static_cast<runtime::InstanceBase*>(instanceNumbered(number))), at->loc());
           return;
         }
         bool complete = false;
-        pending_[entity][key].push_back(PendingLookup{result, at, indexKey(*index, values, complete)});
+        pending_[entity][std::string(key)].push_back(PendingLookup{result, at, indexKey(*index, named, complete)});
       },
       "index lookup", at->loc(), true);
   return result;

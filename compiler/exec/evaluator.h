@@ -10,8 +10,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,6 +35,11 @@ namespace inmanta::compiler::exec {
 
 using runtime::Value;
 using runtime::Variable;
+
+// Values by attribute name, as a construction or an index lookup has them (the names are the
+// syntax tree's, the model's or a dictionary's, which outlive the list).
+using NamedValue = std::pair<std::string_view, Value>;
+using NamedValues = std::span<const NamedValue>;
 
 // A name a scope is asked for: its text, and its SymbolTable header when the text is interned (a
 // name of the syntax tree), which most often leads to its variable without hashing or probing.
@@ -316,12 +323,10 @@ class Evaluator {
   Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
   // The key of `values` under the index of `attributes`, as messages show it (complete: false when
   // a value is missing).
-  std::string indexKey(const std::vector<std::string>& attributes, const std::vector<std::pair<std::string, Value>>& values,
-                       bool& complete) const;
+  std::string indexKey(const std::vector<std::string>& attributes, NamedValues values, bool& complete) const;
   // The same as the bytes the index tables are keyed by (IndexKeyWriter); false when a value is
   // missing.
-  bool indexKeyBytes(const std::vector<std::string>& attributes, const std::vector<std::pair<std::string, Value>>& values,
-                     std::string& out);
+  bool indexKeyBytes(const std::vector<std::string>& attributes, NamedValues values, std::pmr::string& out);
   // The number of an index in keys: one per list of attributes (the same list declared on two
   // entities is one index, as the reference's key text makes it).
   uint32_t indexNumber(const std::vector<std::string>& attributes);
@@ -362,23 +367,27 @@ class Evaluator {
   // The index keys of one construction's values, each worked out once.
   class IndexKeys {
    public:
-    IndexKeys(Evaluator& evaluator, const std::vector<std::pair<std::string, Value>>& values)
-        : evaluator_(evaluator), values_(values) {}
-    // The key (IndexKeyWriter's bytes) under `index`, or null when a value of it is missing (valid
-    // until the next call).
-    const std::string* key(const std::vector<std::string>& index);
+    IndexKeys(Evaluator& evaluator, NamedValues values) : evaluator_(evaluator), values_(values) {}
+    IndexKeys(const IndexKeys&) = delete;
+    IndexKeys& operator=(const IndexKeys&) = delete;
+    // The key (IndexKeyWriter's bytes) under `index` in `key`, or false when a value of it is
+    // missing (valid as long as this).
+    bool key(const std::vector<std::string>& index, std::string_view& key);
     // The key under `index` as messages show it: `name='a', host=#3`.
     std::string text(const std::vector<std::string>& index) const;
 
    private:
     struct Known {
       const std::vector<std::string>* index;
-      std::string key;
+      std::pmr::string key;
       bool complete;
     };
     Evaluator& evaluator_;
-    const std::vector<std::pair<std::string, Value>>& values_;
-    std::vector<Known> known_;
+    NamedValues values_;
+    // (a construction asks for a key or two: they take no memory of the heap)
+    alignas(std::max_align_t) std::byte buffer_[384];
+    std::pmr::monotonic_buffer_resource memory_{buffer_, sizeof buffer_};
+    std::pmr::vector<Known> known_{&memory_};
   };
   void registerInIndexes(runtime::Instance* instance, IndexKeys& keys, const ast::Node* at);
   // Evaluates a typedef constraint with only `self` bound (spec 3.6).

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,10 +20,11 @@ namespace inmanta::compiler::exec {
 // Writes the key of one index: the index's number, then each value as a type tag and its bytes.
 // Two keys are equal exactly when the index is the same and each value has the same Python repr,
 // the reference's key (the writer's callers pass every value that is not a scalar or a string as
-// its repr text, and an instance as its number).
+// its repr text, and an instance as its number). It writes into a std::pmr::string: a
+// construction keeps its keys in memory of its own on the stack (Evaluator::IndexKeys).
 class IndexKeyWriter {
  public:
-  explicit IndexKeyWriter(std::string& out, uint32_t index) : out_(out) {
+  explicit IndexKeyWriter(std::pmr::string& out, uint32_t index) : out_(out) {
     out_.clear();
     word(index);
   }
@@ -53,7 +55,7 @@ class IndexKeyWriter {
   }
   void word(uint32_t w) { raw(&w, sizeof w); }
   void raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
-  std::string& out_;
+  std::pmr::string& out_;
 };
 
 // Keys to numbers (an instance's ordinal: never 0).

@@ -14,10 +14,10 @@ namespace {
 
 template <class F>
 std::string key(uint32_t index, F&& write) {
-  std::string out = "left over from an earlier key";
+  std::pmr::string out = "left over from an earlier key";
   IndexKeyWriter w(out, index);
   write(w);
-  return out;
+  return std::string(out);
 }
 
 TEST(IndexKey, EqualOnlyForTheSameIndexAndTheSameReprs) {
