@@ -837,7 +837,7 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       Variable* cond = emit(i->condition, scope);
       scheduler_.unit({cond}, [this, cond, i, scope, commit] {
             struct Committer {
-              std::function<void()> f;
+              const std::function<void()>& f;  // (the unit's own: no copy per run)
               ~Committer() { f(); }
             } committer{commit};
             Value c = cond->get();
