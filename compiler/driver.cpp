@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+
+#include <unistd.h>
 
 #include "compile.h"
 #include "exec/evaluator.h"
@@ -78,6 +81,21 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
         throw CompileError(Diagnostic(ErrorKind::CompilerException,
                                       "INMANTA_MAX_ITERATIONS must be a positive whole number, got '" + std::string(text) + "'"));
       execOptions.maxIterations = value;
+    }
+    // the memory a compile may take before it is stopped as one that never completes (a model
+    // that constructs instances without end): INMANTA_MAX_MEMORY in MiB, by default half of the
+    // machine's memory (the rest stays for the machine: a compile of a million services takes
+    // about 10 GB)
+    if (const char* limit = std::getenv("INMANTA_MAX_MEMORY"); limit != nullptr && *limit != '\0') {
+      std::string_view text(limit);
+      size_t mib = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mib);
+      if (ec != std::errc() || end != text.data() + text.size() || mib == 0 || mib > (SIZE_MAX >> 20))
+        throw CompileError(Diagnostic(ErrorKind::CompilerException,
+                                      "INMANTA_MAX_MEMORY must be a positive whole number of MiB, got '" + std::string(text) + "'"));
+      execOptions.maxMemory = mib << 20;
+    } else if (long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE); pages > 0 && pageSize > 0) {
+      execOptions.maxMemory = static_cast<size_t>(pages) / 2 * static_cast<size_t>(pageSize);
     }
     auto evaluatorOwner = std::make_unique<exec::Evaluator>(model, options.plugins ? *options.plugins : kNoPlugins,
                                                             session->sources(), execOptions);

@@ -5,11 +5,14 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <tuple>
 #include <type_traits>
 #include <variant>
+
+#include <unistd.h>
 
 #include "exec/format.h"
 #include "exec/typecheck.h"
@@ -1873,6 +1876,7 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
   auto* instance = new (instances_.allocate(plan.layout))
       runtime::Instance(entity, instances_.size() + 1, &plan.layout, at);
   instances_.add(instance);
+  if (options_.maxMemory != 0 && instances_.size() % kMemoryCheckEvery == 0) checkMemory(at);
   for (size_t i = 0; i < entity->order.size(); ++i) {
     const model::Attribute* attr = entity->order[i];
     // the policy (checks, inverse, freeze rank) and owner are set before the scheduler first
@@ -1903,6 +1907,24 @@ void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute
     attributeFailure(instance, attribute, std::move(cause), at);
   }
   setAttribute(instance, attribute, *v, at, true);
+}
+
+void Evaluator::checkMemory(SourceLocation at) const {
+  // the resident size, from /proc (Linux): the second number of statm, in pages
+  std::ifstream statm("/proc/self/statm");
+  size_t size = 0;
+  size_t resident = 0;
+  if (!(statm >> size >> resident)) return;
+  size_t bytes = resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (bytes <= options_.maxMemory) return;
+  constexpr size_t kMiB = size_t(1) << 20;
+  fail(ErrorKind::CompilerException,
+       "Could not complete model: the compile uses " + std::to_string(bytes / kMiB) + " MiB of memory, over its limit of " +
+           std::to_string(options_.maxMemory / kMiB) + " MiB, after constructing " + std::to_string(instances_.size()) +
+           " instances, the latest here.\nA model that constructs instances without end never completes (an implementation "
+           "that constructs an instance of its own entity, for example). INMANTA_MAX_MEMORY sets the limit, in MiB (by "
+           "default half of the machine's memory).",
+       at);
 }
 
 void Evaluator::attributeFailure(runtime::Instance* instance, const model::Attribute* attribute, Diagnostic cause,

@@ -141,6 +141,10 @@ struct ExecOptions {
   WarningSink warn;
   std::string projectDir;
   size_t maxIterations = 100000;
+  // The memory the compile may take (resident bytes; 0: no limit). A model that constructs
+  // instances without end never completes: past this, the compile stops with an error naming the
+  // latest constructor (checked every kMemoryCheckEvery instances).
+  size_t maxMemory = 0;
   // What plugins may read and call (PluginContext::setting, server, resourceId, log); each may
   // be empty: no settings, no server, no resource types, no log.
   std::function<std::optional<std::string>(std::string_view section, std::string_view key)> settings;
@@ -210,6 +214,9 @@ class Evaluator {
   std::unordered_map<const model::Typedef*, ConstraintMemo> constraintMemos_;
   struct EntityPlan;
   runtime::Instance* createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at);
+  // Fails when the compile has grown past options_.maxMemory (the instance just made at `at`).
+  static constexpr size_t kMemoryCheckEvery = size_t(1) << 16;
+  void checkMemory(SourceLocation at) const;
   // (static: the units that assign keep no evaluator)
   static void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                            SourceLocation at, bool recur);

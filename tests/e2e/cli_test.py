@@ -133,6 +133,34 @@ env["INMANTA_MAX_ITERATIONS"] = "50"
 proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60, env=env)
 check("max iterations enough", proc.returncode == 0 and proc.stdout == "1\n", proc.stdout + proc.stderr)
 
+# A model that constructs instances without end never completes: past its memory limit
+# (INMANTA_MAX_MEMORY, MiB) the compile stops with an error at the latest constructor, where the
+# reference runs until the machine's memory is gone.
+d = project({"project.yml": PROJECT_YML, "main.cf": """
+entity Vm:
+    string name
+end
+implementation more for Vm:
+    Vm(name="worker")
+end
+implement Vm using more
+Vm(name="first")
+"""})
+env = dict(os.environ, INMANTA_MAX_MEMORY="200")
+proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=120, env=env)
+check("endless construction stops at the memory limit", proc.returncode == 1
+      and "CompilerException: Could not complete model: the compile uses " in proc.stderr
+      and "over its limit of 200 MiB" in proc.stderr and "the latest here. (./main.cf:6)" in proc.stderr, proc.stderr)
+env["INMANTA_MAX_MEMORY"] = "lots"
+proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60, env=env)
+check("memory limit malformed", proc.returncode == 1
+      and "INMANTA_MAX_MEMORY must be a positive whole number of MiB, got 'lots'" in proc.stderr, proc.stderr)
+# a model that completes is not stopped by a limit it stays under
+d = project({"project.yml": PROJECT_YML, "main.cf": "entity A:\nend\nimplement A using std::none\nfor i in std::sequence(70000):\n    A()\nend\n"})
+env["INMANTA_MAX_MEMORY"] = "2000"
+proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=120, env=env)
+check("memory limit not reached", proc.returncode == 0, proc.stderr)
+
 # std::template's CPython is in libinmanta_jinja.so, loaded by the first render: the binary does
 # not link libpython, and neither --version nor a compile without templates loads it.
 def loaded_libraries(args, cwd=None, env=None):
