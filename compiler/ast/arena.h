@@ -28,10 +28,7 @@ class Arena {
   Arena& operator=(const Arena&) = delete;
   ~Arena() {
     for (auto it = dtors_.rbegin(); it != dtors_.rend(); ++it) it->second(it->first);
-    for (const Block& b : blocks_) {
-      if (b.prefaulted) PrefaultedBlocks::release(b.memory);
-      else delete[] static_cast<std::max_align_t*>(b.memory);
-    }
+    for (const ArenaBlock& b : blocks_) b.release();
   }
 
   template <class T, class... Args>
@@ -51,14 +48,8 @@ class Arena {
   void* allocate(size_t size, size_t align) {
     size_t offset = (used_ + align - 1) & ~(align - 1);
     if (blocks_.empty() || offset + size > capacity_) {
-      if (void* memory = PrefaultedBlocks::forArena(blocks_.size(), size)) {
-        capacity_ = PrefaultedBlocks::kSize;
-        blocks_.push_back(Block{memory, true});
-      } else {
-        capacity_ = size > kBlock ? size : kBlock;
-        blocks_.push_back(Block{new std::max_align_t[(capacity_ + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t)],
-                                false});
-      }
+      blocks_.push_back(ArenaBlock::take(blocks_.size(), size, kBlock));
+      capacity_ = blocks_.back().bytes;
       offset = 0;
     }
     used_ = offset + size;
@@ -67,11 +58,7 @@ class Arena {
 
  private:
   static constexpr size_t kBlock = 64 * 1024;
-  struct Block {
-    void* memory;
-    bool prefaulted;
-  };
-  std::vector<Block> blocks_;
+  std::vector<ArenaBlock> blocks_;
   size_t used_ = 0;
   size_t capacity_ = 0;
   bool keepObjects_ = false;

@@ -105,4 +105,24 @@ class PrefaultedBlocks {
   bool stopping_ = false;
 };
 
+// One block of an arena (syntax trees, instances, the scheduler's variables): for an arena that
+// has `blocks` blocks and needs `size` bytes, a prefaulted block once it has grown large
+// (PrefaultedBlocks::forArena), else one of `smallest` bytes or `size` if larger from the heap
+// (aligned for any object). Not zeroed: whoever uses it constructs what it puts there.
+struct ArenaBlock {
+  void* memory;
+  size_t bytes;
+  bool prefaulted;
+
+  static ArenaBlock take(size_t blocks, size_t size, size_t smallest) {
+    if (void* block = PrefaultedBlocks::forArena(blocks, size)) return {block, PrefaultedBlocks::kSize, true};
+    size_t bytes = size > smallest ? size : smallest;
+    return {::operator new(bytes), bytes, false};
+  }
+  void release() const {
+    if (prefaulted) PrefaultedBlocks::release(memory);
+    else ::operator delete(memory);
+  }
+};
+
 }  // namespace inmanta::compiler

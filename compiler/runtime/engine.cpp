@@ -1,7 +1,5 @@
 #include "runtime/engine.h"
 
-#include "ast/prefault.h"
-
 #include <algorithm>
 #include <limits>
 #include <mutex>
@@ -450,15 +448,12 @@ Scheduler::~Scheduler() {
   // the variables, in the order they were made
   if (!chunks_.empty()) chunks_.back().used = chunkNext_;
   for (Chunk& chunk : chunks_)
-    for (std::byte* at = chunk.memory; at < chunk.used;) {
+    for (std::byte* at = static_cast<std::byte*>(chunk.block.memory); at < chunk.used;) {
       auto* v = reinterpret_cast<Variable*>(at);
       at += arenaSize(v->footprint());
       v->destroy();
     }
-  for (Chunk& chunk : chunks_) {
-    if (chunk.prefaulted) PrefaultedBlocks::release(chunk.memory);
-    else delete[] chunk.memory;
-  }
+  for (const Chunk& chunk : chunks_) chunk.block.release();
   if (activeScheduler == this) activeScheduler = previous_;
 }
 
@@ -472,17 +467,11 @@ void* Scheduler::allocate(size_t size) {
   size = arenaSize(size);
   if (chunkNext_ == nullptr || static_cast<size_t>(chunkEnd_ - chunkNext_) < size) {
     constexpr size_t kChunk = 64 * 1024;
-    size_t bytes = std::max(kChunk, size);
     if (!chunks_.empty()) chunks_.back().used = chunkNext_;
-    if (void* block = PrefaultedBlocks::forArena(chunks_.size(), size)) {
-      bytes = PrefaultedBlocks::kSize;
-      chunks_.push_back(Chunk{static_cast<std::byte*>(block), nullptr, true});
-    } else {
-      // not zeroed: every object is constructed in it; new[] aligns it for any variable
-      chunks_.push_back(Chunk{new std::byte[bytes], nullptr, false});
-    }
-    chunkNext_ = chunks_.back().memory;
-    chunkEnd_ = chunkNext_ + bytes;
+    ArenaBlock block = ArenaBlock::take(chunks_.size(), size, kChunk);
+    chunks_.push_back(Chunk{block, nullptr});
+    chunkNext_ = static_cast<std::byte*>(block.memory);
+    chunkEnd_ = chunkNext_ + block.bytes;
   }
   void* at = chunkNext_;
   chunkNext_ += size;

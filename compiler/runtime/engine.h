@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "ast/prefault.h"
 #include "diag/diagnostic.h"
 #include "runtime/value.h"
 
@@ -879,9 +880,8 @@ class Scheduler {
   Scheduler* previous_;  // the thread's active scheduler when this one was made
   // the arena's chunks, each with the end of the variables in it (the last one's is chunkNext_)
   struct Chunk {
-    std::byte* memory;
+    ArenaBlock block;
     std::byte* used;
-    bool prefaulted;  // from PrefaultedBlocks, else new[]
   };
   std::vector<Chunk> chunks_;
   std::byte* chunkNext_ = nullptr;
