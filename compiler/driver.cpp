@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 
 #include <unistd.h>
 
@@ -14,6 +16,23 @@
 #include "project/project.h"
 
 namespace inmanta::compiler {
+
+namespace {
+// The positive whole number (at most `largest`) in the environment variable `name`, or nothing
+// when it is unset or empty; any other text is a CompilerException that says what is wanted
+// (`what`: "whole number", "whole number of MiB").
+std::optional<size_t> positiveFromEnvironment(const char* name, const char* what, size_t largest = SIZE_MAX) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  std::string_view text(value);
+  size_t number = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec != std::errc() || end != text.data() + text.size() || number == 0 || number > largest)
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, std::string(name) + " must be a positive " + what +
+                                                                    ", got '" + std::string(text) + "'"));
+  return number;
+}
+}  // namespace
 
 std::string banner(const std::string& text) {
   constexpr size_t kWidth = 80;
@@ -72,31 +91,16 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
       int needed = level == "WARNING" || level == "ERROR" ? 0 : level == "INFO" ? 2 : 3;
       if (options.verbosity >= needed) err << logLine(std::string(logger), std::string(level), message) << "\n";
     };
-    if (const char* limit = std::getenv("INMANTA_MAX_ITERATIONS"); limit != nullptr && *limit != '\0') {
-      // the scheduler's round limit, as the reference reads it (spec 4.7)
-      std::string_view text(limit);
-      size_t value = 0;
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (ec != std::errc() || end != text.data() + text.size() || value == 0)
-        throw CompileError(Diagnostic(ErrorKind::CompilerException,
-                                      "INMANTA_MAX_ITERATIONS must be a positive whole number, got '" + std::string(text) + "'"));
-      execOptions.maxIterations = value;
-    }
+    // the scheduler's round limit, as the reference reads it (spec 4.7)
+    if (auto rounds = positiveFromEnvironment("INMANTA_MAX_ITERATIONS", "whole number")) execOptions.maxIterations = *rounds;
     // the memory a compile may take before it is stopped as one that never completes (a model
     // that constructs instances without end): INMANTA_MAX_MEMORY in MiB, by default half of the
     // machine's memory (the rest stays for the machine: a compile of a million services takes
     // about 10 GB)
-    if (const char* limit = std::getenv("INMANTA_MAX_MEMORY"); limit != nullptr && *limit != '\0') {
-      std::string_view text(limit);
-      size_t mib = 0;
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mib);
-      if (ec != std::errc() || end != text.data() + text.size() || mib == 0 || mib > (SIZE_MAX >> 20))
-        throw CompileError(Diagnostic(ErrorKind::CompilerException,
-                                      "INMANTA_MAX_MEMORY must be a positive whole number of MiB, got '" + std::string(text) + "'"));
-      execOptions.maxMemory = mib << 20;
-    } else if (long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE); pages > 0 && pageSize > 0) {
+    if (auto mib = positiveFromEnvironment("INMANTA_MAX_MEMORY", "whole number of MiB", SIZE_MAX >> 20))
+      execOptions.maxMemory = *mib << 20;
+    else if (long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE); pages > 0 && pageSize > 0)
       execOptions.maxMemory = static_cast<size_t>(pages) / 2 * static_cast<size_t>(pageSize);
-    }
     auto evaluatorOwner = std::make_unique<exec::Evaluator>(model, options.plugins ? *options.plugins : kNoPlugins,
                                                             session->sources(), execOptions);
     exec::Evaluator& evaluator = *evaluatorOwner;
