@@ -49,6 +49,7 @@ INMANTA_SAME_TOKEN(NOT_IN)
 #undef INMANTA_SAME_TOKEN
 
 constexpr int kMaxNesting = 500;
+constexpr int kMaxChain = 1000;
 
 bool isKeyword(size_t type) {
   switch (type) {
@@ -277,22 +278,66 @@ class ErrorListener : public antlr4::BaseErrorListener {
 };
 
 // Deep nesting would exhaust the stack of the recursive-descent parser: refuse it up front.
+// So would a long chain (operators in one expression, `elif`s of one `if`, attributes of one
+// `a.b.c`): its tree is as deep as it is long (the parse tree of a left-recursive rule, then the
+// syntax tree the compile walks). A chain's links are counted per bracket level, from the last
+// token that starts another expression or statement part.
 void checkNesting(antlr4::CommonTokenStream& tokens, FileId file) {
   int brackets = 0;
   int blocks = 0;
   int nots = 0;
+  std::vector<int> links{0};  // per open bracket level
+  std::vector<int> elifs;     // per open `if`/`for` block
+  int elifsOpen = 0;          // their sum
   for (Token* t : tokens.getTokens()) {
     switch (t->getType()) {
       case InmantaLexer::LPAREN: case InmantaLexer::LBRACK: case InmantaParser::LOOKUP_BRACK:
-      case InmantaLexer::LBRACE: ++brackets; break;
-      case InmantaLexer::RPAREN: case InmantaLexer::RBRACK: case InmantaLexer::RBRACE: --brackets; break;
-      case InmantaLexer::IF: case InmantaLexer::FOR: if (brackets <= 0) ++blocks; break;
-      case InmantaLexer::END: --blocks; break;
+      case InmantaLexer::LBRACE: ++brackets; links.push_back(0); break;
+      case InmantaLexer::RPAREN: case InmantaLexer::RBRACK: case InmantaLexer::RBRACE:
+        --brackets;
+        if (links.size() > 1) links.pop_back();
+        break;
+      case InmantaLexer::IF: case InmantaLexer::FOR:
+        links.back() = 0;
+        if (brackets <= 0) {
+          ++blocks;
+          elifs.push_back(0);
+        }
+        break;
+      case InmantaLexer::END:
+        --blocks;
+        links.back() = 0;
+        if (!elifs.empty()) {
+          elifsOpen -= elifs.back();
+          elifs.pop_back();
+        }
+        break;
+      case InmantaLexer::ELIF:
+        links.back() = 0;
+        if (!elifs.empty()) {
+          ++elifs.back();
+          ++elifsOpen;
+        }
+        break;
+      case InmantaLexer::ASSIGN: case InmantaLexer::PEQ: case InmantaLexer::COMMA: case InmantaLexer::ELSE:
+      case InmantaLexer::WHEN: case InmantaLexer::MATCHING: case InmantaLexer::REL: case InmantaLexer::ENTITY:
+      case InmantaLexer::IMPLEMENTATION: case InmantaLexer::IMPLEMENT: case InmantaLexer::TYPEDEF:
+      case InmantaLexer::INDEX: case InmantaLexer::IMPORT:
+        links.back() = 0;
+        break;
+      case InmantaLexer::PLUS_OP: case InmantaLexer::MINUS_OP: case InmantaLexer::STAR: case InmantaLexer::DIVISION_OP:
+      case InmantaLexer::PERCENT: case InmantaLexer::DOUBLE_STAR: case InmantaLexer::CMP_OP: case InmantaLexer::AND:
+      case InmantaLexer::OR: case InmantaLexer::IN: case InmantaLexer::QMARK: case InmantaLexer::DOT:
+        ++links.back();
+        break;
       default: break;
     }
     nots = t->getType() == InmantaLexer::NOT || t->getType() == InmantaLexer::QMARK ? nots + 1 : 0;
     if (brackets > kMaxNesting || blocks > kMaxNesting || nots > kMaxNesting)
       syntaxError("nesting too deep (more than " + std::to_string(kMaxNesting) + " levels)", tokenLoc(file, t));
+    if (links.back() > kMaxChain || blocks + elifsOpen > kMaxChain)
+      syntaxError("expression or `elif` chain too long (more than " + std::to_string(kMaxChain) + " links)",
+                  tokenLoc(file, t));
   }
 }
 

@@ -486,6 +486,10 @@ class Lexer {
 struct GiveUp {};
 
 constexpr int kMaxDepth = 200;
+// Operators chained in one expression, `elif`s in one `if` and attributes in one `a.b.c` make
+// trees as deep as they are long, which the compile walks recursively: past this many (with
+// the nesting around them), the ANTLR parser's check reports it (checkNesting).
+constexpr int kMaxChain = 1000;
 
 // The tokens of a large file while a lexer on another thread makes them: the parser reads the
 // ones it has published, and waits for the next ones.
@@ -597,6 +601,19 @@ class Parser {
     ~Depth() { --depth; }
     int& depth;
   };
+  // The links of the chains being parsed (operators, `elif`s, attributes), given back when the
+  // chain's node is made.
+  struct Chain {
+    explicit Chain(Parser& p) : parser(p) {}
+    void add(size_t n = 1) {
+      links += n;
+      parser.chain_ += n;
+      if (parser.chain_ + static_cast<size_t>(parser.depth_) > static_cast<size_t>(kMaxChain)) throw GiveUp{};
+    }
+    ~Chain() { parser.chain_ -= links; }
+    Parser& parser;
+    size_t links = 0;
+  };
 
   // ---------------------------------------------------------------- names
 
@@ -698,7 +715,9 @@ class Parser {
     expect(COLON);
     block(result->thenBlock);
     ast::If* tail = result;
+    Chain elifs(*this);
     while (kind() == ELIF) {
+      elifs.add();
       size_t elif = p_++;
       auto* nested = f_.make<ast::If>(at(elif), expression(0));
       expect(COLON);
@@ -911,6 +930,7 @@ class Parser {
     } else {
       lhs = primary();
     }
+    Chain operators(*this);
     for (;;) {
       uint32_t k = kind();
       int level;
@@ -926,6 +946,7 @@ class Parser {
         default: return lhs;
       }
       if (level < minimum) return lhs;
+      operators.add();
       size_t op = p_++;
       if (k == QMARK) {
         ast::Expr* whenTrue = expression(0);
@@ -1024,6 +1045,8 @@ class Parser {
     while (kind() == DOT && kind(1) == ID) p_ += 2;
     size_t links = (p_ - chainStart) / 2;
     if (kind() == DOT) throw GiveUp{};  // `a.B`: an error production
+    Chain attributes(*this);
+    attributes.add(links);
     auto chain = [&](size_t count) {
       ast::Expr* result = f_.make<ast::VarRef>(joined(first, last));
       for (size_t l = 0; l < count; ++l) {
@@ -1181,6 +1204,7 @@ class Parser {
   mutable size_t seen_;    // the tokens known to be there
   size_t p_ = 0;
   int depth_ = 0;
+  size_t chain_ = 0;  // (Chain)
   std::vector<ast::Stmt*> stmts_;
   std::vector<ast::Expr*> exprs_;
   std::vector<ast::KwArg> kwargs_;
