@@ -1602,7 +1602,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       std::string_view n = static_cast<const ast::VarRef*>(e)->name().text();
       for (const DirectLocal* l = locals; l != nullptr; l = l->outer)
         if (l->name == n) return l->value;
-      if (n == "self" || n == t.definition->name.text()) return self;
+      if (n == "self") return self;  // (not the typedef's own name: only `self` is bound, spec 3.6)
       fail(ErrorKind::NotFoundException,
            "Unable to resolve `" + std::string(n) + "`: a type constraint can not reference variables.", e->loc(), true);
     }
@@ -1734,10 +1734,15 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
   AttributePolicy(Evaluator* evaluator, const model::Attribute* attribute)
       : evaluator_(evaluator),
         attribute_(attribute),
-        checkConstraint_([evaluator](const model::Typedef& t, const Value& x) { return evaluator->checkConstraint(t, x); }) {}
+        checkConstraint_([evaluator](const model::Typedef& t, const Value& x) { return evaluator->checkConstraint(t, x); }),
+        selfBinding_(isSelfBinding(attribute)) {}
+
+  // A plain attribute named `self`: its slot holds the instance itself, untyped (spec 3.7).
+  static bool isSelfBinding(const model::Attribute* attribute) { return !attribute->isRelation && attribute->name == "self"; }
 
   std::optional<Diagnostic> validate(const Value& v) const override {
-    if (!attribute_->isRelation) return validateValue(attribute_->type, v, checkConstraint_);
+    if (!attribute_->isRelation)
+      return selfBinding_ ? std::nullopt : validateValue(attribute_->type, v, checkConstraint_);
     const model::Entity* target = attribute_->target();
     if (v.isInstance()) {
       auto* other = static_cast<runtime::Instance*>(v.asInstance());
@@ -1764,13 +1769,17 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
   Evaluator* evaluator_;
   const model::Attribute* attribute_;
   ConstraintCheck checkConstraint_;  // made once: validate() runs on every value set
+  bool selfBinding_;
 };
 
 const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
   auto [it, added] = plans_.try_emplace(entity);
   EntityPlan& plan = it->second;
   if (added) {
-    for (const model::Attribute* attr : entity->order) plan.policies.push_back(slotPolicy(attr));
+    for (const model::Attribute* attr : entity->order) {
+      if (AttributePolicy::isSelfBinding(attr)) plan.selfSlot = static_cast<int>(plan.policies.size());
+      plan.policies.push_back(slotPolicy(attr));
+    }
     plan.layout = slotLayout(entity, plan.policies);
     plan.layout.policiesByWord = plan.layout.byWord.data();
     plan.layout.where = &whereFormatter_;
@@ -1890,6 +1899,11 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
       });
     });
   }
+  // as the reference's instances: their own `self` binding takes the slot of an attribute of that
+  // name, set to the instance with no location, so that setting the attribute is a
+  // DoubleSetException (spec 3.7 [QUIRK])
+  if (plan.selfSlot >= 0) instance->slot(static_cast<size_t>(plan.selfSlot))
+        ->set(Value(static_cast<runtime::InstanceBase*>(instance)), SourceLocation{}, false);
   return instance;
 }
 
@@ -2242,18 +2256,12 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           return std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == a; });
         };
         if (!std::all_of(indexAttributes.begin(), indexAttributes.end(), given)) {
-          std::string message = "Invalid Constructor call:";
+          std::vector<std::string_view> missing;  // once per index naming them, as the reference
           for (const model::Entity* e : entity->lineage())
             for (const auto& idx : e->indexes)
               for (const std::string& a : idx)
-                if (!given(a) && message.find("'" + a + "'") == std::string::npos) {
-                  // as the reference: a relation is named as one
-                  const model::Attribute* attribute = entity->attribute(a);
-                  std::string kind = attribute != nullptr && attribute->isRelation ? "relation" : "attribute";
-                  message += "\n\t* Missing " + kind + " '" + a + "'. The " + kind + " " + entity->fullName + "." + a +
-                             " is part of an index.";
-                }
-          fail(ErrorKind::IndexAttributeMissingInConstructorException, message, ctor->loc());
+                if (!given(a)) missing.push_back(a);
+          fail(ErrorKind::IndexAttributeMissingInConstructorException, missingIndexMessage(entity, missing), ctor->loc());
         }
         IndexKeys keys(*this, values);
         if (!indexAttributes.empty()) {
@@ -2738,13 +2746,46 @@ const model::Entity* Evaluator::constructorEntity(const ast::Constructor* ctor, 
   return entity;
 }
 
-void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected) {
+std::string Evaluator::missingIndexMessage(const model::Entity* entity, const std::vector<std::string_view>& missing) {
+  std::string message = "Invalid Constructor call:";
+  for (std::string_view a : missing) {
+    // as the reference: a relation is named as one
+    const model::Attribute* attribute = entity->attribute(a);
+    std::string kind = attribute != nullptr && attribute->isRelation ? "relation" : "attribute";
+    message += "\n\t* Missing " + kind + " '" + std::string(a) + "'. The " + kind + " " + entity->fullName + "." +
+               std::string(a) + " is part of an index.";
+  }
+  return message;
+}
+
+void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected, bool lhs) {
   if (e == nullptr) return;
   switch (e->kind) {
     case ast::Kind::Constructor: {
       auto* c = static_cast<const ast::Constructor*>(e);
       const model::Entity* entity = constructorEntity(c, ns, expected);
       c->cache.setEntity(generation_, entity);
+      // index attributes neither given nor defaulted, once per index naming them (as the
+      // reference lists them); without a `**` argument, only an assigned-to attribute's inverse
+      // can still give one at run time: two or more, or none to give it, fail here (spec 3.10)
+      auto given = [&](std::string_view a) {
+        return entity->defaults.count(a) != 0 ||
+               std::any_of(c->named.kwargs.begin(), c->named.kwargs.end(),
+                           [&](const ast::KwArg& kw) { return kw.name.text() == a; });
+      };
+      std::vector<std::string_view> missing;
+      for (const model::Entity* owner : entity->lineage())
+        for (const auto& idx : owner->indexes)
+          for (const std::string& a : idx)
+            if (!given(a)) missing.push_back(a);
+      if (!missing.empty() && c->named.wrapped.empty() && (!lhs || missing.size() > 1))
+        fail(ErrorKind::IndexAttributeMissingInConstructorException, missingIndexMessage(entity, missing), c->loc());
+      auto indexAttribute = [&](std::string_view a) {
+        for (const model::Entity* owner : entity->lineage())
+          for (const auto& idx : owner->indexes)
+            if (std::find(idx.begin(), idx.end(), a) != idx.end()) return true;
+        return false;
+      };
       for (const ast::KwArg& kw : c->named.kwargs) {
         const model::Attribute* attr = entity->attribute(kw.name.text());
         if (attr == nullptr)
@@ -2755,7 +2796,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
                "Can not assign a value of type " + std::string(static_cast<const ast::Constructor*>(kw.value)->type.text()) +
                    " to a variable of type " + attr->type->name(),
                kw.value->loc());
-        normalizeExpr(kw.value, ns, attr->isRelation ? attr->target() : nullptr);
+        normalizeExpr(kw.value, ns, attr->isRelation ? attr->target() : nullptr, !indexAttribute(kw.name.text()));
       }
       for (const ast::Expr* w : c->named.wrapped) normalizeExpr(w, ns, nullptr);
       return;
@@ -2820,16 +2861,16 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
     case ast::Kind::Conditional: {
       auto* c = static_cast<const ast::Conditional*>(e);
       normalizeExpr(c->condition, ns, nullptr);
-      normalizeExpr(c->whenTrue, ns, expected);
-      normalizeExpr(c->whenFalse, ns, expected);
+      normalizeExpr(c->whenTrue, ns, expected, lhs);
+      normalizeExpr(c->whenFalse, ns, expected, lhs);
       return;
     }
     case ast::Kind::ListLit:
-      for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) normalizeExpr(x, ns, expected);
+      for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) normalizeExpr(x, ns, expected, lhs);
       return;
     case ast::Kind::ListComp: {
       auto* c = static_cast<const ast::ListComp*>(e);
-      normalizeExpr(c->value, ns, expected);
+      normalizeExpr(c->value, ns, expected, lhs);
       normalizeExpr(c->iterable, ns, nullptr);
       normalizeExpr(c->guard, ns, nullptr);
       return;
@@ -2857,7 +2898,7 @@ void Evaluator::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
       case ast::Kind::Assign: {
         auto* a = static_cast<const ast::Assign*>(s);
         normalizeExpr(a->target, ns, nullptr);
-        normalizeExpr(a->value, ns, nullptr);
+        normalizeExpr(a->value, ns, nullptr, a->target->kind == ast::Kind::AttrRef);
         break;
       }
       case ast::Kind::For: {

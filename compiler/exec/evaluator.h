@@ -297,6 +297,9 @@ class Evaluator {
       bool literalIndexDefault;
     };
     std::vector<Default> defaults;  // in the reference's order (entity->defaultOrder)
+    // the slot of a plain attribute named `self`, which each instance's own `self` binding takes
+    // (spec 3.7 [QUIRK]); -1 when the entity has none
+    int selfSlot = -1;
   };
   const EntityPlan& planOf(const model::Entity* entity);
   // What evaluating a constructor expression needs beyond its values, worked out at its first
@@ -365,7 +368,12 @@ class Evaluator {
   // The same for the blocks nested in the statements of `block` and its implementations.
   void warnShadowedWithin(const ast::Block& block, ShadowScope& outer, TopLevel& top);
   void normalizeBlock(const ast::Block& block, model::Namespace* ns);
-  void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected);
+  // `lhs`: the expression is (an element of) the value assigned to an attribute (`x.a = e`, a
+  // constructor argument that is not an index attribute), which may give a nested constructor
+  // its missing index attribute at run time, as the reference's lhs_attribute (spec 3.10).
+  void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected, bool lhs = false);
+  // The "Invalid Constructor call:" message of a constructor of `entity` that lacks `missing`.
+  static std::string missingIndexMessage(const model::Entity* entity, const std::vector<std::string_view>& missing);
   const model::Entity* constructorEntity(const ast::Constructor* ctor, model::Namespace* ns,
                                          const model::Entity* expected);
   Variable* emitIndexLookup(const model::Entity* entity, std::vector<std::pair<std::string, Variable*>> args,

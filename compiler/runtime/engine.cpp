@@ -90,7 +90,8 @@ void Variable::validate(const Value& value) {
 void Variable::doubleSet(const Value& value, SourceLocation location) const {
   const MessageContext* messages = Scheduler::activeMessages();
   const auto* where = messages != nullptr && messages->location ? &messages->location : nullptr;
-  std::string oldAt = where ? (*where)(setAt()) : std::string();
+  // (an instance's own `self` binding was set at no location: the reference prints None)
+  std::string oldAt = !setAt().valid() ? std::string("None") : where ? (*where)(setAt()) : std::string();
   std::string newAt = where ? (*where)(location) : std::string();
   fail(ErrorKind::DoubleSetException,
        "value set twice:\nold value: " + str(value_) + " (set at " + oldAt + ")\nnew value: " + str(value) + " (set at " +

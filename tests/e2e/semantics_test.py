@@ -445,4 +445,101 @@ A(b=B())
 check("missing index relation in a constructor", proc.returncode == 1
       and "* Missing relation 'a'. The relation __config__::B.a is part of an index." in proc.stderr, proc.stderr)
 
+# A constructor that lacks an index attribute and that no assigned-to relation can complete is
+# refused before the model runs (the reference's normalisation), even in a branch that never runs.
+proc = compile_model("""
+entity A:
+    string name
+end
+index A(name)
+std::print("ran")
+if false:
+    x = A()
+end
+""")
+check("missing index attribute refused before running", proc.returncode == 1 and proc.stdout == ""
+      and error_line(proc).startswith("IndexAttributeMissingInConstructorException: Invalid Constructor call:")
+      and "(./main.cf:8)" in proc.stderr, proc.stdout + proc.stderr)
+# ... as is one lacking two, even where an assigned relation's inverse could give one of them
+proc = compile_model("""
+entity H:
+end
+entity F:
+    string path
+    string mode
+end
+H.files [0:] -- F.host [1]
+index F(host, path, mode)
+implement H using std::none
+implement F using std::none
+h = H()
+h.files += F(path="/a")
+""")
+check("two missing index attributes refused before running", proc.returncode == 1
+      and error_line(proc).startswith("IndexAttributeMissingInConstructorException")
+      and "* Missing relation 'host'" in proc.stderr and "* Missing attribute 'mode'" in proc.stderr, proc.stderr)
+# ... while one that the inverse gives, in a list, a conditional or a comprehension, is fine
+proc = compile_model("""
+entity H:
+end
+entity F:
+    string path
+end
+H.files [0:] -- F.host [1]
+index F(host, path)
+implement H using std::none
+implement F using std::none
+h = H()
+h.files += F(path="/a")
+h.files = [F(path="/b"), true ? F(path="/c") : null]
+h.files = [F(path=p) for p in ["/d"]]
+g = H(files=F(path="/e"))
+std::print(std::len(h.files))
+""")
+check("index attribute given by the inverse", proc.returncode == 0 and proc.stdout == "4\n", proc.stderr)
+
+# An attribute named `self` holds the instance itself (spec 3.7 [QUIRK]): it needs no value and
+# cannot be given one.
+SELF_MODEL = """
+entity A:
+    string self
+    string name
+end
+implement A using std::none
+b = A(name="b")
+std::print(b.self == b)
+"""
+proc = compile_model(SELF_MODEL)
+check("attribute named self is the instance", proc.returncode == 0 and proc.stdout == "True\n", proc.stderr)
+proc = compile_model(SELF_MODEL + 'a = A(self="x", name="a")\n')
+check("attribute named self cannot be set", proc.returncode == 1
+      and "caused by: DoubleSetException: value set twice:" in proc.stderr and "(set at None)" in proc.stderr,
+      proc.stderr)
+
+# Only `self` is bound in a typedef's constraint, not the typedef's own name (spec 3.6).
+proc = compile_model("""
+typedef port_nr as int matching port_nr > 0
+entity A:
+    port_nr v
+end
+implement A using std::none
+A(v=5)
+""")
+check("typedef name in its constraint", proc.returncode == 1
+      and "caused by: NotFoundException: Unable to resolve `port_nr`: a type constraint can not reference variables."
+      " (./main.cf:2:33)" in proc.stderr, proc.stderr)
+
+# Chains as long as a tree is deep are refused with a located error instead of exhausting the
+# stack: operators, conditional expressions, `elif`s; shorter ones compile.
+for what, model in (("operators", "x = " + " + ".join(["1"] * 30000) + "\n"),
+                    ("and", "x = " + " and ".join(["true"] * 20000) + "\n"),
+                    ("conditionals", "c = true\nx = " + "c ? 1 : " * 50000 + "2\n"),
+                    ("elifs", "if false:\nend\n".replace("end\n", "elif false:\n" * 5000 + "end\n"))):
+    proc = compile_model(model)
+    check("long chain refused: " + what, proc.returncode == 1
+          and error_line(proc).startswith("ParserException: Syntax error: expression or `elif` chain too long"),
+          proc.stderr[-500:])
+proc = compile_model("x = " + " + ".join(["1"] * 900) + "\nstd::print(x)\n")
+check("chain of 900 operators", proc.returncode == 0 and proc.stdout == "900\n", proc.stderr[-500:])
+
 finish()
