@@ -808,6 +808,28 @@ class Builder {
   const ColumnMap& columns_;
 };
 
+// `a.B` (a variable or attribute followed by `.` and a capitalised name) is the reference's
+// InvalidNamespaceAccess error production, which its parser reduces as soon as it has read the
+// name, whatever follows (`x = a.B`, `[a.B, 1]`, `1 + a.B`): so a syntax error at or after one
+// is that error, at the start of the first such `a.B`.
+void dottedClassBefore(antlr4::CommonTokenStream& tokens, const Token* offending, AstFactory& factory,
+                       const ColumnMap& columns, FileId file) {
+  size_t last = offending->getTokenIndex();
+  for (size_t i = 2; i <= last && i < tokens.size(); ++i) {
+    if (tokens.get(i)->getType() != InmantaLexer::CID || tokens.get(i - 1)->getType() != InmantaLexer::DOT ||
+        tokens.get(i - 2)->getType() != InmantaLexer::ID)
+      continue;
+    size_t first = i - 2;
+    while (first >= 2 && tokens.get(first - 2)->getType() == InmantaLexer::ID &&
+           (tokens.get(first - 1)->getType() == InmantaLexer::DOT || tokens.get(first - 1)->getType() == InmantaLexer::SEP))
+      first -= 2;
+    std::string dotted;
+    for (size_t k = first; k <= i; ++k) dotted += tokens.get(k)->getText();
+    const Token* start = tokens.get(first);
+    factory.invalidNamespaceAccess(dotted, SourceLocation{file, static_cast<uint32_t>(start->getLine()), columns.column(start)});
+  }
+}
+
 ast::File* parseWithAntlr(ast::Context& ctx, FileId fileId, std::string_view data, const WarningSink& warn,
                           bool llOnly) {
   uint32_t eofLine = 1;
@@ -851,8 +873,10 @@ ast::File* parseWithAntlr(ast::Context& ctx, FileId fileId, std::string_view dat
     }
   }
   ExitRecorder recorder;
-  ErrorListener listener(fileId, lexer, *simulator, columns, eofLine,
-                         [&](const Token* offending) { builder.replay(recorder.exited, offending); });
+  ErrorListener listener(fileId, lexer, *simulator, columns, eofLine, [&](const Token* offending) {
+    builder.replay(recorder.exited, offending);
+    dottedClassBefore(tokens, offending, factory, columns, fileId);
+  });
   if (tree == nullptr) {
     tokens.seek(0);
     parser.reset();

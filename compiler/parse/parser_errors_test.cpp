@@ -33,6 +33,11 @@ const ErrorCase kCases[] = {
     {"dotted_parent", "entity A extends std.Entity:\nend\n", "InvalidNamespaceAccess", 1, 18, "Syntax error: invalid namespace access `std.Entity`. Namespa"},
     {"dotted_call", "x = std.print(1)\n", "InvalidNamespaceAccess", 1, 5, "Syntax error: invalid namespace access `std.print`. Namespac"},
     {"method_call", "x = \"a\"\ny = x.upper()\n", "InvalidNamespaceAccess", 2, 5, "Syntax error: invalid namespace access `x.upper`. Namespaces"},
+    // `a.B` is reduced as soon as it is read, whatever follows (checked on the reference's parser)
+    {"dotted_class_eof", "x = a.b.C\n", "InvalidNamespaceAccess", 1, 5, "Syntax error: invalid namespace access `a.b.C`. Namespac"},
+    {"dotted_class_list", "x = [a.B, 1]\n", "InvalidNamespaceAccess", 1, 6, "Syntax error: invalid namespace access `a.B`. Namespaces "},
+    {"dotted_class_operand", "x = 1 + a.B\n", "InvalidNamespaceAccess", 1, 9, "Syntax error: invalid namespace access `a.B`. Namespaces "},
+    {"dotted_class_after_error", "x = 1 +\ny = a.B\n", "ParserException", 2, 4, "Syntax error at token ="},
     {"rel_token", "x = 2--1\n", "ParserException", 1, 8, "Syntax error at token --"},
     {"lt_minus", "x = 1\ny = x<-1\n", "ParserException", 2, 8, "Syntax error at token <-"},
     {"unary_minus", "x = 1\ny = -x\n", "ParserException", 2, 6, "Syntax error at token -"},
