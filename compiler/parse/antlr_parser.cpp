@@ -753,7 +753,7 @@ class Builder {
     AstFactory::DictEntries entries;
     for (auto* entry : c->dictEntry()) {
       std::string key = f_.dictKey(entry->key->getType(), entry->key->getText(), at(entry->key));
-      f_.dictEntry(*dict, entries, std::move(key), expression(entry->expression()), seen);
+      f_.dictEntry(entries, std::move(key), expression(entry->expression()), seen);
     }
     f_.setEntries(*dict, entries);
     return dict;

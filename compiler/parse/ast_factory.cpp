@@ -155,10 +155,13 @@ std::string AstFactory::dictKey(size_t keyKind, std::string_view keyText, Source
   return key;
 }
 
-void AstFactory::dictEntry(const ast::DictLit& dict, DictEntries& entries, std::string key, ast::Expr* value,
+void AstFactory::dictEntry(DictEntries& entries, std::string key, ast::Expr* value,
                            std::unordered_map<std::string, size_t>& seen) {
-  if (!seen.emplace(key, entries.size()).second)
-    fail(ErrorKind::DuplicateException, "duplicate key in dict " + key, dict.loc());
+  // located at the repeated key's value, as the reference (a constant's location is its line)
+  if (!seen.emplace(key, entries.size()).second) {
+    bool column = value->kind == ast::Kind::VarRef || value->kind == ast::Kind::AttrRef;
+    throw CompileError(Diagnostic(ErrorKind::DuplicateException, "duplicate key in dict " + key, value->loc(), column));
+  }
   entries.emplace_back(std::move(key), value);
 }
 

@@ -60,7 +60,7 @@ class AstFactory {
   // the entry, added to the literal's `entries` so far; `seen` belongs to the literal.
   using DictEntries = std::vector<std::pair<std::string, ast::Expr*>>;
   std::string dictKey(size_t keyKind, std::string_view keyText, SourceLocation keyLoc);
-  void dictEntry(const ast::DictLit& dict, DictEntries& entries, std::string key, ast::Expr* value,
+  void dictEntry(DictEntries& entries, std::string key, ast::Expr* value,
                  std::unordered_map<std::string, size_t>& seen);
   // The literal's entries once all are there: in the tree's arena, the keys interned.
   void setEntries(ast::DictLit& dict, const DictEntries& entries);

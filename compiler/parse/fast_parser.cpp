@@ -1147,7 +1147,7 @@ class Parser {
       } else {
         if (seen.empty())
           for (size_t k = 0; k < entries.size(); ++k) seen.emplace(entries[k].first, k);
-        f_.dictEntry(*dict, entries, std::move(decoded), value, seen);
+        f_.dictEntry(entries, std::move(decoded), value, seen);
       }
       if (!accept(COMMA)) break;
     }
