@@ -1,6 +1,5 @@
 #include "compile.h"
 
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -73,53 +72,73 @@ FileId CompileSession::readFile(const std::string& path) {
 std::string CompileSession::findModule(const std::string& name) const { return findModuleDir(project_, name); }
 
 void CompileSession::load() {
+  // As the reference (spec 3.1, 4.1): main.cf, then the imports on a stack, last pushed first
+  // loaded; a file's imports are pushed in source order after an implicit `import std` (none in
+  // std's own files); importing a::b::c loads a, a::b and a::b::c. The files are then kept
+  // grouped by module, the modules in the order they were first loaded: their definitions are
+  // registered, and their top-level statements emitted, in that order. So the last failing
+  // import of a file is the one reported.
   struct Pending {
     std::string ns;
-    const ast::Import* importedAt;  // null for main.cf and implicit std
-    FileId importer;
+    const ast::Import* importedAt;  // null for the implicit std
   };
-  std::set<std::string> seen;
-  std::deque<Pending> queue;
-  queue.push_back({"__config__", nullptr, kNoFile});
-  seen.insert("__config__");
-
-  while (!queue.empty()) {
-    Pending next = queue.front();
-    queue.pop_front();
-    std::string path;
-    std::string module = next.ns.substr(0, next.ns.find("::"));
-    if (next.ns == "__config__") {
-      path = (fs::path(project_.dir) / "main.cf").string();
-      if (!fs::is_regular_file(path))
-        throw CompileError(Diagnostic(ErrorKind::CompilerException, "the project has no main.cf: " + path));
-    } else {
-      std::string root = findModule(module);
-      auto failLoading = [&](Diagnostic cause) {
-        Diagnostic diag(ErrorKind::ModuleLoadingException, "Failed to load module " + next.ns,
-                        next.importedAt ? next.importedAt->loc() : SourceLocation{});
-        diag.causes.push_back(std::move(cause));
-        throw CompileError(std::move(diag));
-      };
-      if (!root.empty() && !modules_.count(module)) {
-        // spec/export.md 4.4: module.yml is validated when the module is first imported
-        try {
-          ModuleConfig config = loadModuleConfig(root);
-          checkCompilerVersion(config);
-          modules_.emplace(module, std::move(config));
-        } catch (const CompileError& e) {
-          failLoading(e.diagnostic());
-        }
+  std::vector<Pending> stack;
+  auto pushImports = [&](const ast::File* tree, const std::string& module) {
+    if (module != "std") stack.push_back({"std", nullptr});
+    for (const ast::Stmt* stmt : tree->statements)
+      if (stmt->kind == ast::Kind::Import) {
+        auto* imp = static_cast<const ast::Import*>(stmt);
+        stack.push_back({std::string(imp->module.text()), imp});
       }
+  };
+
+  std::string mainPath = (fs::path(project_.dir) / "main.cf").string();
+  if (!fs::is_regular_file(mainPath))
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, "the project has no main.cf: " + mainPath));
+  FileId mainId = readFile(mainPath);
+  files_.push_back({"__config__", "__config__", mainId, parseFile(ctx_, sources_, mainId, warnings_)});
+  pushImports(files_.front().tree, "__config__");
+
+  std::map<std::string, std::set<std::string>> done;      // per module: its namespaces loaded
+  std::map<std::string, std::vector<LoadedFile>> byModule;  // their files, in load order
+  std::vector<std::string> moduleOrder;                     // modules, by first load
+  while (!stack.empty()) {
+    Pending next = stack.back();
+    stack.pop_back();
+    std::string module = next.ns.substr(0, next.ns.find("::"));
+    if (done[module].count(next.ns) != 0) continue;
+    std::string root = findModule(module);
+    auto failLoading = [&](Diagnostic cause) {
+      Diagnostic diag(ErrorKind::ModuleLoadingException, "Failed to load module " + next.ns,
+                      next.importedAt ? next.importedAt->loc() : SourceLocation{});
+      diag.causes.push_back(std::move(cause));
+      throw CompileError(std::move(diag));
+    };
+    if (!root.empty() && !modules_.count(module)) {
+      // spec/export.md 4.4: module.yml is validated when the module is first imported
+      try {
+        ModuleConfig config = loadModuleConfig(root);
+        checkCompilerVersion(config);
+        modules_.emplace(module, std::move(config));
+      } catch (const CompileError& e) {
+        failLoading(e.diagnostic());
+      }
+    }
+    // the namespace and its parents, outermost first
+    for (size_t end = 0; end != std::string::npos;) {
+      end = next.ns.find("::", end == 0 ? 0 : end + 2);
+      std::string ns = next.ns.substr(0, end);
+      if (done[module].count(ns) != 0) continue;
       fs::path file;
       if (!root.empty()) {
         fs::path model = fs::path(root) / "model";
         fs::path sub;
         size_t pos = module.size();
-        while (pos < next.ns.size()) {
+        while (pos < ns.size()) {
           size_t start = pos + 2;
-          size_t end = next.ns.find("::", start);
-          sub /= next.ns.substr(start, end == std::string::npos ? std::string::npos : end - start);
-          pos = end == std::string::npos ? next.ns.size() : end;
+          size_t stop = ns.find("::", start);
+          sub /= ns.substr(start, stop == std::string::npos ? std::string::npos : stop - start);
+          pos = stop == std::string::npos ? ns.size() : stop;
         }
         if (sub.empty()) file = model / "_init.cf";
         else if (fs::is_directory(model / sub)) file = model / sub / "_init.cf";
@@ -135,35 +154,21 @@ void CompileSession::load() {
                           (searched.empty() ? std::string("no folders: project.yml sets no modulepath") : searched) +
                           "; `inmanta project install` fetches missing modules from the project's repo entries";
         } else {
-          cause.message = "could not find module " + next.ns + " (imported at " + where + "): " + module +
-                          " (" + root + ") has no file " + file.string();
+          cause.message = "could not find module " + ns + " (imported at " + where + "): " + module + " (" + root +
+                          ") has no file " + file.string();
         }
         failLoading(std::move(cause));
       }
-      path = file.string();
+      FileId id = readFile(file.string());
+      ast::File* tree = parseFile(ctx_, sources_, id, warnings_);
+      done[module].insert(ns);
+      if (byModule.find(module) == byModule.end()) moduleOrder.push_back(module);
+      byModule[module].push_back({ns, module, id, tree});
+      pushImports(tree, module);
     }
-    FileId id = readFile(path);
-    ast::File* tree = parseFile(ctx_, sources_, id, warnings_);
-    files_.push_back({next.ns, module, id, tree});
-
-    auto enqueue = [&](const std::string& ns, const ast::Import* at) {
-      // importing a::b::c loads a, a::b and a::b::c
-      size_t pos = 0;
-      while (true) {
-        size_t end = ns.find("::", pos);
-        std::string prefix = ns.substr(0, end);
-        if (seen.insert(prefix).second) queue.push_back({prefix, at, id});
-        if (end == std::string::npos) break;
-        pos = end + 2;
-      }
-    };
-    if (module != "std") enqueue("std", nullptr);
-    for (const ast::Stmt* stmt : tree->statements)
-      if (stmt->kind == ast::Kind::Import) {
-        auto* imp = static_cast<const ast::Import*>(stmt);
-        enqueue(std::string(imp->module.text()), imp);
-      }
   }
+  for (const std::string& module : moduleOrder)
+    for (LoadedFile& f : byModule[module]) files_.push_back(std::move(f));
   ctx_.forgetStrings();
   sources_.releaseTexts();
   warnUnmetRequirements();

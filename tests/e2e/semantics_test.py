@@ -542,4 +542,29 @@ for what, model in (("operators", "x = " + " + ".join(["1"] * 30000) + "\n"),
 proc = compile_model("x = " + " + ".join(["1"] * 900) + "\nstd::print(x)\n")
 check("chain of 900 operators", proc.returncode == 0 and proc.stdout == "900\n", proc.stderr[-500:])
 
+# Modules load as the reference loads them: imports on a stack (a file's last import first), the
+# files then grouped by module in the order of their first load; top-level statements are
+# emitted in that order, and the last failing import of a file is the one reported.
+def module_files(names, extra):
+    files = {"project.yml": PROJECT_YML, **extra}
+    for name in names:
+        files[f"libs/{name}/module.yml"] = f"name: {name}\nversion: 1.0.0\nlicense: ASL\n"
+    return files
+
+
+d = project(module_files("abc", {"main.cf": 'import a\nimport b\nstd::print("main")\n',
+                                 "libs/a/model/_init.cf": 'std::print("a")\n',
+                                 "libs/b/model/_init.cf": 'import c\nstd::print("b")\n',
+                                 "libs/c/model/_init.cf": 'std::print("c")\n'}), "inmanta-semantics-")
+proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+check("modules in the reference's load order", proc.returncode == 0 and proc.stdout.split() == ["main", "b", "c", "a"],
+      proc.stdout + proc.stderr)
+d = project(module_files(["bad", "bad2"], {"main.cf": "import nomod\nimport bad\nimport bad2\n",
+                                           "libs/bad/model/_init.cf": "x = = 1\n",
+                                           "libs/bad2/model/_init.cf": "y = = 1\n"}), "inmanta-semantics-")
+proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+check("last failing import reported", proc.returncode == 1
+      and error_line(proc).startswith("ParserException: Syntax error at token = (./libs/bad2/model/_init.cf:1:6)"),
+      proc.stderr)
+
 finish()
