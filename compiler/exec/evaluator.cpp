@@ -1266,9 +1266,10 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
                    "short index lookup is only possible on an instance, " + runtime::repr(o) + " is not an instance", l->loc());
             auto* instance = static_cast<runtime::Instance*>(o.asInstance());
             const model::Attribute* attr = instance->entity->attribute(rel);
+            // (a name that is no attribute at all is not a relation either: the reference names it None)
             if (attr == nullptr)
-              fail(ErrorKind::NotFoundException,
-                   "could not find attribute with name: " + rel + " in type " + instance->entity->fullName, l->loc());
+              fail(ErrorKind::TypingException, "short index lookup is only possible on relations, None is an attribute",
+                   l->loc());
             if (!attr->isRelation)
               fail(ErrorKind::TypingException, "short index lookup is only possible on relations, " + rel + " is an attribute",
                    l->loc());
@@ -2188,6 +2189,12 @@ std::vector<Evaluator::ConstructorPlan::Step> Evaluator::constructorSteps(
   return steps;
 }
 
+bool Evaluator::floatTyped(const model::Attribute* a) {
+  return a != nullptr && !a->isRelation &&
+         (a->type == model_.primitive(model::Primitive::Float) ||
+          a->type == model_.nullableOf(model_.primitive(model::Primitive::Float)));
+}
+
 Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs) {
   const ConstructorPlan& plan = constructorPlan(ctor, scope);
   // its inputs: the index arguments (in plan.early's order), then the `**` dicts
@@ -2263,7 +2270,15 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
                 if (!given(a)) missing.push_back(a);
           fail(ErrorKind::IndexAttributeMissingInConstructorException, missingIndexMessage(entity, missing), ctor->loc());
         }
-        IndexKeys keys(*this, values);
+        // as the reference's index lookup: an int given for a float attribute is looked up as a
+        // float (only the key: the attribute is still set to the int, an error for a new instance)
+        std::pmr::vector<NamedValue> keyValues(&memory);
+        for (size_t i = 0; i < values.size(); ++i)
+          if (values[i].second.isInt() && floatTyped(entity->attribute(values[i].first))) {
+            if (keyValues.empty()) keyValues.assign(values.begin(), values.end());
+            keyValues[i].second = Value(static_cast<double>(values[i].second.asInt()));
+          }
+        IndexKeys keys(*this, keyValues.empty() ? NamedValues(values) : NamedValues(keyValues));
         if (!indexAttributes.empty()) {
           auto& table = indexes_[entity];
           for (const model::Entity* e : entity->lineage())
@@ -2633,13 +2648,8 @@ Variable* Evaluator::emitIndexLookup(const model::Entity* entity, std::vector<st
           if (!d.isDict()) fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", at->loc());
           for (const auto& [k, v] : d.asDict().items) add(k, v);
         }
-        for (auto& [n, v] : values) {
-          const model::Attribute* a = entity->attribute(n);
-          bool floatType = a != nullptr && !a->isRelation &&
-                           (a->type == model_.primitive(model::Primitive::Float) ||
-                            a->type == model_.nullableOf(model_.primitive(model::Primitive::Float)));
-          if (floatType && v.isInt()) v = Value(static_cast<double>(v.asInt()));
-        }
+        for (auto& [n, v] : values)
+          if (v.isInt() && floatTyped(entity->attribute(n))) v = Value(static_cast<double>(v.asInt()));
         std::vector<std::string> names;
         for (const auto& [n, v] : values) names.push_back(n);
         std::sort(names.begin(), names.end());

@@ -367,6 +367,8 @@ class Evaluator {
   void warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer, TopLevel& top);
   // The same for the blocks nested in the statements of `block` and its implementations.
   void warnShadowedWithin(const ast::Block& block, ShadowScope& outer, TopLevel& top);
+  // A plain attribute of type float or float?: index keys take ints given for it as floats.
+  bool floatTyped(const model::Attribute* a);
   void normalizeBlock(const ast::Block& block, model::Namespace* ns);
   // `lhs`: the expression is (an element of) the value assigned to an attribute (`x.a = e`, a
   // constructor argument that is not an index attribute), which may give a nested constructor

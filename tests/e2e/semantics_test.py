@@ -567,4 +567,35 @@ check("last failing import reported", proc.returncode == 1
       and error_line(proc).startswith("ParserException: Syntax error at token = (./libs/bad2/model/_init.cf:1:6)"),
       proc.stderr)
 
+# A constructor's index matching takes an int given for a float attribute as a float (the
+# reference's lookup_index); the matched instance keeps its float (1 == 1.0: no double set).
+proc = compile_model("""
+entity A:
+    float f
+end
+index A(f)
+implement A using std::none
+a = A(f=1.0)
+b = A(f=1)
+std::print(a == b)
+""")
+check("int matches a float index attribute", proc.returncode == 0 and proc.stdout == "True\n", proc.stderr)
+# A short index lookup through a name that is no attribute: not a relation (TypingException).
+proc = compile_model("""
+entity H:
+end
+entity F:
+    string path
+end
+H.files [0:] -- F.host [1]
+index F(host, path)
+implement H using std::none
+implement F using std::none
+h = H()
+x = h.nope[path="/a"]
+""")
+check("short index lookup through an unknown name", proc.returncode == 1 and error_line(proc) ==
+      "TypingException: short index lookup is only possible on relations, None is an attribute (./main.cf:12)",
+      proc.stderr)
+
 finish()
