@@ -388,18 +388,26 @@ class Definer {
       if (!done.insert(e).second) return;
       for (Entity* p : e->parents) compute(p);
       // inherited attributes (left-most parent first), then own declarations
+      // two parents' plain attributes of one name must have the same type, as an own declaration
+      // must have its parent's (relations come later in the reference: not compared)
       for (Entity* p : e->parents)
-        for (Attribute* a : p->order)
-          if (e->attributes.find(a->name) == e->attributes.end()) {
+        for (Attribute* a : p->order) {
+          auto it = e->attributes.find(a->name);
+          if (it == e->attributes.end()) {
             e->attributes[a->name] = a;
             e->order.push_back(a);
+          } else if (!a->isRelation && !it->second->isRelation && it->second->type != a->type) {
+            fail(ErrorKind::DuplicateException, "Incompatible attributes", it->second->location);
           }
+        }
       for (Attribute* a : e->own) {
         auto it = e->attributes.find(a->name);
         if (it != e->attributes.end()) {
           const Attribute* inherited = it->second;
-          if (a->isRelation || inherited->isRelation) continue;  // checked by checkRelationClashes
-          if (inherited->type != a->type)
+          if (a->isRelation) continue;  // checked by checkRelationClashes
+          // an own plain attribute takes the place of a parent's relation of that name (the
+          // reference defines relations after entities and only checks the entity's own relations)
+          if (!inherited->isRelation && inherited->type != a->type)
             fail(ErrorKind::DuplicateException, "Incompatible attributes", a->location);
           std::replace(e->order.begin(), e->order.end(), it->second, a);
           it->second = a;

@@ -598,4 +598,33 @@ check("short index lookup through an unknown name", proc.returncode == 1 and err
       "TypingException: short index lookup is only possible on relations, None is an attribute (./main.cf:12)",
       proc.stderr)
 
+# Two parents' attributes of one name must have the same type (the reference's DefineEntity);
+# a child's own attribute takes the place of a parent's relation of that name.
+proc = compile_model("""
+entity P1:
+    int v = 1
+end
+entity P2:
+    int? v = 2
+end
+entity C extends P2, P1: end
+implement C using std::none
+c = C()
+""")
+check("parents with incompatible attributes", proc.returncode == 1
+      and error_line(proc).startswith("DuplicateException: Incompatible attributes (./main.cf:6:10)"), proc.stderr)
+proc = compile_model("""
+entity B: end
+entity P: end
+P.x [0:] -- B
+entity C extends P:
+    string x
+end
+implement B using std::none
+implement C using std::none
+c = C(x="hello")
+std::print(c.x)
+""")
+check("own attribute over a parent's relation", proc.returncode == 0 and proc.stdout == "hello\n", proc.stderr)
+
 finish()
