@@ -2930,7 +2930,16 @@ void Evaluator::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
 }
 
 void Evaluator::normalize() {
-  auto check = [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); };
+  // whether the last check failed inside a constraint's expression (a variable, a plugin, an
+  // operator), rather than on the value (a base type, "does not match constraint")
+  bool inExpression = false;
+  auto check = [this, &inExpression](const model::Typedef& t, const Value& x) {
+    std::optional<Diagnostic> verdict = checkConstraint(t, x);
+    inExpression = verdict && !(verdict->location.file == t.location.file && verdict->location.line == t.location.line &&
+                                verdict->location.col == t.location.col &&
+                                verdict->message.find(", does not match constraint `") != std::string::npos);
+    return verdict;
+  };
   // entity defaults: constants, valid for the attribute's type (3.7)
   for (const auto& entity : model_.entities()) {
     if (entity->definition == nullptr) continue;
@@ -2941,12 +2950,12 @@ void Evaluator::normalize() {
         fail(ErrorKind::RuntimeException, ast::dump(a.defaultValue) + " is not a constant", a.name.loc, true);
       const model::Attribute* attr = entity->attribute(a.name.text());
       if (attr == nullptr || attr->isRelation) continue;
+      inExpression = false;
       if (auto err = validateValue(attr->type, v, check)) {
-        // a constraint that cannot be evaluated, or whose evaluation fails on a type (a list
-        // comprehension over a string, a regex on an int), is reported where it is written, as the
-        // reference: its statement raised it
-        if (err->kind != ErrorKind::DirectExecuteException && err->kind != ErrorKind::TypingException)
-          err->location = a.name.loc;
+        // an error of the constraint's expression (a variable it reads, a plugin, an operator on
+        // the wrong type) is reported where it is written, as the reference: its statement raised
+        // it; a value the type or constraint refuses is reported at the attribute
+        if (!inExpression) err->location = a.name.loc;
         throw CompileError(std::move(*err));
       }
     }

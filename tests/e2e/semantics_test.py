@@ -627,4 +627,16 @@ std::print(c.x)
 """)
 check("own attribute over a parent's relation", proc.returncode == 0 and proc.stdout == "hello\n", proc.stderr)
 
+# A default that a constraint refuses is reported at the attribute; an error of the constraint's
+# own expression where that expression is written (the reference's Entity.normalize).
+for constraint, where in (("self > 5", "(./main.cf:4)"), ("self == x", "(./main.cf:2:35)"),
+                          ("self > 0 and 1", "(./main.cf:2)")):
+    proc = compile_model(f"""
+typedef t as int matching {constraint}
+entity A:
+    t v = 1
+end
+""")
+    check("default refused by " + constraint, proc.returncode == 1 and where in error_line(proc), proc.stderr)
+
 finish()
