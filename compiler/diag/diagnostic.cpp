@@ -20,7 +20,7 @@ constexpr KindInfo kKinds[] = {
 void appendSourceLine(std::string& out, const SourceManager& sources, const SourceLocation& loc,
                       const std::string& indent) {
   if (!loc.valid() || loc.file >= sources.size()) return;
-  std::string_view raw = sources.file(loc.file).lineText(loc.line);
+  std::string_view raw = sources.file(loc.file).reportedLineText(loc.line);
   if (raw.empty() && loc.line > sources.file(loc.file).lineCount()) return;
   // never echo bytes that are not UTF-8 text
   std::string clean;

@@ -140,6 +140,15 @@ class CheckingLexer : public InmantaLexer {
   std::unique_ptr<Token> nextToken() override {
     std::unique_ptr<Token> tok = InmantaLexer::nextToken();
     size_t kind = tok->getType();
+    // As the reference's lexer, the newlines between `matching` and a regex's `/` are not
+    // counted: the lines after such a regex are numbered one less per newline.
+    if (regexNewlines_ != 0)
+      if (auto* writable = dynamic_cast<antlr4::WritableToken*>(tok.get()))
+        writable->setLine(tok->getLine() - regexNewlines_);
+    if (kind == REGEX) {
+      std::string text = tok->getText();
+      regexNewlines_ += std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find('/')), '\n');
+    }
     if (size_t retyped = retyper_.retype(kind); retyped != kind) setType(*tok, retyped);
     if (kind == STRING || kind == FSTRING || kind == MLS || kind == REGEX || kind == INT) {
       std::string text = tok->getText();
@@ -161,9 +170,16 @@ class CheckingLexer : public InmantaLexer {
   }
 
  private:
-  // A regex error is located at the /.../ part, on the line where it stands; others at the token.
+  // A regex error is located at the /.../ part, on the line where it stands, its column counted
+  // (as the reference's lexer counts it) from the start of the line where `matching` stands;
+  // others at the token.
   SourceLocation errorLoc(const Token& t, std::string_view text, const tok::TokenCheck& check) const {
     if (check.errorOffset == 0) return tokenLoc(file_, &t);
+    if (t.getType() == REGEX) {
+      auto before = static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(check.errorOffset), '\n'));
+      return SourceLocation{file_, static_cast<uint32_t>(t.getLine()) + before,
+                            static_cast<uint32_t>(t.getCharPositionInLine() + 1 + codePointCount(text.substr(0, check.errorOffset)))};
+    }
     uint32_t line = static_cast<uint32_t>(t.getLine());
     size_t lineStart = 0;
     for (size_t i = 0; i < check.errorOffset; ++i)
@@ -192,6 +208,7 @@ class CheckingLexer : public InmantaLexer {
   const WarningSink& warn_;
   size_t count_ = 0;
   std::unordered_map<size_t, Diagnostic> rejected_;
+  size_t regexNewlines_ = 0;  // (nextToken)
   tok::Retyper retyper_;
 };
 

@@ -452,8 +452,9 @@ class Lexer {
     return false;
   }
 
-  // After `matching`: white space from `j`, then /body/. Sets end_ and moves the line and column
-  // mark over newlines in the white space. False: `matching` is a keyword.
+  // After `matching`: white space from `j`, then /body/. Sets end_. False: `matching` is a
+  // keyword. As the reference's lexer, newlines in the white space move neither the line count
+  // nor the column mark: the lines after such a regex are numbered one less per newline.
   bool regex(size_t j) {
     size_t k = j;
     while (k < n_ && isRegexSpace(s_[k])) ++k;
@@ -461,8 +462,6 @@ class Lexer {
     size_t continuations = 0;
     size_t close = body(k + 1, '/', continuations);
     if (close == std::string_view::npos || close == k + 1) return false;
-    for (size_t x = j; x < k; ++x)
-      if (s_[x] == '\n') newline(x + 1);
     continuations_ += continuations;
     end_ = close + 1;
     return true;

@@ -37,6 +37,9 @@ const ErrorCase kCases[] = {
     {"dotted_class_eof", "x = a.b.C\n", "InvalidNamespaceAccess", 1, 5, "Syntax error: invalid namespace access `a.b.C`. Namespac"},
     {"dotted_class_list", "x = [a.B, 1]\n", "InvalidNamespaceAccess", 1, 6, "Syntax error: invalid namespace access `a.B`. Namespaces "},
     {"dotted_class_operand", "x = 1 + a.B\n", "InvalidNamespaceAccess", 1, 9, "Syntax error: invalid namespace access `a.B`. Namespaces "},
+    // the reference's lexer counts no line for newlines between `matching` and a regex's `/`
+    {"regex_next_line", "typedef t as string matching\n  /a/\nx = 1 )\n", "ParserException", 2, 8, "Syntax error at token )"},
+    {"regex_next_line_error", "typedef t as string matching\n  /a(/\n", "ParserException", 2, 32, "Syntax error: Regex error in /a(/: 'mi"},
     {"dotted_class_after_error", "x = 1 +\ny = a.B\n", "ParserException", 2, 4, "Syntax error at token ="},
     {"rel_token", "x = 2--1\n", "ParserException", 1, 8, "Syntax error at token --"},
     {"lt_minus", "x = 1\ny = x<-1\n", "ParserException", 2, 8, "Syntax error at token <-"},

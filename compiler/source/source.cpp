@@ -1,6 +1,7 @@
 #include "source/source.h"
 
 #include <bit>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -78,6 +79,59 @@ std::string_view SourceFile::lineText(uint32_t line) const {
   size_t end = all.find('\n', begin);
   if (end == std::string::npos) end = all.size();
   return all.substr(begin, end - begin);
+}
+
+std::string_view SourceFile::reportedLineText(uint32_t line) const {
+  if (!scanned_) {
+    scanned_ = true;
+    if (released_ && !reloaded_) reload();
+    if (stored.size() == size_ + 1) {
+      // tokens as far as they matter here: comments, strings (one line), MLS, names
+      std::string_view t(stored.data(), size_);
+      uint32_t reported = 1;
+      uint32_t total = 0;
+      auto isId = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+      for (size_t i = 0; i < t.size();) {
+        char c = t[i];
+        if (c == '\n') {
+          ++reported;
+          ++i;
+        } else if (c == '#') {
+          size_t end = t.find('\n', i);
+          i = end == std::string_view::npos ? t.size() : end;
+        } else if (t.compare(i, 3, "\"\"\"") == 0) {
+          size_t end = t.find("\"\"\"", i + 3);
+          end = end == std::string_view::npos ? t.size() : end + 3;
+          for (size_t k = i; k < end; ++k) reported += t[k] == '\n';
+          i = end;
+        } else if (c == '"' || c == '\'') {
+          size_t k = i + 1;
+          while (k < t.size() && t[k] != c && t[k] != '\n') k += t[k] == '\\' ? 2 : 1;
+          i = k < t.size() && t[k] == c ? k + 1 : k;
+        } else if (isId(c)) {
+          size_t k = i;
+          while (k < t.size() && isId(t[k])) ++k;
+          if (t.substr(i, k - i) == "matching") {
+            size_t w = k;
+            uint32_t newlines = 0;
+            while (w < t.size() && std::isspace(static_cast<unsigned char>(t[w]))) newlines += t[w++] == '\n';
+            if (newlines != 0 && w < t.size() && t[w] == '/') {
+              total += newlines;
+              uncounted_.emplace_back(reported, total);
+              k = w;  // the newlines are not counted
+            }
+          }
+          i = k;
+        } else {
+          ++i;
+        }
+      }
+    }
+  }
+  uint32_t physical = line;
+  for (const auto& [at, total] : uncounted_)
+    if (at < line) physical = line + total;
+  return lineText(physical);
 }
 
 void SourceFile::reload() const {

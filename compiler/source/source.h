@@ -66,6 +66,10 @@ struct SourceFile {
   // file is read again for the first line asked; when it is no longer the text that was parsed,
   // no line is shown (empty).
   std::string_view lineText(uint32_t line) const;
+  // The line that a location's line number names. The reference's lexer does not count the
+  // newlines between `matching` and a regex's `/`, and our locations number the lines as it does:
+  // after such a regex, a location's line is that many less than the line of the text.
+  std::string_view reportedLineText(uint32_t line) const;
   // The text with the newline the parsers want at its end (spec 1.1), without a copy.
   std::string_view parseText() const { return std::string_view(stored); }
 
@@ -78,6 +82,10 @@ struct SourceFile {
   uint64_t digest_ = 0;        // of the text, once released
   bool released_ = false;
   mutable bool reloaded_ = false;
+  // (reportedLineText) the regexes with newlines before their `/`: the line number of their
+  // `matching` as reported, and the newlines uncounted up to and including it
+  mutable std::vector<std::pair<uint32_t, uint32_t>> uncounted_;
+  mutable bool scanned_ = false;
 };
 
 // Owns every file of a compile; FileIds index into it.

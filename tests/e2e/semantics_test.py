@@ -639,4 +639,17 @@ end
 """)
     check("default refused by " + constraint, proc.returncode == 1 and where in error_line(proc), proc.stderr)
 
+# The reference's lexer counts no line for a newline between `matching` and the regex's `/`:
+# later locations are numbered as it numbers them, and the diagnostic shows the line they name.
+proc = compile_model("""typedef t as string matching
+  /^a/
+entity A:
+  t v
+end
+implement A using std::none
+A(v="b")
+""")
+check("lines after a regex on the next line", proc.returncode == 1
+      and "instantiated at ./main.cf:6)` (./main.cf:6)\n    A(v=\"b\")\n" in proc.stderr, proc.stderr)
+
 finish()
