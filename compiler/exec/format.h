@@ -10,13 +10,16 @@
 
 namespace inmanta::compiler::exec {
 
-// The rendering of a `{{ x }}` value: str, except that a finite integral float renders as an
-// int (`2.0` -> `2`).
+// The rendering of a `{{ x }}` value: str, except that a finite integral float renders as the
+// int it equals, all its digits (`2.0` -> `2`, `1e30` -> `1000000000000000019884624838656`).
 std::string renderInterpolated(const runtime::Value& v);
 
 // Python's format(value, spec) for our values; nullopt with `error` set ("Unknown format code
 // 'd' for object of type 'str'") when the spec does not apply.
-std::optional<std::string> formatValue(const runtime::Value& v, const std::string& spec, std::string& error);
+// `wholeNumber`: the value is a float that is a whole number past 64 bits, formatted as the int it
+// equals (the reference's f-strings turn such floats into Python ints).
+std::optional<std::string> formatValue(const runtime::Value& v, const std::string& spec, std::string& error,
+                                       bool wholeNumber = false);
 
 // Formats an f-string body: `fields` maps each field name as written (whitespace included) to
 // its value. On failure returns nullopt and sets `error` to the RuntimeException message.
