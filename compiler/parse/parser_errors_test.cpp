@@ -55,7 +55,7 @@ const ErrorCase kCases[] = {
     {"rel_no_annotation", "entity A:\nend\nentity B:\nend\nA.b [1] B.a [1]\n", "ParserException", 5, 11, "Syntax error at token ."},
     {"typedef_cid", "typedef Foo as string matching self != \"\"\n", "ParserException", 1, 23, "Syntax error: invalid identifier, matching is a reserved key"},
     {"typedef_ctor", "entity A:\nend\ntypedef Foo as A(x=1)\n", "ParserException", 3, 9, "Syntax error: The use of default constructors is no longer s"},
-    {"bad_regex", "typedef t as string matching /a(/\n", "ParserException", 1, 30, "Syntax error: Regex error in /a(/: 'missing closing parenthe"},
+    {"bad_regex", "typedef t as string matching /a(/\n", "ParserException", 1, 30, "Syntax error: Regex error in /a(/: 'missing ), unterminated s"},
     {"fstring_single_brace", "x = f\"hello {\"\n", "ParserException", 1, 5, "Syntax error: Invalid f-string: Single '{' encountered in fo"},
     {"dict_key_interp", "x = {\"{{a}}\": 1}\n", "ParserException", 1, 6, "Syntax error: String interpolation is not supported in dicti"},
     {"plus_eq_var", "x = [1]\nx += [2]\n", "ParserException", 2, 1, "Syntax error: Can not perform += on variable x"},
