@@ -1383,6 +1383,11 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
     d.causes.push_back(e.diagnostic());
     throw CompileError(std::move(d));
   }
+  // an unknown the plugin made gets an identity of the compile's own (a plugin of a shared module
+  // counts its unknowns apart); one of its arguments handed back stays the same unknown
+  if (result.isUnknown() &&
+      std::none_of(args.begin(), args.end(), [&](const Value& a) { return a.isUnknown() && a.unknownId() == result.unknownId(); }))
+    result = Value::unknown();
   if (!plugin.returnType.empty() && plugin.returnType != "null" && plugin.returnType != "any" && !result.isUnknown()) {
     if (auto err = validatePluginType(model_, model_.findNamespace(plugin.ns), plugin.returnType, result,
                                         [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); })) {
@@ -2097,6 +2102,8 @@ bool Evaluator::indexKeyBytes(const std::vector<std::string>& attributes, NamedV
       case Value::Type::Float: key.floating(v.asFloat()); break;
       case Value::Type::String: key.string(v.asString()); break;
       case Value::Type::Instance: key.instance(static_cast<runtime::Instance*>(v.asInstance())->ordinal); break;
+      // (the reference keys an unknown by its object's repr: each unknown its own key)
+      case Value::Type::Unknown: key.repr("<unknown " + std::to_string(v.unknownId()) + ">"); break;
       default: key.repr(runtime::repr(v)); break;
     }
   }

@@ -101,7 +101,8 @@ void Variable::doubleSet(const Value& value, SourceLocation location) const {
 
 void Variable::plainSet(const Value& value, SourceLocation location, bool recur) {
   if (hasValue()) {
-    bool same = value.isUnknown() || value_.isUnknown() ? value.isUnknown() && value_.isUnknown() : pyEquals(value_, value);
+    // (two unknowns are the same value only when they are the same unknown)
+    bool same = value.isUnknown() || value_.isUnknown() ? value.unknownId() == value_.unknownId() : pyEquals(value_, value);
     if (!same) doubleSet(value, location);
     return;
   }

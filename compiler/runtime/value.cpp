@@ -235,7 +235,7 @@ bool pyEquals(const Value& a, const Value& b) {
       return true;
     }
     case Value::Type::Instance: return a.asInstance() == b.asInstance();
-    case Value::Type::Unknown: return false;
+    case Value::Type::Unknown: return a.unknownId() == b.unknownId();  // the same one
     default: return false;
   }
 }

@@ -2,6 +2,7 @@
 // (5.5), equality (5.3), arithmetic and comparisons (5.1, 5.2 with decision 9.2) and casts (5.7).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -24,7 +25,10 @@ class InstanceBase {
 struct NullValue {
   bool operator==(const NullValue&) const = default;
 };
+// An unknown has an identity, as the reference's Unknown objects (each made anew, compared by
+// identity): two unknowns are equal only when they are the same one (double sets, index keys).
 struct UnknownValue {
+  uint64_t id = 0;
   bool operator==(const UnknownValue&) const = default;
 };
 
@@ -45,7 +49,14 @@ class Value {
 
   Value() : type_(Type::Null) { u_.i = 0; }
   static Value null() { return Value(); }
-  static Value unknown() { return Value(UnknownValue{}); }
+  // (one counter per module that uses it: a plugin loaded from a shared module has its own, so
+  // the evaluator gives the unknowns plugins return an id of its own: Evaluator::callPlugin)
+  static uint64_t nextUnknownId() {
+    static std::atomic<uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  // a new unknown, unequal to every other
+  static Value unknown() { return Value(UnknownValue{nextUnknownId()}); }
   Value(bool b) : type_(Type::Bool) { u_.i = 0, u_.b = b; }
   Value(int64_t i) : type_(Type::Int) { u_.i = i; }
   Value(int i) : type_(Type::Int) { u_.i = i; }
@@ -55,7 +66,7 @@ class Value {
   Value(ValueList l) : type_(Type::List) { u_.box = new Box<ValueList>(std::move(l)); }
   Value(ValueDict d) : type_(Type::Dict) { u_.box = new Box<ValueDict>(std::move(d)); }
   Value(InstanceBase* i) : type_(Type::Instance) { u_.instance = i; }
-  Value(UnknownValue) : type_(Type::Unknown) { u_.i = 0; }
+  Value(UnknownValue u) : type_(Type::Unknown) { u_.i = static_cast<int64_t>(u.id); }
 
   Value(const Value& other) : u_(other.u_), type_(other.type_) { retain(); }
   Value(Value&& other) noexcept : u_(other.u_), type_(other.type_) { other.type_ = Type::Null; }
@@ -80,6 +91,7 @@ class Value {
   Type type() const { return type_; }
   bool isNull() const { return type() == Type::Null; }
   bool isUnknown() const { return type() == Type::Unknown; }
+  uint64_t unknownId() const { return isUnknown() ? static_cast<uint64_t>(u_.i) : 0; }
   bool isBool() const { return type() == Type::Bool; }
   bool isInt() const { return type() == Type::Int; }
   bool isFloat() const { return type() == Type::Float; }

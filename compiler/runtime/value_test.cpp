@@ -181,3 +181,20 @@ TEST(Value, HolderTagsStayWithTheHolder) {
 
 }  // namespace
 }  // namespace inmanta::compiler::runtime
+
+namespace inmanta::compiler::runtime {
+namespace {
+
+// Unknowns are compared by identity, as the reference's Unknown objects.
+TEST(UnknownValue, EqualOnlyToItself) {
+  Value a = Value::unknown();
+  Value b = Value::unknown();
+  Value copy = a;
+  EXPECT_TRUE(pyEquals(a, copy));
+  EXPECT_FALSE(pyEquals(a, b));
+  EXPECT_TRUE(pyEquals(Value(ValueList{a}), Value(ValueList{copy})));
+  EXPECT_FALSE(pyEquals(Value(ValueList{a}), Value(ValueList{b})));
+}
+
+}  // namespace
+}  // namespace inmanta::compiler::runtime

@@ -652,4 +652,33 @@ A(v="b")
 check("lines after a regex on the next line", proc.returncode == 1
       and "instantiated at ./main.cf:6)` (./main.cf:6)\n    A(v=\"b\")\n" in proc.stderr, proc.stderr)
 
+# Unknowns have an identity, as the reference's Unknown objects: two different unknowns are two
+# index keys and differ on a second assignment; the same one read twice is the same key.
+proc = compile_model("""
+entity A:
+    string name
+    string v
+end
+index A(name)
+implement A using std::none
+a = A(name=std::get_env("INMANTA_TEST_UNSET_1"), v="1")
+b = A(name=std::get_env("INMANTA_TEST_UNSET_2"), v="2")
+std::print(a == b)
+u = std::get_env("INMANTA_TEST_UNSET_3")
+c = A(name=u, v="3")
+d = A(name=u)
+std::print(c == d)
+""")
+check("unknowns compared by identity", proc.returncode == 0 and proc.stdout == "False\nTrue\n", proc.stdout + proc.stderr)
+proc = compile_model("""
+entity A:
+    string v
+end
+implement A using std::none
+a = A(v=std::get_env("INMANTA_TEST_UNSET_1"))
+a.v = std::get_env("INMANTA_TEST_UNSET_1")
+""")
+check("two unknowns set twice", proc.returncode == 1 and "caused by: DoubleSetException" in proc.stderr
+      and "(./main.cf:7)" in proc.stderr, proc.stderr)
+
 finish()
