@@ -1717,10 +1717,15 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
         fail(ErrorKind::RuntimeException,
              "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc(), true);
-      if (def->plugin()->contextAware)
-        fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc(), true);
       std::vector<std::pair<std::string, Value>> kwargs;
       for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text()), evalDirect(kw.value, self, t, locals));
+      // as the reference's direct calls: an unknown argument is an error, not an unknown result
+      bool unknownArgument = std::any_of(args.begin(), args.end(), [](const Value& a) { return a.isUnknown(); }) ||
+                             std::any_of(kwargs.begin(), kwargs.end(), [](const auto& k) { return k.second.isUnknown(); });
+      if (unknownArgument && !def->plugin()->acceptsUnknown)
+        fail(ErrorKind::RuntimeException, "Received unknown value during direct execution", call->loc(), true);
+      if (def->plugin()->contextAware)
+        fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc(), true);
       context_->callingNs = t.ns;
       context_->location = call->loc();
       context_->scope = nullptr;
@@ -2079,12 +2084,7 @@ std::string Evaluator::indexKey(const std::vector<std::string>& attributes, Name
     if (!key.empty()) key += ", ";
     key += a;
     key += '=';
-    if (v.isInstance()) {
-      key += '#';
-      key += std::to_string(static_cast<runtime::Instance*>(v.asInstance())->ordinal);
-    } else {
-      key += runtime::repr(v);
-    }
+    key += runtime::repr(v);  // (an instance as spec 9.7 renders it)
   }
   return key;
 }

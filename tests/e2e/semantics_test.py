@@ -681,4 +681,34 @@ a.v = std::get_env("INMANTA_TEST_UNSET_1")
 check("two unknowns set twice", proc.returncode == 1 and "caused by: DoubleSetException" in proc.stderr
       and "(./main.cf:7)" in proc.stderr, proc.stderr)
 
+# A plugin called in a typedef constraint with an unknown argument fails (direct execution);
+# an instance in an index key is shown as instances are (spec 9.7).
+proc = compile_model("""
+typedef t as string matching std::upper(std::get_env("INMANTA_TEST_UNSET_1")) == self
+entity A:
+    t v
+end
+implement A using std::none
+A(v="x")
+""")
+check("unknown argument in a constraint", proc.returncode == 1 and
+      "caused by: RuntimeException: Received unknown value during direct execution (./main.cf:2:30)" in proc.stderr,
+      proc.stderr)
+proc = compile_model("""
+entity H:
+end
+entity S:
+    string name
+end
+S.host [1] -- H
+index S(host, name)
+implement H using std::none
+implement S using std::none
+h = H()
+x = S[host=h, name="pg"]
+""")
+check("instance in a missed index key", proc.returncode == 1 and error_line(proc) ==
+      "NotFoundException: No match in index on type __config__::S with key "
+      "host=__config__::H (instantiated at ./main.cf:11), name='pg' (./main.cf:12)", proc.stderr)
+
 finish()
