@@ -1956,6 +1956,12 @@ void Evaluator::attributeFailure(runtime::Instance* instance, const model::Attri
                                  SourceLocation at) {
   Diagnostic d(ErrorKind::AttributeException,
                "Could not set attribute `" + attribute->name + "` on instance `" + instance->display() + "`", at, false);
+  // a cause without a statement of its own (a value the type refuses) is the assignment's, as
+  // the reference sets it
+  if (!cause.location.valid()) {
+    cause.location = at;
+    cause.showColumn = false;
+  }
   d.causes.push_back(std::move(cause));
   throw CompileError(std::move(d));
 }

@@ -711,4 +711,16 @@ check("instance in a missed index key", proc.returncode == 1 and error_line(proc
       "NotFoundException: No match in index on type __config__::S with key "
       "host=__config__::H (instantiated at ./main.cf:11), name='pg' (./main.cf:12)", proc.stderr)
 
+# A value refused by an attribute's type is an error of the assignment: the cause has its location.
+proc = compile_model("""
+entity A:
+    number[] ns
+end
+implement A using std::none
+a = A()
+a.ns = null
+""")
+check("refused value located at its assignment", proc.returncode == 1 and
+      "caused by: RuntimeException: Invalid value 'null', expected number[] (./main.cf:7)" in proc.stderr, proc.stderr)
+
 finish()
