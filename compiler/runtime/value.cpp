@@ -436,7 +436,37 @@ OpResult contains(const Value& needle, const Value& haystack) {
 // ------------------------------------------------------------------ casts
 
 namespace {
+// the ASCII white space int() and float() strip (C's isspace)
 bool isPySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// As CPython before int() and float() parse a str: every Unicode decimal digit becomes its ASCII
+// digit and every white space character a space; any other non-ASCII character becomes '?'
+// (which no number has).
+std::string asciiNumeric(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+    UChar32 cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    i += n;
+    if (u_charType(cp) == U_DECIMAL_DIGIT_NUMBER) {
+      out += static_cast<char>('0' + u_charDigitValue(cp));
+    } else {
+      UCharDirection d = u_charDirection(cp);
+      bool space = d == U_WHITE_SPACE_NEUTRAL || d == U_BLOCK_SEPARATOR || d == U_SEGMENT_SEPARATOR ||
+                   u_charType(cp) == U_SPACE_SEPARATOR;
+      out += space ? ' ' : '?';
+    }
+  }
+  return out;
+}
 
 std::string_view stripSpace(std::string_view s) {
   while (!s.empty() && isPySpace(s.front())) s.remove_prefix(1);
@@ -459,8 +489,9 @@ bool removeUnderscores(std::string_view s, std::string& out) {
 }
 }  // namespace
 
-std::optional<int64_t> parsePythonInt(std::string_view s) {
-  s = stripSpace(s);
+std::optional<int64_t> parsePythonInt(std::string_view text) {
+  std::string ascii = asciiNumeric(text);
+  std::string_view s = stripSpace(ascii);
   std::string digits;
   bool negative = false;
   if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
@@ -477,8 +508,9 @@ std::optional<int64_t> parsePythonInt(std::string_view s) {
   return value;
 }
 
-std::optional<double> parsePythonFloat(std::string_view s) {
-  s = stripSpace(s);
+std::optional<double> parsePythonFloat(std::string_view text) {
+  std::string ascii = asciiNumeric(text);
+  std::string_view s = stripSpace(ascii);
   std::string body(s);
   std::string lower;
   for (char c : body) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -198,3 +198,19 @@ TEST(UnknownValue, EqualOnlyToItself) {
 
 }  // namespace
 }  // namespace inmanta::compiler::runtime
+
+namespace inmanta::compiler::runtime {
+namespace {
+
+// int() and float() of a str read Unicode decimal digits and strip Unicode white space, as CPython.
+TEST(Cast, UnicodeDigitsAndSpace) {
+  EXPECT_EQ(parsePythonInt("\u0663\u0664"), 34);            // ARABIC-INDIC DIGIT THREE, FOUR
+  EXPECT_EQ(parsePythonInt("\uff11"), 1);                   // FULLWIDTH DIGIT ONE
+  EXPECT_EQ(parsePythonInt("\u00a012\u2003"), 12);          // NO-BREAK SPACE, EM SPACE
+  EXPECT_EQ(parsePythonFloat("1\u0663.5"), 13.5);
+  EXPECT_EQ(parsePythonInt("\x1c" "7"), std::nullopt);      // (str.isspace, but not stripped by int())
+  EXPECT_EQ(parsePythonInt("1\u00e9"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace inmanta::compiler::runtime
