@@ -194,12 +194,7 @@ int main(int argc, char** argv) {
       exportOptions.compile.plugins = &plugins;
       exportOptions.compile.keepMemoryAtExit = true;
       exportOptions.types = &types;
-      if (!exportPlugin.empty()) {
-        // no module of this toolchain defines export plugins
-        std::cerr << "\n" << inmanta::compiler::banner("EXPORT FAILURE") << "\nError: Export function " << exportPlugin
-                  << " does not exist.\n";
-        return 1;
-      }
+      exportOptions.exportPlugin = exportPlugin;
       exportServer.applyTo(ex.settings, configFile, configDir);
       return inmanta::exporter::runExport(exportOptions, std::cout, std::cerr);
     }

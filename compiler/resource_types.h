@@ -46,13 +46,6 @@ inline runtime::Value readAttribute(const runtime::Instance& instance, std::stri
   }
 }
 
-// The same, or `fallback` when the entity has no such attribute.
-inline runtime::Value readAttributeOr(const runtime::Instance& instance, std::string_view name,
-                                      runtime::Value fallback) {
-  if (!instance.slot(name)) return fallback;
-  return readAttribute(instance, name);
-}
-
 // One exported field. Without getter the value is the model attribute of the same name.
 struct ResourceField {
   std::string name;
@@ -114,21 +107,41 @@ class ResourceTypeRegistry {
   std::vector<DependencyManager> managers_;
 };
 
+// The attribute, or `fallback` when reading it fails: no such attribute, an unknown value, an
+// optional relation without value (the reference's getters of send_event, receive_events and
+// report_only catch every exception).
+inline runtime::Value readAttributeOrFallback(const runtime::Instance& instance, std::string_view name,
+                                              runtime::Value fallback) {
+  runtime::Variable* slot = instance.slot(name);
+  if (!slot) return fallback;
+  runtime::Value v;
+  if (!slot->isReady()) {
+    v = slot->current();
+  } else {
+    try {
+      v = slot->get();
+    } catch (...) {
+      return fallback;
+    }
+  }
+  return v.isUnknown() ? fallback : v;
+}
+
 // The base fields every resource has (export spec 1.3): send_event, receive_events,
 // references, mutators, report_only; then `managed` and the purgeable pair when asked.
 inline std::vector<ResourceField> baseResourceFields(bool managed, bool purgeable) {
   using runtime::Value;
   std::vector<ResourceField> fields;
   fields.push_back({"send_event", [](const runtime::Instance& i, ExportSink&) {
-                      return readAttributeOr(i, "send_event", Value(false));
+                      return readAttributeOrFallback(i, "send_event", Value(false));
                     }});
   fields.push_back({"receive_events", [](const runtime::Instance& i, ExportSink&) {
-                      return readAttributeOr(i, "receive_events", Value(true));
+                      return readAttributeOrFallback(i, "receive_events", Value(true));
                     }});
   fields.push_back({"references", [](const runtime::Instance&, ExportSink&) { return Value(runtime::ValueList{}); }});
   fields.push_back({"mutators", [](const runtime::Instance&, ExportSink&) { return Value(runtime::ValueList{}); }});
   fields.push_back({"report_only", [](const runtime::Instance& i, ExportSink&) {
-                      return readAttributeOr(i, "report_only", Value(false));
+                      return readAttributeOrFallback(i, "report_only", Value(false));
                     }});
   if (managed) fields.push_back({"managed", {}});
   if (purgeable) {

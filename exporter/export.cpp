@@ -140,6 +140,10 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     } catch (const ExportError& e) {
       return std::string(e.what());
     }
+    // export plugins, as the reference runs them once the resources are made
+    std::vector<std::string> exportPlugins =
+        options.exportPlugin.empty() ? settings.getList("config", "export") : std::vector<std::string>{options.exportPlugin};
+    if (!exportPlugins.empty()) return "Export function " + exportPlugins.front() + " does not exist.";
     set.unknowns = model.unknowns;
     for (const auto& w : set.warnings) err << logLine("exporter", "WARNING", w) << "\n";
     if (options.compile.verbosity >= 2)

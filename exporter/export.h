@@ -23,6 +23,9 @@ struct ExportOptions {
   // settings (4.1): files, then INMANTA_* variables, then these flags (decision X4)
   SettingsFlags settings;
   PushOptions push;
+  // --export-plugin, else the settings' config.export list: run after the resources are made
+  // (no module of this toolchain defines export plugins: a name is an export failure)
+  std::string exportPlugin;
 };
 
 // `inmanta compile` with the run's settings: plugins read them (std::environment) and reach

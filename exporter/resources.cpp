@@ -73,6 +73,22 @@ Value fieldValue(const Instance& instance, const ResourceTypeSpec& type, const c
   }
 }
 
+// The first instance in a field's value, and its path (`f`, `f[0]`, `f.k`) in `path`; null when
+// there is none.
+const InstanceBase* firstInstance(const Value& v, const std::string& at, std::string& path) {
+  if (v.isInstance()) {
+    path = at;
+    return v.asInstance();
+  }
+  if (v.isList())
+    for (size_t i = 0; i < v.asList().size(); ++i)
+      if (const InstanceBase* found = firstInstance(v.asList()[i], at + "[" + std::to_string(i) + "]", path)) return found;
+  if (v.isDict())
+    for (const auto& [k, e] : v.asDict().items)
+      if (const InstanceBase* found = firstInstance(e, at + "." + k, path)) return found;
+  return nullptr;
+}
+
 }  // namespace
 
 ResourceSet buildResources(const std::vector<Instance*>& instances,
@@ -116,9 +132,10 @@ ResourceSet buildResources(const std::vector<Instance*>& instances,
         if (hasUnknown(v)) {
           v = Value("<<undefined>>");
           r.undefined = true;
-        } else if (v.isInstance()) {
+        } else if (std::string path; const InstanceBase* found = firstInstance(v, field.name, path)) {
+          // (an instance anywhere in the value: the reference's reference collector refuses it)
           throw ExportError("Failed to get attribute '" + field.name + "' for export on '" + type.entity + "' (" +
-                            v.asInstance()->display() + " is not JSON serializable at path " + field.name + ")");
+                            found->display() + " is not JSON serializable at path " + path + ")");
         }
         r.fields.emplace_back(field.name, std::move(v));
       }

@@ -86,6 +86,7 @@ void Settings::readStandardFiles(const std::string& configDir, const std::string
 void Settings::readEnvironment() {
   static const std::pair<const char*, const char*> kOptions[] = {
       {"config", "environment"},
+      {"config", "export"},
       {"compiler_rest_transport", "host"},
       {"compiler_rest_transport", "port"},
       {"compiler_rest_transport", "ssl"},
@@ -105,6 +106,20 @@ std::optional<std::string> Settings::get(const std::string& section, const std::
   auto it = values_.find(section + "." + normaliseOption(option));
   if (it == values_.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<std::string> Settings::getList(const std::string& section, const std::string& option) const {
+  std::vector<std::string> items;
+  std::optional<std::string> text = get(section, option);
+  if (!text) return items;
+  for (size_t start = 0;;) {
+    size_t comma = text->find(',', start);
+    std::string item = trim(text->substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (!item.empty()) items.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
 }
 
 bool parseBool(const std::string& value) {

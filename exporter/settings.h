@@ -23,6 +23,9 @@ class Settings {
   void readEnvironment();
   void set(const std::string& section, const std::string& option, const std::string& value);
   std::optional<std::string> get(const std::string& section, const std::string& option) const;
+  // A list option (the reference's is_list): its comma-separated items, trimmed, empty ones
+  // left out; none when it is not set.
+  std::vector<std::string> getList(const std::string& section, const std::string& option) const;
 
  private:
   std::map<std::string, std::string> values_;  // "section.option"

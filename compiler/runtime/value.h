@@ -92,6 +92,9 @@ class Value {
   bool isNull() const { return type() == Type::Null; }
   bool isUnknown() const { return type() == Type::Unknown; }
   uint64_t unknownId() const { return isUnknown() ? static_cast<uint64_t>(u_.i) : 0; }
+  // A string, list or dict shared by the copies of one value (and no other): its identity, as
+  // Python's `is` would see it; null for other values.
+  const void* sharedIdentity() const { return isString() || isList() || isDict() ? u_.box : nullptr; }
   bool isBool() const { return type() == Type::Bool; }
   bool isInt() const { return type() == Type::Int; }
   bool isFloat() const { return type() == Type::Float; }

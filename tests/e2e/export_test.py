@@ -319,4 +319,60 @@ std::testing::NullResource(name="\\u20ac\\U0001F600\\x01")
 check("E-18 escapes", raw is not None and b'"name": "<\\/tag>"' in raw and b'"name": "\\u20ac\\ud83d\\ude00\\u0001"' in raw,
       raw)
 
+# Getters that fall back as the reference's do: an unknown send_event, receive_events or
+# report_only exports as false/true/false; an unset optional report_only relation as false.
+proc, data, raw, d = export("""import std::testing
+h = std::Host(name="h", os=std::linux)
+std::ConfigFile(host=h, path="/a", content="x", reload=std::get_env("INMANTA_TEST_UNSET") == "y")
+std::testing::NullResource(name="n", receive_events=std::get_env("INMANTA_TEST_UNSET") == "y")
+""")
+r = by_id(data)
+check("unknown event flags fall back", proc.returncode == 0 and r["std::File[h,path=/a]"]["send_event"] is False
+      and r["std::File[h,path=/a]"]["reload"] == "<<undefined>>"
+      and r["std::testing::NullResource[internal,name=n]"]["receive_events"] is True, proc.stderr)
+
+# The separator is only read when there are Content blocks to join.
+proc, data, raw, d = export("""h = std::Host(name="h", os=std::linux)
+std::ConfigFile(host=h, path="/a", content="x", content_seperator=std::get_env("INMANTA_TEST_UNSET"))
+""")
+check("unknown separator without blocks", proc.returncode == 0 and
+      by_id(data)["std::File[h,path=/a]"]["hash"] == "11f6ad8ec52a2984abaafd7c3b516503785c2072", proc.stderr)
+
+# Only the value std::file returned is read from disk: text that looks like its marker is text.
+proc, data, raw, d = export("""import mymod
+h = std::Host(name="h", os=std::linux)
+x = std::file("mymod/blob.txt")
+std::ConfigFile(host=h, path="/marker", content=x)
+std::ConfigFile(host=h, path="/text", content="imp-module-source:file:///etc/hostname")
+std::ConfigFile(host=h, path="/copy", content="{{x}}")
+""", {"libs/mymod/module.yml": "name: mymod\nversion: 1.0.0\nlicense: ASL\n", "libs/mymod/model/_init.cf": "",
+      "libs/mymod/files/blob.txt": "hello\n"})
+r = by_id(data)
+check("file marker by identity", proc.returncode == 0
+      and r["std::File[h,path=/marker]"]["hash"] == "f572d396fae9206628714fb2ce00f72e94f2258f"
+      and r["std::File[h,path=/text]"]["hash"] == "dfd36e43df19219fa77358303ef7cfc1b2a3d6fb", proc.stderr)
+
+# An instance anywhere in a field's value is an export failure, not an internal error.
+proc, data, raw, d = export("""import std::testing
+entity Foo:
+end
+implement Foo using std::none
+entity RoNull extends std::testing::NullResource:
+end
+RoNull.report_only [0:] -- Foo
+implement RoNull using std::none
+RoNull(name="ro", report_only=[Foo(), Foo()])
+""")
+check("instance in a list field", proc.returncode == 1 and "= EXPORT FAILURE =" in proc.stderr and
+      "Error: Failed to get attribute 'report_only' for export on 'std::testing::NullResource' (__config__::Foo "
+      "(instantiated at ./main.cf:9) is not JSON serializable at path report_only[0])" in proc.stderr, proc.stderr)
+
+# Export plugins (config.export or --export-plugin) run once the resources are made: none exist.
+proc, data, raw, d = export("x = 1\n", {".inmanta": "[config]\nexport = bar, baz\n"})
+check("config.export", proc.returncode == 1 and "Error: Export function bar does not exist." in proc.stderr
+      and raw is None, proc.stderr)
+proc, data, raw, d = export("x = 1 + \"a\"\n", args=("--export-plugin", "foo"))
+check("a compile failure before the export plugin", proc.returncode == 1 and "= COMPILATION FAILURE =" in proc.stderr
+      and "Export function" not in proc.stderr, proc.stderr)
+
 finish()

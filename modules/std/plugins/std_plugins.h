@@ -14,4 +14,10 @@ void registerStdPlugins(compiler::PluginRegistry& registry);
 // manager (1.6).
 void registerStdResourceTypes(compiler::ResourceTypeRegistry& registry);
 
+// The values std::file returned (kept alive, so their identities stay theirs): std's FileMarker,
+// a str subclass, is only the object std::file made; a string built from it (interpolation, `+`)
+// is plain text.
+std::vector<compiler::runtime::Value>& fileMarkers();
+bool isFileMarker(const compiler::runtime::Value& v);
+
 }  // namespace inmanta::stdmodule

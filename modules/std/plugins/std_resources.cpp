@@ -70,11 +70,10 @@ std::optional<std::string> contentBlocks(const Value& blocks, const std::string&
 // File.hash: the SHA-1 of the final content, queued for upload (1.8).
 Value fileHash(const Instance& file, ExportSink& sink) {
   Value content = readAttribute(file, "content");
-  Value sepValue = readAttribute(file, "content_seperator");
-  if (content.isUnknown() || sepValue.isUnknown()) return Value::unknown();
+  if (content.isUnknown()) return Value::unknown();
   if (!content.isString()) throw ResourceError("content is not a string");
   std::string text = content.asString();
-  if (text.rfind(kFileMarker, 0) == 0) {
+  if (isFileMarker(content) && text.rfind(kFileMarker, 0) == 0) {
     std::string path = text.substr(kFileMarker.size());
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ResourceError("Unable to read " + path);
@@ -82,9 +81,18 @@ Value fileHash(const Instance& file, ExportSink& sink) {
     bytes << in.rdbuf();
     text = bytes.str();
   }
-  std::string sep = sepValue.isString() ? sepValue.asString() : std::string();
-  auto prefix = contentBlocks(readAttribute(file, "prefix_content"), sep);
-  auto suffix = contentBlocks(readAttribute(file, "suffix_content"), sep);
+  // (the separator is only read when there are blocks to join, as std's store_file)
+  Value prefixBlocks = readAttribute(file, "prefix_content");
+  Value suffixBlocks = readAttribute(file, "suffix_content");
+  auto blocks = [](const Value& b) { return b.isList() && !b.asList().empty(); };
+  std::string sep;
+  if (blocks(prefixBlocks) || blocks(suffixBlocks)) {
+    Value sepValue = readAttribute(file, "content_seperator");
+    if (sepValue.isUnknown()) return Value::unknown();
+    sep = sepValue.isString() ? sepValue.asString() : std::string();
+  }
+  auto prefix = contentBlocks(prefixBlocks, sep);
+  auto suffix = contentBlocks(suffixBlocks, sep);
   if (!prefix || !suffix) return Value::unknown();
   if (!prefix->empty()) text = *prefix + sep + text;
   if (!suffix->empty()) text = text + sep + *suffix;
@@ -121,6 +129,17 @@ std::string pathOf(const compiler::ResourceRecord& r) {
 }
 
 }  // namespace
+
+std::vector<Value>& fileMarkers() {
+  static std::vector<Value> markers;
+  return markers;
+}
+
+bool isFileMarker(const Value& v) {
+  const void* identity = v.sharedIdentity();
+  return identity != nullptr && std::any_of(fileMarkers().begin(), fileMarkers().end(),
+                                            [&](const Value& m) { return m.sharedIdentity() == identity; });
+}
 
 void registerStdResourceTypes(compiler::ResourceTypeRegistry& registry) {
   auto base = compiler::baseResourceFields;

@@ -401,7 +401,9 @@ void registerSystemPlugins(PluginRegistry& registry) {
       [](PluginContext& ctx, const Args& a, const Kwargs&) {
         std::string filename = determinePath(ctx, "files", a[0].asString());
         if (!isFile(filename)) fail("Exception", filename + " isn't a valid file");
-        return Value("imp-module-source:file://" + absPath(filename));
+        Value marker("imp-module-source:file://" + absPath(filename));
+        fileMarkers().push_back(marker);
+        return marker;
       },
       {.contextAware = true});
   addPlugin(
