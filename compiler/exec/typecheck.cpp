@@ -11,6 +11,11 @@ namespace {
 std::optional<Diagnostic> invalid(const Value& v, const std::string& expected) {
   return Diagnostic(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(v) + "', expected " + expected);
 }
+// The reference's list types (List, TypedList, LiteralList) and the Literal union refuse with a
+// TypingException; the other types with a RuntimeException.
+std::optional<Diagnostic> invalidTyping(const Value& v, const std::string& expected) {
+  return Diagnostic(ErrorKind::TypingException, "Invalid value '" + runtime::str(v) + "', expected " + expected);
+}
 
 bool isLiteral(const Value& v) {
   switch (v.type()) {
@@ -34,8 +39,10 @@ std::optional<Diagnostic> validatePrimitive(model::Primitive p, const Value& v) 
     case model::Primitive::Float: return v.isFloat() ? std::nullopt : invalid(v, "float");
     case model::Primitive::Number: return v.isNumber() ? std::nullopt : invalid(v, "number");
     case model::Primitive::Bool: return v.isBool() ? std::nullopt : invalid(v, "bool");
-    case model::Primitive::List: return v.isList() && isLiteral(v) ? std::nullopt : invalid(v, "list");
-    case model::Primitive::Dict: return v.isDict() && isLiteral(v) ? std::nullopt : invalid(v, "dict");
+    case model::Primitive::List: return v.isList() && isLiteral(v) ? std::nullopt : invalidTyping(v, "list");
+    case model::Primitive::Dict:
+      if (!v.isDict()) return invalid(v, "dict");
+      return isLiteral(v) ? std::nullopt : invalidTyping(v, "dict");
     case model::Primitive::Any: return std::nullopt;
   }
   return std::nullopt;
@@ -51,7 +58,7 @@ std::optional<Diagnostic> validateValue(const model::Type* type, const Value& v,
       if (v.isNull()) return std::nullopt;
       return validateValue(static_cast<const model::NullableType*>(type)->element, v, check);
     case model::Type::Kind::List: {
-      if (!v.isList()) return invalid(v, type->name());
+      if (!v.isList()) return invalidTyping(v, type->name());
       const model::Type* element = static_cast<const model::ListType*>(type)->element;
       for (const Value& e : v.asList()) {
         if (e.isList() || e.isNull()) return invalid(e, element->name());
@@ -84,14 +91,14 @@ std::optional<Diagnostic> validatePluginType(const model::Model& model, const mo
     return validatePluginType(model, ns, type.substr(0, type.size() - 1), v, check);
   }
   if (type.size() > 2 && type.compare(type.size() - 2, 2, "[]") == 0) {
-    if (!v.isList()) return invalid(v, type);
+    if (!v.isList()) return invalidTyping(v, type);
     for (const Value& e : v.asList()) {
       if (e.isNull() || e.isList()) return invalid(e, type.substr(0, type.size() - 2));
       if (auto err = validatePluginType(model, ns, type.substr(0, type.size() - 2), e, check)) return err;
     }
     return std::nullopt;
   }
-  if (type == "list") return v.isList() ? std::nullopt : invalid(v, "list");
+  if (type == "list") return v.isList() ? std::nullopt : invalidTyping(v, "list");
   if (type == "dict") return v.isDict() ? std::nullopt : invalid(v, "dict");
   if (type == "null") return std::nullopt;
   const model::Type* primitive = nullptr;

@@ -721,6 +721,31 @@ a = A()
 a.ns = null
 """)
 check("refused value located at its assignment", proc.returncode == 1 and
-      "caused by: RuntimeException: Invalid value 'null', expected number[] (./main.cf:7)" in proc.stderr, proc.stderr)
+      "caused by: TypingException: Invalid value 'null', expected number[] (./main.cf:7)" in proc.stderr, proc.stderr)
+
+# A value that is not a list, for a list type, is the reference's TypingException (its List
+# types); for a dict type a RuntimeException.
+proc = compile_model("""
+entity A:
+    string[] v
+    dict d = {}
+end
+implement A using std::none
+a = A(v="x")
+""")
+check("non-list for a list attribute", proc.returncode == 1
+      and "caused by: TypingException: Invalid value 'x', expected string[]" in proc.stderr, proc.stderr)
+proc = compile_model('std::print(std::count("abc"))\n')
+check("non-list for a list parameter", proc.returncode == 1
+      and "caused by: TypingException: Invalid value 'abc', expected list" in proc.stderr, proc.stderr)
+proc = compile_model("""
+entity A:
+    dict d
+end
+implement A using std::none
+a = A(d="x")
+""")
+check("non-dict for a dict attribute", proc.returncode == 1
+      and "caused by: RuntimeException: Invalid value 'x', expected dict" in proc.stderr, proc.stderr)
 
 finish()
