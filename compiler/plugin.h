@@ -76,6 +76,7 @@ struct PluginSpec {
   bool acceptsUnknown = false;  // called even when an argument is unknown (is_unknown, getattr)
   bool contextAware = false;    // takes the hidden context: refused in typedef constraints
   bool deprecated = false;      // logs a PluginDeprecationWarning on every call
+  std::string replacedBy;       // what the warning recommends instead, if anything
   // args: one per declared parameter, in declaration order (defaults filled in); kwargs: the
   // extra keyword arguments of a **kwargs plugin.
   std::function<runtime::Value(PluginContext& ctx, const std::vector<runtime::Value>& args,

@@ -127,15 +127,6 @@ std::string referenceText(const ast::Expr* e) {
   return object.empty() ? std::string() : object + "." + std::string(ref->attribute.text());
 }
 
-std::string joinQuoted(const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += names.size() == 2 ? " and " : (i + 1 == names.size() ? ", and " : ", ");
-    out += "'" + names[i] + "'";
-  }
-  return out;
-}
-
 }  // namespace
 
 // Sets an `is defined` result to true on the first known value of a relation (spec 4.11).
@@ -343,8 +334,16 @@ class Evaluator::Context : public PluginContext {
     const model::Entity* wanted = nullptr;
     for (const auto& e : e_.model_.entities())
       if (e->fullName == entityName) wanted = e.get();
-    if (wanted == nullptr)
+    if (wanted == nullptr) {
+      // a typedef (the reference's type table has them too) never takes an instance
+      size_t sep = entityName.rfind("::");
+      if (sep != std::string_view::npos)
+        if (const model::Namespace* ns = e_.model_.findNamespace(entityName.substr(0, sep))) {
+          auto it = ns->definitions.find(std::string(entityName.substr(sep + 2)));
+          if (it != ns->definitions.end() && it->second.kind == model::Definition::Kind::Typedef) return false;
+        }
       throw PluginFailure("AttributeError", "no entity type named " + std::string(entityName));
+    }
     if (!instance.isInstance()) return false;
     return static_cast<runtime::Instance*>(instance.asInstance())->entity->isA(wanted);
   }
@@ -1220,7 +1219,7 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
         for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text()), in[next++]->get());
         for (; next < in.size(); ++next) {
           Value d = in[next]->get();
-          if (d.isUnknown()) return Value::unknown();
+          // (an unknown is not a dict either: the reference's WrappedKwargs refuses it)
           if (!d.isDict())
             fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", call->loc(), true);
           for (const auto& [k, v] : d.asDict().items) {
@@ -1304,64 +1303,83 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
          full + "() takes " + std::to_string(positionalParams) + " positional arguments but " +
              std::to_string(positional.size()) + " were given",
          at, true);
+  // as the reference's Plugin.check_args: (1) too many positional arguments (above), (2) the
+  // missing ones, positional then keyword-only, (3) the types of the positional values in order,
+  // (4) each keyword argument in call order: its name, whether it was given positionally too,
+  // its type
+  auto named_ = [&](const std::string& name) {
+    return std::any_of(named.begin(), named.end(), [&](const auto& n) { return n.first == name; });
+  };
+  std::vector<std::string> missingPositional, missingKeyword;
+  for (size_t i = 0, position = 0; i < plugin.params.size(); ++i) {
+    const PluginParam& p = plugin.params[i];
+    bool hasDefault = p.defaultValue.has_value() || p.defaultIsNone;
+    if (!p.keywordOnly) {
+      if (position >= positional.size() && !named_(p.name) && !hasDefault) missingPositional.push_back(p.name);
+      ++position;
+    } else if (!named_(p.name) && !hasDefault) {
+      missingKeyword.push_back(p.name);
+    }
+  }
+  for (const auto& [missing, sort] : {std::pair{&missingPositional, "positional"}, std::pair{&missingKeyword, "keyword-only"}}) {
+    if (missing->empty()) continue;
+    std::string names;
+    for (size_t i = 0; i < missing->size(); ++i)
+      names += (i == 0 ? "" : i + 1 == missing->size() ? " and " : ", ") + ("'" + (*missing)[i] + "'");
+    fail(ErrorKind::RuntimeException,
+         full + "() missing " + std::to_string(missing->size()) + " required " + sort + " argument" +
+             (missing->size() > 1 ? "s" : "") + ": " + names,
+         at, true);
+  }
+  bool anyUnknown = false;
+  auto check = [&](const PluginParam& p, const Value& v) {
+    if (v.isUnknown()) {
+      anyUnknown = true;
+      return;
+    }
+    if (auto err = validatePluginType(model_, model_.findNamespace(plugin.ns), p.type, v,
+                                        [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); })) {
+      Diagnostic d(ErrorKind::PluginTypeException,
+                   "Value " + runtime::repr(v) + " for argument " + p.name + " of plugin " + full +
+                       " has incompatible type. Expected type: " + p.type,
+                   at, true);
+      d.causes.push_back(*err);
+      throw CompileError(std::move(d));
+    }
+  };
   std::vector<std::optional<Value>> bound(plugin.params.size());
-  for (size_t i = 0; i < positional.size(); ++i) bound[i] = positional[i];
+  for (size_t i = 0; i < positional.size(); ++i) {
+    check(plugin.params[i], positional[i]);
+    bound[i] = positional[i];
+  }
   std::vector<std::pair<std::string, Value>> extra;
-  std::vector<std::string> unexpected;
   for (const auto& [name, value] : named) {
     auto it = std::find_if(plugin.params.begin(), plugin.params.end(), [&](const PluginParam& p) { return p.name == name; });
     if (it == plugin.params.end()) {
-      if (plugin.varKeywords) extra.emplace_back(name, value);
-      else unexpected.push_back(name);
+      if (!plugin.varKeywords)
+        fail(ErrorKind::RuntimeException, full + "() got an unexpected keyword argument: '" + name + "'", at, true);
+      if (value.isUnknown()) anyUnknown = true;
+      extra.emplace_back(name, value);
       continue;
     }
     size_t index = static_cast<size_t>(it - plugin.params.begin());
-    if (bound[index] && index < positional.size())
+    if (index < positional.size())
       fail(ErrorKind::RuntimeException, full + "() got multiple values for argument '" + name + "'", at, true);
+    check(*it, value);
     bound[index] = value;
   }
-  std::vector<std::string> missing;
-  for (size_t i = 0; i < plugin.params.size(); ++i) {
-    if (bound[i]) continue;
-    const PluginParam& p = plugin.params[i];
-    if (p.defaultValue) bound[i] = *p.defaultValue;
-    else if (p.defaultIsNone) bound[i] = Value();
-    else missing.push_back(p.name);
-  }
-  if (!missing.empty())
-    fail(ErrorKind::RuntimeException,
-         full + "() missing " + std::to_string(missing.size()) + " required positional argument" +
-             (missing.size() > 1 ? "s" : "") + ": " + joinQuoted(missing),
-         at, true);
-  if (!unexpected.empty())
-    fail(ErrorKind::RuntimeException, full + "() got an unexpected keyword argument: '" + unexpected.front() + "'", at, true);
   std::vector<Value> args;
-  bool anyUnknown = false;
+  args.reserve(plugin.params.size());
   for (size_t i = 0; i < plugin.params.size(); ++i) {
-    const Value& v = *bound[i];
-    if (v.isUnknown()) {
-      anyUnknown = true;
-      args.push_back(v);
-      continue;
-    }
-    bool explicitArg = i < positional.size() ||
-                       std::any_of(named.begin(), named.end(), [&](const auto& n) { return n.first == plugin.params[i].name; });
-    bool skipCheck = !explicitArg && plugin.params[i].defaultIsNone;
-    if (!skipCheck) {
-      if (auto err = validatePluginType(model_, model_.findNamespace(plugin.ns), plugin.params[i].type, v,
-                                          [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); })) {
-        Diagnostic d(ErrorKind::PluginTypeException,
-                     "Value " + runtime::repr(v) + " for argument " + plugin.params[i].name + " of plugin " + full +
-                         " has incompatible type. Expected type: " + plugin.params[i].type,
-                     at, true);
-        d.causes.push_back(*err);
-        throw CompileError(std::move(d));
-      }
-    }
-    args.push_back(v);
+    if (bound[i]) args.push_back(*bound[i]);
+    else if (plugin.params[i].defaultValue) args.push_back(*plugin.params[i].defaultValue);
+    else args.push_back(Value());  // (a None default)
   }
   if (anyUnknown && !plugin.acceptsUnknown) return Value::unknown();
-  if (plugin.deprecated) context_->warn("PluginDeprecationWarning", "Plugin '" + full + "' is deprecated");
+  if (plugin.deprecated)
+    context_->warn("PluginDeprecationWarning",
+                   "Plugin '" + full + "' is deprecated." +
+                       (plugin.replacedBy.empty() ? std::string() : " It should be replaced by '" + plugin.replacedBy + "'."));
   Value result;
   try {
     result = plugin.run(*context_, args, extra);

@@ -272,7 +272,14 @@ class Translator {
         out_ += "\\z";
         repeatable = false;
         return {0, 0};
-      case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
+      case 's': case 'S':
+        // Python's \s is str.isspace(), which also takes \x1c-\x1f (PCRE2's Unicode \s does not)
+        if (!ascii_) {
+          out_ += e == 's' ? "[\\s\\x{1c}-\\x{1f}]" : "[^\\s\\x{1c}-\\x{1f}]";
+          return {1, 1};
+        }
+        [[fallthrough]];
+      case 'd': case 'D': case 'w': case 'W':
         out_ += '\\';
         out_ += e;
         return {1, 1};
@@ -372,6 +379,7 @@ class Translator {
       case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
         out_ += '\\';
         out_ += e;
+        if (e == 's' && !ascii_) out_ += "\\x{1c}-\\x{1f}";  // (as outside a set; \S in a set keeps PCRE2's)
         return std::nullopt;
       case 'b': return 0x08;
       default: break;

@@ -67,6 +67,10 @@ TEST(PyRegex, MatchesAsPython) {
   EXPECT_TRUE(matches("a\\Z", "a"));
   EXPECT_FALSE(matches("a\\Z", "a\n"));
   EXPECT_TRUE(matches("a$", "a\n"));
+  EXPECT_TRUE(matches("^\\s$", "\x1c"));  // str.isspace() takes the separators \x1c-\x1f
+  EXPECT_FALSE(matches("^\\S$", "\x1f"));
+  EXPECT_TRUE(matches("^[\\s]$", "\x1d"));
+  EXPECT_FALSE(matches("(?a)^\\s$", "\x1c"));
   EXPECT_TRUE(matches("b", "bc"));  // re.match: anchored at the start only
   EXPECT_FALSE(matches("c", "bc"));
 }

@@ -748,4 +748,27 @@ a = A(d="x")
 check("non-dict for a dict attribute", proc.returncode == 1
       and "caused by: RuntimeException: Invalid value 'x', expected dict" in proc.stderr, proc.stderr)
 
+# Plugin arguments are checked in the reference's order: too many, missing (listed "'a' and
+# 'b'"), the positional values' types, then each keyword argument in call order.
+for model, expected in (
+        ('x = std::upper(1, zz=2)', "PluginTypeException: Value 1 for argument string of plugin std::upper"),
+        ('x = std::replace("a", new=1, old=2)', "PluginTypeException: Value 1 for argument new of plugin std::replace"),
+        ('x = std::replace("a")', "RuntimeException: std::replace() missing 2 required positional arguments: 'old' and 'new'"),
+        ('x = std::upper("a", zz=2)', "RuntimeException: std::upper() got an unexpected keyword argument: 'zz'"),
+        ('u = std::get_env("INMANTA_TEST_UNSET")\nx = std::upper(**u)',
+         "TypingException: The ** operator can only be applied to dictionaries")):
+    proc = compile_model(model + "\n")
+    check("plugin arguments: " + model, proc.returncode == 1 and error_line(proc).startswith(expected), proc.stderr)
+# std::is_instance with a typedef's name is false; a deprecated plugin's warning says what replaces it.
+proc = compile_model("""
+entity A:
+end
+implement A using std::none
+std::print(std::is_instance(A(), "std::ipv4_address"))
+std::print(std::select([], "a"))
+""")
+check("is_instance of a typedef, deprecation hint", proc.returncode == 0 and proc.stdout == "False\n@[]\n"
+      and "PluginDeprecationWarning: Plugin 'std::select' is deprecated. It should be replaced by 'using a list "
+      "comprehension'." in proc.stderr, proc.stdout + proc.stderr)
+
 finish()

@@ -44,6 +44,7 @@ void addPlugin(PluginRegistry& registry, std::string name, std::vector<PluginPar
   spec.acceptsUnknown = flags.acceptsUnknown;
   spec.contextAware = flags.contextAware;
   spec.deprecated = flags.deprecated;
+  spec.replacedBy = flags.replacedBy;
   spec.run = std::move(run);
   registry.add(std::move(spec));
 }

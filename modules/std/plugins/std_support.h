@@ -61,8 +61,7 @@ struct PluginFlags {
   bool deprecated = false;
   bool varKeywords = false;
   // What the reference's deprecation warning recommends instead ("It should be replaced by
-  // '<replacedBy>'."). The compiler logs the PluginDeprecationWarning for deprecated plugins;
-  // PluginSpec has no field for this text yet, so it is kept here for when it does.
+  // '<replacedBy>'."; PluginSpec::replacedBy).
   const char* replacedBy = "";
 };
 
