@@ -330,6 +330,27 @@ std::string formatDouble(double d, const Spec& spec) {
 
 std::string typeName(const Value& v) { return runtime::pythonTypeName(v); }
 
+// Python's ascii(): the repr with every non-ASCII character escaped (\xhh, \uhhhh, \Uhhhhhhhh).
+std::string asciiEscaped(const std::string& repr) {
+  std::string out;
+  for (size_t i = 0; i < repr.size();) {
+    auto c = static_cast<unsigned char>(repr[i]);
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+    uint32_t cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < n && i + k < repr.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(repr[i + k]) & 0x3F);
+    i += n;
+    char buf[16];
+    std::snprintf(buf, sizeof buf, cp < 0x100 ? "\\x%02x" : cp < 0x10000 ? "\\u%04x" : "\\U%08x", cp);
+    out += buf;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> formatValue(const Value& v, const std::string& specText, std::string& error,
@@ -450,15 +471,19 @@ std::optional<std::string> formatPython(const std::string& format,
       spec = *nested;
     }
     Value shown = v;
-    if (chunk.conversion == U'r' || chunk.conversion == U'a') shown = Value(wholeNumber ? renderInterpolated(v) : runtime::repr(v));
-    else if (chunk.conversion == U's') shown = Value(wholeNumber ? renderInterpolated(v) : runtime::str(v));
-    if (chunk.conversion != 0) wholeNumber = false;
-    else if (chunk.conversion != 0) {
+    if (chunk.conversion == U'r') {
+      shown = Value(wholeNumber ? renderInterpolated(v) : runtime::repr(v));
+    } else if (chunk.conversion == U'a') {
+      shown = Value(asciiEscaped(wholeNumber ? renderInterpolated(v) : runtime::repr(v)));
+    } else if (chunk.conversion == U's') {
+      shown = Value(wholeNumber ? renderInterpolated(v) : runtime::str(v));
+    } else if (chunk.conversion != 0) {
       std::string c;
       appendUtf8(c, static_cast<uint32_t>(chunk.conversion));
       error = "Invalid f-string: Unknown conversion specifier " + c;
       return std::nullopt;
     }
+    if (chunk.conversion != 0) wholeNumber = false;  // (a string now)
     std::string formatError;
     auto rendered = formatValue(shown, spec, formatError, wholeNumber);
     if (!rendered) {

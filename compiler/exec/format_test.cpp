@@ -47,6 +47,15 @@ TEST(FormatValue, ErrorsLikePython) {
   EXPECT_EQ(formatted(Value(), ""), "null");
 }
 
+TEST(FormatPython, Conversions) {
+  std::string error;
+  std::vector<std::pair<std::string, Value>> fields{{"x", Value(std::string("\u00e9\n"))},
+                                                    {"y", Value(std::string("\U0001F600\x07"))}};
+  EXPECT_EQ(formatPython("{x!a} {y!a} {x!r}", fields, error).value_or("ERR " + error),
+            "'\\xe9\\n' '\\U0001f600\\x07' '\u00e9\\n'");
+  EXPECT_EQ(formatPython("{x!z}", fields, error).value_or("ERR " + error), "ERR Invalid f-string: Unknown conversion specifier z");
+}
+
 TEST(FormatValue, WholeFloatsPast64BitsAsInts) {
   // the reference turns a float that is a whole number into a Python int, digits and all
   EXPECT_EQ(renderInterpolated(Value(1e30)), "1000000000000000019884624838656");
