@@ -30,12 +30,8 @@ class Translator {
   };
 
   std::string run() {
-    Width w = alternation(0, true);
-    if (i_ < p_.size()) {
-      // only a `)` stops the top level early
-      throw Failure{"unbalanced parenthesis", i_};
-    }
-    (void)w;
+    alternation(0, true);
+    if (i_ < p_.size()) throw Failure{"unbalanced parenthesis", i_};  // (only a `)` stops the top level early)
     return prefix_ + out_;
   }
   bool ascii() const { return ascii_; }
@@ -351,12 +347,10 @@ class Translator {
       std::optional<uint32_t> lo = setItem();
       if (peek() == '-' && i_ + 1 < p_.size() && p_[i_ + 1] != ']') {
         ++i_;
-        size_t hiStart = i_;
         std::optional<uint32_t> hi = setItem();
         if (!lo || !hi)
           throw Failure{"bad character range " + std::string(p_.substr(itemStart, i_ - itemStart)), itemStart};
         if (*hi < *lo) throw Failure{"bad character range " + std::string(p_.substr(itemStart, i_ - itemStart)), itemStart};
-        (void)hiStart;
         out_ += codePoint(*lo) + "-" + codePoint(*hi);
       } else if (lo) {
         out_ += codePoint(*lo);
@@ -407,7 +401,7 @@ class Translator {
   }
 
   // the name of a group at i_, up to `end`
-  std::string groupName(char end, size_t at) {
+  std::string groupName(char end) {
     size_t b = i_;
     while (more() && peek() != end) ++i_;
     if (!more()) throw Failure{std::string("missing ") + end + ", unterminated name", b};
@@ -417,7 +411,6 @@ class Translator {
     bool ok = !isDigit(name[0]);
     for (char c : name) ok = ok && (isAsciiLetter(c) || isDigit(c) || c == '_' || static_cast<unsigned char>(c) >= 0x80);
     if (!ok) throw Failure{"bad character in group name '" + name + "'", b};
-    (void)at;
     return name;
   }
 
@@ -461,7 +454,7 @@ class Translator {
           char d = peek();
           if (d == '<') {
             ++i_;
-            name = groupName('>', start);
+            name = groupName('>');
             if (names_.count(name))
               throw Failure{"redefinition of group name '" + name + "' as group " + std::to_string(groups_.size() + 1) +
                                 "; was group " + std::to_string(names_[name]),
@@ -472,7 +465,7 @@ class Translator {
           }
           if (d == '=') {
             ++i_;
-            std::string ref = groupName(')', start);
+            std::string ref = groupName(')');
             auto it = names_.find(ref);
             if (it == names_.end()) throw Failure{"unknown group name '" + ref + "'", start + 4};
             const GroupInfo& g = groups_[static_cast<size_t>(it->second) - 1];
@@ -498,26 +491,23 @@ class Translator {
               throw Failure{"invalid group reference " + ref, start + 3};
           } else {
             i_ = refStart;
-            groupName(')', start);  // (checks the name's characters)
+            groupName(')');  // (checks the name's characters)
             auto it = names_.find(ref);
             if (it == names_.end()) throw Failure{"unknown group name '" + ref + "'", start + 3};
             number = it->second;
           }
           out_ += "(?(" + std::to_string(number) + ")";
-          size_t branches = 1;
           Width yes = sequence(depth + 1, false);
           Width no;
           if (peek() == '|') {
             out_ += '|';
             ++i_;
             no = sequence(depth + 1, false);
-            ++branches;
             if (peek() == '|') throw Failure{"conditional backref with more than two branches", i_};
           }
           if (!more()) throw Failure{"missing ), unterminated subpattern", start};
           ++i_;
           out_ += ')';
-          (void)branches;
           return {std::min(yes.lo, no.lo), std::max(yes.hi, no.hi)};
         }
         default: {
@@ -525,7 +515,7 @@ class Translator {
             throw Failure{std::string("unknown extension ?") + c, start + 1};
           --i_;
           std::string written;
-          bool scoped = flags(written, start);
+          bool scoped = flags(written);
           if (!scoped) {
             if (!atStart || depth != 0) throw Failure{"global flags not at the start of the expression", start};
             prefix_ += written;
@@ -565,7 +555,7 @@ class Translator {
 
   // Inline flags at i_ (after `(?`): true and the PCRE2 group opening for `(?flags-flags:`, false
   // and the PCRE2 global setting for `(?flags)`.
-  bool flags(std::string& written, size_t start) {
+  bool flags(std::string& written) {
     std::string on, off;
     bool ascii = false, unicode = false;
     auto add = [&](char c, std::string& to, size_t at) {
@@ -604,7 +594,6 @@ class Translator {
     }
     ++i_;
     if (on.find('x') != std::string::npos) verbose_ = true;
-    (void)start;
     written = "(?" + on + (off.empty() ? "" : "-" + off) + ":";
     return true;
   }
