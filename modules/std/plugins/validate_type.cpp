@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "parse/pyregex.h"
 #include "ip_address.h"
 #include "pydantic_types.h"
@@ -424,6 +426,33 @@ bool numberSign(const Value& v, bool isInt, Cmp cmp) {
   return f.ok && floatBound(f.value, cmp, 0.0);
 }
 
+// Whether `text` is one JSON document, NaN and [-]Infinity outside strings taken as numbers.
+bool jsonWithInfNan(const std::string& text) {
+  std::string plain;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      plain += c;
+      if (c == '\\' && i + 1 < text.size()) plain += text[++i];
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') inString = true;
+    std::string_view rest = std::string_view(text).substr(i);
+    if (rest.substr(0, 3) == "NaN") {
+      plain += '0';
+      i += 2;
+    } else if (rest.substr(0, 8) == "Infinity") {
+      plain += '0';
+      i += 7;
+    } else {
+      plain += c;
+    }
+  }
+  return nlohmann::json::accept(plain);
+}
+
 // The plain types: validator by fully qualified name.
 const std::map<std::string, Validator, std::less<>>& plainTypes() {
   static const std::map<std::string, Validator, std::less<>> types = {
@@ -470,6 +499,14 @@ const std::map<std::string, Validator, std::less<>>& plainTypes() {
       {"pydantic.StrictFloat", [](const Value& v) { return v.isInt() || v.isFloat(); }},
       {"pydantic.StrictStr", [](const Value& v) { return v.isString(); }},
       {"pydantic.StrictBool", [](const Value& v) { return v.isBool(); }},
+      {"pydantic.UUID6", [](const Value& v) { return pd::validUuid(v, 6); }},
+      {"pydantic.UUID7", [](const Value& v) { return pd::validUuid(v, 7); }},
+      {"pydantic.UUID8", [](const Value& v) { return pd::validUuid(v, 8); }},
+      {"pydantic.SecretStr", [](const Value& v) { return v.isString(); }},
+      // a model value is never bytes
+      {"pydantic.StrictBytes", [](const Value&) { return false; }},
+      // a str holding a JSON document (pydantic's parser also takes NaN and [-]Infinity)
+      {"pydantic.Json", [](const Value& v) { return v.isString() && jsonWithInfNan(v.asString()); }},
   };
   return types;
 }

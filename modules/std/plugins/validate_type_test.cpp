@@ -172,7 +172,21 @@ TEST_F(ValidateType, UnknownNamesInsideThemAreAttributeErrors) {
 
 TEST_F(ValidateType, NamesWeDoNotImplementSaySo) {
   EXPECT_EQ(error("datetime.timedelta", 1).substr(0, 20), "NotImplementedError:");
-  EXPECT_EQ(error("pydantic.SecretStr", "x").substr(0, 20), "NotImplementedError:");
+  EXPECT_EQ(error("pydantic.ByteSize", "1kb").substr(0, 20), "NotImplementedError:");
+}
+
+// (checked with pydantic 2.13.4's TypeAdapter)
+TEST_F(ValidateType, SecretsBytesJsonAndNewerUuids) {
+  EXPECT_TRUE(valid("pydantic.SecretStr", "x"));
+  EXPECT_FALSE(valid("pydantic.SecretStr", 1));
+  EXPECT_FALSE(valid("pydantic.StrictBytes", "x"));
+  EXPECT_TRUE(valid("pydantic.Json", "{\"a\": [1, 2]}"));
+  EXPECT_TRUE(valid("pydantic.Json", "[NaN, -Infinity]"));
+  EXPECT_TRUE(valid("pydantic.Json", "\"NaN\""));
+  EXPECT_FALSE(valid("pydantic.Json", "{a"));
+  EXPECT_FALSE(valid("pydantic.Json", "NaNx"));
+  EXPECT_TRUE(valid("pydantic.UUID7", "01890a5d-ac96-774b-bcce-b302099a8057"));
+  EXPECT_FALSE(valid("pydantic.UUID6", "01890a5d-ac96-774b-bcce-b302099a8057"));
 }
 
 TEST_F(ValidateType, ParametersForATypeWithoutThemAreFalse) {
