@@ -426,6 +426,56 @@ bool numberSign(const Value& v, bool isInt, Cmp cmp) {
   return f.ok && floatBound(f.value, cmp, 0.0);
 }
 
+// pydantic.ByteSize: a non-negative whole number, or a str matching
+// `^\s*(\d*\.?\d+)\s*(\w+)?` that int() parses or whose unit (the \w+, `b` when absent) is
+// one of pydantic's byte units.
+bool byteSize(const Value& v) {
+  if (v.isBool()) return true;
+  if (v.isInt()) return v.asInt() >= 0;
+  if (v.isFloat()) return std::isfinite(v.asFloat()) && v.asFloat() >= 0 && v.asFloat() == std::floor(v.asFloat());
+  if (!v.isString()) return false;
+  std::u32string s = decodeUtf8(v.asString());
+  size_t i = 0;
+  while (i < s.size() && pyIsSpace(s[i])) ++i;
+  auto digit = [&](size_t k) { return k < s.size() && s[k] >= U'0' && s[k] <= U'9'; };
+  size_t digits = i;
+  while (digit(digits)) ++digits;
+  size_t end = 0;  // past the scalar
+  if (digits < s.size() && s[digits] == U'.' && digit(digits + 1)) {
+    end = digits + 1;
+    while (digit(end)) ++end;
+  } else if (digits > i) {
+    end = digits;
+  } else {
+    return false;  // no scalar: the pattern does not match
+  }
+  int64_t whole = 0;
+  if (pyParseInt(v.asString(), whole) == IntParse::Ok) return true;
+  size_t k = end;
+  while (k < s.size() && pyIsSpace(s[k])) ++k;
+  std::string unit;
+  while (k < s.size() && (s[k] == U'_' || u_isalnum(static_cast<UChar32>(s[k])))) {
+    if (s[k] > 0x7F) return false;  // (no unit has one)
+    unit += static_cast<char>(std::tolower(static_cast<int>(s[k])));
+    ++k;
+  }
+  if (unit.empty()) return true;  // bytes
+  static const std::set<std::string, std::less<>> units = [] {
+    std::set<std::string, std::less<>> u;
+    for (const char* prefix : {"", "k", "m", "g", "t", "p", "e"}) {
+      u.insert(std::string(prefix) + "b");
+      u.insert(std::string(prefix) + "bit");
+      if (*prefix != '\0') {
+        u.insert(prefix);
+        u.insert(std::string(prefix) + "ib");
+        u.insert(std::string(prefix) + "ibit");
+      }
+    }
+    return u;
+  }();
+  return units.count(unit) != 0;
+}
+
 // Whether `text` is one JSON document, NaN and [-]Infinity outside strings taken as numbers.
 bool jsonWithInfNan(const std::string& text) {
   std::string plain;
@@ -503,6 +553,7 @@ const std::map<std::string, Validator, std::less<>>& plainTypes() {
       {"pydantic.UUID7", [](const Value& v) { return pd::validUuid(v, 7); }},
       {"pydantic.UUID8", [](const Value& v) { return pd::validUuid(v, 8); }},
       {"pydantic.SecretStr", [](const Value& v) { return v.isString(); }},
+      {"pydantic.ByteSize", byteSize},
       // a model value is never bytes
       {"pydantic.StrictBytes", [](const Value&) { return false; }},
       // a str holding a JSON document (pydantic's parser also takes NaN and [-]Infinity)
