@@ -334,16 +334,11 @@ std::string typeName(const Value& v) { return runtime::pythonTypeName(v); }
 std::string asciiEscaped(const std::string& repr) {
   std::string out;
   for (size_t i = 0; i < repr.size();) {
-    auto c = static_cast<unsigned char>(repr[i]);
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
+    uint32_t cp = nextCodePoint(repr, i);
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
       continue;
     }
-    size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
-    uint32_t cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-    for (size_t k = 1; k < n && i + k < repr.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(repr[i + k]) & 0x3F);
-    i += n;
     char buf[16];
     std::snprintf(buf, sizeof buf, cp < 0x100 ? "\\x%02x" : cp < 0x10000 ? "\\u%04x" : "\\U%08x", cp);
     out += buf;

@@ -8,7 +8,9 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
-#include <unicode/uchar.h>
+
+#include "parse/strings.h"
+#include "source/source.h"
 
 namespace inmanta::compiler {
 
@@ -49,17 +51,24 @@ class Translator {
   }
 
   bool more() const { return i_ < p_.size(); }
+  // The text from i_ up to `end` (i_ then past it): "missing <end>, unterminated name" when it
+  // never comes, "<empty>" when the text is empty.
+  std::string upTo(char end, const char* empty) {
+    size_t b = i_;
+    while (more() && peek() != end) ++i_;
+    if (!more()) throw Failure{std::string("missing ") + end + ", unterminated name", b};
+    std::string text(p_.substr(b, i_ - b));
+    ++i_;
+    if (text.empty()) throw Failure{empty, b};
+    return text;
+  }
+  // the code point at i_, i_ past it
+  uint32_t nextChar() { return static_cast<uint32_t>(nextCodePoint(p_, i_)); }
   char peek(size_t ahead = 0) const { return i_ + ahead < p_.size() ? p_[i_ + ahead] : '\0'; }
   static bool isDigit(char c) { return c >= '0' && c <= '9'; }
   static bool isOctal(char c) { return c >= '0' && c <= '7'; }
   static bool isHex(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
   static bool isAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-  // the byte length of the UTF-8 sequence starting at `at`
-  size_t charLength(size_t at) const {
-    auto c = static_cast<unsigned char>(p_[at]);
-    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
-    return std::min(n, p_.size() - at);
-  }
   static std::string codePoint(uint32_t cp) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "\\x{%x}", cp);
@@ -149,9 +158,9 @@ class Translator {
           repeatable = false;
           break;
         default: {
-          size_t n = charLength(i_);
-          out_.append(p_.substr(i_, n));
-          i_ += n;
+          size_t b = i_;
+          nextChar();
+          out_.append(p_.substr(b, i_ - b));
           w = {1, 1};
           break;
         }
@@ -227,20 +236,10 @@ class Translator {
       case 'N': {
         if (peek() != '{') throw Failure{"missing {", i_};
         ++i_;
-        size_t b = i_;
-        while (more() && peek() != '}') ++i_;
-        if (!more()) throw Failure{"missing }, unterminated name", b};
-        std::string name(p_.substr(b, i_ - b));
-        ++i_;
-        if (name.empty()) throw Failure{"missing character name", b};
-        UErrorCode status = U_ZERO_ERROR;
-        UChar32 cp = u_charFromName(U_UNICODE_CHAR_NAME, name.c_str(), &status);
-        if (U_FAILURE(status)) {
-          status = U_ZERO_ERROR;
-          cp = u_charFromName(U_CHAR_NAME_ALIAS, name.c_str(), &status);
-        }
-        if (U_FAILURE(status) || cp < 0) throw Failure{"undefined character name '" + name + "'", start};
-        return static_cast<uint32_t>(cp);
+        std::string name = upTo('}', "missing character name");
+        std::optional<uint32_t> cp = lookupCharName(name);
+        if (!cp) throw Failure{"undefined character name '" + name + "'", start};
+        return *cp;
       }
       case 'a': return 0x07;
       case 'f': return 0x0C;
@@ -309,10 +308,10 @@ class Translator {
     if (isAsciiLetter(e)) throw Failure{std::string("bad escape \\") + e, start};
     // any other character stands for itself
     --i_;
-    size_t n = charLength(i_);
-    if (n == 1) out_ += '\\';
-    out_.append(p_.substr(i_, n));
-    i_ += n;
+    size_t b = i_;
+    nextChar();
+    if (i_ - b == 1) out_ += '\\';
+    out_.append(p_.substr(b, i_ - b));
     return {1, 1};
   }
 
@@ -360,12 +359,7 @@ class Translator {
   // one member of a set: its code point, or none for a class escape (\d ...), which it writes
   std::optional<uint32_t> setItem() {
     size_t start = i_;
-    if (peek() != '\\') {
-      size_t n = charLength(i_);
-      uint32_t cp = decode(i_, n);
-      i_ += n;
-      return cp;
-    }
+    if (peek() != '\\') return nextChar();
     ++i_;
     if (!more()) throw Failure{"bad escape (end of pattern)", start};
     char e = p_[i_++];
@@ -387,30 +381,21 @@ class Translator {
     }
     if (isDigit(e) || isAsciiLetter(e)) throw Failure{std::string("bad escape \\") + e, start};
     --i_;
-    size_t n = charLength(i_);
-    uint32_t cp = decode(i_, n);
-    i_ += n;
-    return cp;
-  }
-  uint32_t decode(size_t at, size_t n) const {
-    auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(p_[at + k])); };
-    if (n == 1) return b(0);
-    if (n == 2) return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    if (n == 3) return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    return nextChar();
   }
 
   // the name of a group at i_, up to `end`
-  std::string groupName(char end) {
-    size_t b = i_;
-    while (more() && peek() != end) ++i_;
-    if (!more()) throw Failure{std::string("missing ") + end + ", unterminated name", b};
-    std::string name(p_.substr(b, i_ - b));
-    ++i_;
-    if (name.empty()) throw Failure{"missing group name", b};
+  // Python's rule for a group's name (an identifier), `at` its position for the error
+  static void checkGroupName(const std::string& name, size_t at) {
     bool ok = !isDigit(name[0]);
     for (char c : name) ok = ok && (isAsciiLetter(c) || isDigit(c) || c == '_' || static_cast<unsigned char>(c) >= 0x80);
-    if (!ok) throw Failure{"bad character in group name '" + name + "'", b};
+    if (!ok) throw Failure{"bad character in group name '" + name + "'", at};
+  }
+  // the name of a group at i_, up to `end`
+  std::string groupName(char end) {
+    size_t at = i_;
+    std::string name = upTo(end, "missing group name");
+    checkGroupName(name, at);
     return name;
   }
 
@@ -479,19 +464,14 @@ class Translator {
         case '(': {
           // (?(id/name)yes|no)
           size_t refStart = i_;
-          while (more() && peek() != ')') ++i_;
-          if (!more()) throw Failure{"missing ), unterminated name", refStart};
-          std::string ref(p_.substr(refStart, i_ - refStart));
-          ++i_;
-          if (ref.empty()) throw Failure{"missing group name", refStart};
+          std::string ref = upTo(')', "missing group name");
           int number = 0;
           if (std::all_of(ref.begin(), ref.end(), isDigit)) {
             number = ref.size() > 9 ? 0 : std::stoi(ref);
             if (number == 0 || static_cast<size_t>(number) > groups_.size())
               throw Failure{"invalid group reference " + ref, start + 3};
           } else {
-            i_ = refStart;
-            groupName(')');  // (checks the name's characters)
+            checkGroupName(ref, refStart);
             auto it = names_.find(ref);
             if (it == names_.end()) throw Failure{"unknown group name '" + ref + "'", start + 3};
             number = it->second;

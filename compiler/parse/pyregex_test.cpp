@@ -59,6 +59,7 @@ TEST(PyRegex, MatchesAsPython) {
   EXPECT_TRUE(matches("[[:alpha:]]+$", "a]"));  // a set of [ : a l p h, then ]: no POSIX class
   EXPECT_FALSE(matches("[[:alpha:]]+$", "ab"));
   EXPECT_TRUE(matches("\\N{LATIN SMALL LETTER E WITH ACUTE}", "\xC3\xA9"));
+  EXPECT_TRUE(matches("\\N{bullet}", "\xE2\x80\xA2"));  // names match without regard to case
   EXPECT_TRUE(matches("(?i)\xC3\x89", "\xC3\xA9"));
   EXPECT_TRUE(matches("\\w+$", "\xC3\xA9t\xC3\xA9"));
   EXPECT_FALSE(matches("(?a)\\w+$", "\xC3\xA9t\xC3\xA9"));

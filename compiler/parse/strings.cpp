@@ -15,6 +15,8 @@ int hexValue(char c) {
   return -1;
 }
 
+}  // namespace
+
 std::optional<uint32_t> lookupCharName(const std::string& name) {
   std::string upper;
   for (char c : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -26,7 +28,6 @@ std::optional<uint32_t> lookupCharName(const std::string& name) {
   if (U_SUCCESS(status) && cp >= 0) return static_cast<uint32_t>(cp);
   return std::nullopt;
 }
-}  // namespace
 
 DecodedString decodeEscapes(std::string_view s) {
   DecodedString out;

@@ -11,6 +11,10 @@
 
 namespace inmanta::compiler {
 
+// The code point of a Unicode character name or name alias, matched without regard to case
+// (Python's unicodedata.lookup as \N{...} uses it); none when unknown.
+std::optional<uint32_t> lookupCharName(const std::string& name);
+
 struct DecodedString {
   std::string value;
   bool unknownEscape = false;        // e.g. "\." kept verbatim: the reference logs a ParserWarning

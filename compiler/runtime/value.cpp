@@ -446,17 +446,10 @@ std::string asciiNumeric(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
-    UChar32 cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-    for (size_t k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    i += n;
-    if (u_charType(cp) == U_DECIMAL_DIGIT_NUMBER) {
+    auto cp = static_cast<UChar32>(nextCodePoint(s, i));
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (u_charType(cp) == U_DECIMAL_DIGIT_NUMBER) {
       out += static_cast<char>('0' + u_charDigitValue(cp));
     } else {
       UCharDirection d = u_charDirection(cp);
