@@ -127,6 +127,18 @@ std::string referenceText(const ast::Expr* e) {
   return object.empty() ? std::string() : object + "." + std::string(ref->attribute.text());
 }
 
+// The index attributes of `entity` (its ancestors' indexes too) that `given` does not supply,
+// once per index naming them, as the reference lists them.
+template <class Given>
+std::vector<std::string_view> missingIndexAttributes(const model::Entity* entity, Given given) {
+  std::vector<std::string_view> missing;
+  for (const model::Entity* owner : entity->lineage())
+    for (const auto& idx : owner->indexes)
+      for (const std::string& a : idx)
+        if (!given(a)) missing.push_back(a);
+  return missing;
+}
+
 }  // namespace
 
 // Sets an `is defined` result to true on the first known value of a relation (spec 4.11).
@@ -2294,12 +2306,8 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           return std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == a; });
         };
         if (!std::all_of(indexAttributes.begin(), indexAttributes.end(), given)) {
-          std::vector<std::string_view> missing;  // once per index naming them, as the reference
-          for (const model::Entity* e : entity->lineage())
-            for (const auto& idx : e->indexes)
-              for (const std::string& a : idx)
-                if (!given(a)) missing.push_back(a);
-          fail(ErrorKind::IndexAttributeMissingInConstructorException, missingIndexMessage(entity, missing), ctor->loc());
+          fail(ErrorKind::IndexAttributeMissingInConstructorException,
+               missingIndexMessage(entity, missingIndexAttributes(entity, given)), ctor->loc());
         }
         // as the reference's index lookup: an int given for a float attribute is looked up as a
         // float (only the key: the attribute is still set to the int, an error for a new instance)
@@ -2814,19 +2822,10 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
                std::any_of(c->named.kwargs.begin(), c->named.kwargs.end(),
                            [&](const ast::KwArg& kw) { return kw.name.text() == a; });
       };
-      std::vector<std::string_view> missing;
-      for (const model::Entity* owner : entity->lineage())
-        for (const auto& idx : owner->indexes)
-          for (const std::string& a : idx)
-            if (!given(a)) missing.push_back(a);
+      std::vector<std::string_view> missing = missingIndexAttributes(entity, given);
       if (!missing.empty() && c->named.wrapped.empty() && (!lhs || missing.size() > 1))
         fail(ErrorKind::IndexAttributeMissingInConstructorException, missingIndexMessage(entity, missing), c->loc());
-      auto indexAttribute = [&](std::string_view a) {
-        for (const model::Entity* owner : entity->lineage())
-          for (const auto& idx : owner->indexes)
-            if (std::find(idx.begin(), idx.end(), a) != idx.end()) return true;
-        return false;
-      };
+      const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
       for (const ast::KwArg& kw : c->named.kwargs) {
         const model::Attribute* attr = entity->attribute(kw.name.text());
         if (attr == nullptr)
@@ -2837,7 +2836,8 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
                "Can not assign a value of type " + std::string(static_cast<const ast::Constructor*>(kw.value)->type.text()) +
                    " to a variable of type " + attr->type->name(),
                kw.value->loc());
-        normalizeExpr(kw.value, ns, attr->isRelation ? attr->target() : nullptr, !indexAttribute(kw.name.text()));
+        normalizeExpr(kw.value, ns, attr->isRelation ? attr->target() : nullptr,
+                      !std::binary_search(indexAttributes.begin(), indexAttributes.end(), kw.name.text()));
       }
       for (const ast::Expr* w : c->named.wrapped) normalizeExpr(w, ns, nullptr);
       return;
