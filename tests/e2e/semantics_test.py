@@ -479,7 +479,8 @@ check("two missing index attributes refused before running", proc.returncode == 
       and error_line(proc).startswith("IndexAttributeMissingInConstructorException")
       and "* Missing relation 'host'" in proc.stderr and "* Missing attribute 'mode'" in proc.stderr, proc.stderr)
 # ... while one that the inverse gives, in a list, a conditional or a comprehension, is fine
-proc = compile_model("""
+# (hosts and their files, indexed by host and path; `h` a host: line 11)
+FILES_MODEL = """
 entity H:
 end
 entity F:
@@ -490,7 +491,8 @@ index F(host, path)
 implement H using std::none
 implement F using std::none
 h = H()
-h.files += F(path="/a")
+"""
+proc = compile_model(FILES_MODEL + """h.files += F(path="/a")
 h.files = [F(path="/b"), true ? F(path="/c") : null]
 h.files = [F(path=p) for p in ["/d"]]
 g = H(files=F(path="/e"))
@@ -581,18 +583,7 @@ std::print(a == b)
 """)
 check("int matches a float index attribute", proc.returncode == 0 and proc.stdout == "True\n", proc.stderr)
 # A short index lookup through a name that is no attribute: not a relation (TypingException).
-proc = compile_model("""
-entity H:
-end
-entity F:
-    string path
-end
-H.files [0:] -- F.host [1]
-index F(host, path)
-implement H using std::none
-implement F using std::none
-h = H()
-x = h.nope[path="/a"]
+proc = compile_model(FILES_MODEL + """x = h.nope[path="/a"]
 """)
 check("short index lookup through an unknown name", proc.returncode == 1 and error_line(proc) ==
       "TypingException: short index lookup is only possible on relations, None is an attribute (./main.cf:12)",
