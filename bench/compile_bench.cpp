@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "driver.h"
-#include "std_plugins.h"
+#include "compiler/driver.h"
+#include "modules/std/plugins/std_plugins.h"
 
 namespace {
 

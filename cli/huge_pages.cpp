@@ -1,4 +1,4 @@
-#include "huge_pages.h"
+#include "cli/huge_pages.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -4,12 +4,12 @@
 #include <exception>
 #include <iostream>
 
-#include "driver.h"
-#include "installer.h"
-#include "project_tools.h"
-#include "export.h"
-#include "huge_pages.h"
-#include "std_plugins.h"
+#include "compiler/driver.h"
+#include "installer/installer.h"
+#include "installer/project_tools.h"
+#include "exporter/export.h"
+#include "cli/huge_pages.h"
+#include "modules/std/plugins/std_plugins.h"
 
 #ifndef INMANTA_VERSION
 #define INMANTA_VERSION "0.0.0"
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
 
   CLI::App* projectCmd = app.add_subcommand("project", "Manage the project: its modules and project.yml");
   projectCmd->require_subcommand(1);
-  inmanta::project::InstallOptions installOptions;
+  inmanta::installer::InstallOptions installOptions;
   CLI::App* install = projectCmd->add_subcommand(
       "install", "Install every module the project imports or requires and does not have, from its repo entries");
   CLI::App* update = projectCmd->add_subcommand(
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   CLI::App* init = projectCmd->add_subcommand("init", "Create a new project: project.yml, main.cf and .gitignore");
   init->add_option("NAME", initName, "The project's name (also its folder's)")->required();
   init->add_option("-o,--output-dir", initDir, "Where to create the project folder (default: here)");
-  inmanta::project::FreezeOptions freezeOptions;
+  inmanta::installer::FreezeOptions freezeOptions;
   CLI::App* freeze = projectCmd->add_subcommand("freeze", "Write the installed module versions into project.yml's requires");
   freeze->add_option("--project", freezeOptions.projectDir, "The project folder (default: found upwards)");
   freeze->add_option("-o,--outfile", freezeOptions.outFile, "Write here instead of project.yml (- for standard output)");
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
 
   CLI::App* moduleCmd = app.add_subcommand("module", "Inspect the project's modules");
   moduleCmd->require_subcommand(1);
-  inmanta::project::ListOptions listOptions;
+  inmanta::installer::ListOptions listOptions;
   CLI::App* list = moduleCmd->add_subcommand("list", "List the modules the project uses: version, path, constraint");
   list->add_option("--project", listOptions.projectDir, "The project folder (default: found upwards)");
   list->add_flag("--json", listOptions.json, "Print a JSON array");
@@ -151,21 +151,21 @@ int main(int argc, char** argv) {
 
   try {
     if (install->parsed() || update->parsed() || (compile->parsed() && compileInstall)) {
-      if (update->parsed()) installOptions.mode = inmanta::project::ResolveMode::Update;
+      if (update->parsed()) installOptions.mode = inmanta::installer::ResolveMode::Update;
       if (compile->parsed()) installOptions.projectDir = compileOptions.projectDir;
-      inmanta::project::resolveProject(installOptions, std::cerr);
+      inmanta::installer::resolveProject(installOptions, std::cerr);
       if (!compile->parsed()) return 0;
     }
     if (init->parsed()) {
-      std::cerr << "created " << inmanta::project::initProject(initName, initDir) << "\n";
+      std::cerr << "created " << inmanta::installer::initProject(initName, initDir) << "\n";
       return 0;
     }
     if (freeze->parsed()) {
-      inmanta::project::freezeProject(freezeOptions, std::cout, std::cerr);
+      inmanta::installer::freezeProject(freezeOptions, std::cout, std::cerr);
       return 0;
     }
     if (list->parsed()) {
-      inmanta::project::listModules(listOptions, std::cout, std::cerr);
+      inmanta::installer::listModules(listOptions, std::cout, std::cerr);
       return 0;
     }
     if (compile->parsed()) {
@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
     }
     std::cout << app.help();
     return 0;
-  } catch (const inmanta::project::ProjectError& e) {
+  } catch (const inmanta::installer::ProjectError& e) {
     std::cerr << "Error: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {

@@ -1,11 +1,11 @@
-#include "compile.h"
+#include "compiler/compile.h"
 
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
-#include "parse/parser.h"
+#include "compiler/parse/parser.h"
 
 namespace fs = std::filesystem;
 

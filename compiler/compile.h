@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "ast/ast.h"
-#include "diag/diagnostic.h"
-#include "project/project.h"
-#include "source/source.h"
+#include "compiler/ast/ast.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/project/project.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler {
 

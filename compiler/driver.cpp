@@ -1,4 +1,4 @@
-#include "driver.h"
+#include "compiler/driver.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,10 +10,10 @@
 
 #include <unistd.h>
 
-#include "compile.h"
-#include "exec/evaluator.h"
-#include "model/define.h"
-#include "project/project.h"
+#include "compiler/compile.h"
+#include "compiler/exec/evaluator.h"
+#include "compiler/model/define.h"
+#include "compiler/project/project.h"
 
 namespace inmanta::compiler {
 

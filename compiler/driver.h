@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "plugin.h"
-#include "project/project.h"
-#include "resource_types.h"
-#include "runtime/instance.h"
+#include "compiler/plugin.h"
+#include "compiler/project/project.h"
+#include "compiler/resource_types.h"
+#include "compiler/runtime/instance.h"
 
 namespace inmanta::compiler {
 

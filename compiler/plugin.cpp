@@ -1,4 +1,4 @@
-#include "plugin.h"
+#include "compiler/plugin.h"
 
 namespace inmanta::compiler {
 

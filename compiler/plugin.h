@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "diag/diagnostic.h"
-#include "runtime/value.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/runtime/value.h"
 
 namespace inmanta::compiler {
 

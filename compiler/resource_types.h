@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/instance.h"
-#include "runtime/value.h"
+#include "compiler/runtime/instance.h"
+#include "compiler/runtime/value.h"
 
 namespace inmanta::compiler {
 

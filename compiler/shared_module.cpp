@@ -1,4 +1,4 @@
-#include "shared_module.h"
+#include "compiler/shared_module.h"
 
 #include <dlfcn.h>
 

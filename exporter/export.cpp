@@ -1,15 +1,15 @@
-#include "export.h"
+#include "exporter/export.h"
 
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
-#include "json.h"
-#include "resources.h"
-#include "rest_client.h"
-#include "plugin_server.h"
-#include "settings.h"
+#include "exporter/json.h"
+#include "exporter/resources.h"
+#include "exporter/rest_client.h"
+#include "exporter/plugin_server.h"
+#include "exporter/settings.h"
 
 namespace inmanta::exporter {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "driver.h"
-#include "resource_types.h"
-#include "push.h"
-#include "resources.h"
-#include "settings.h"
+#include "compiler/driver.h"
+#include "compiler/resource_types.h"
+#include "exporter/push.h"
+#include "exporter/resources.h"
+#include "exporter/settings.h"
 
 namespace inmanta::exporter {
 

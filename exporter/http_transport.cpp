@@ -1,6 +1,6 @@
 // libinmanta_rest.so (http_transport.h): the exporter's HTTP requests with cpp-httplib, TLS
 // with OpenSSL, gzip and Brotli replies decoded by cpp-httplib.
-#include "http_transport.h"
+#include "exporter/http_transport.h"
 
 #include <httplib.h>
 

@@ -1,4 +1,4 @@
-#include "json.h"
+#include "exporter/json.h"
 
 #include <cmath>
 

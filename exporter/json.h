@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "resources.h"
-#include "runtime/value.h"
+#include "exporter/resources.h"
+#include "compiler/runtime/value.h"
 
 namespace inmanta::exporter {
 

@@ -1,4 +1,4 @@
-#include "plugin_server.h"
+#include "exporter/plugin_server.h"
 
 #include <exception>
 #include <stdexcept>

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "plugin.h"
-#include "rest_client.h"
-#include "settings.h"
+#include "compiler/plugin.h"
+#include "exporter/rest_client.h"
+#include "exporter/settings.h"
 
 namespace inmanta::exporter {
 

@@ -1,4 +1,4 @@
-#include "push.h"
+#include "exporter/push.h"
 
 #include <unistd.h>
 #include <openssl/evp.h>
@@ -13,8 +13,8 @@
 #include <regex>
 #include <sstream>
 
-#include "driver.h"
-#include "json.h"
+#include "compiler/driver.h"
+#include "exporter/json.h"
 
 namespace inmanta::exporter {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "driver.h"
-#include "resources.h"
-#include "rest_client.h"
+#include "compiler/driver.h"
+#include "exporter/resources.h"
+#include "exporter/rest_client.h"
 
 namespace inmanta::exporter {
 

@@ -1,4 +1,4 @@
-#include "resources.h"
+#include "exporter/resources.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "plugin.h"
-#include "resource_types.h"
-#include "runtime/instance.h"
+#include "compiler/plugin.h"
+#include "compiler/resource_types.h"
+#include "compiler/runtime/instance.h"
 
 namespace inmanta::exporter {
 

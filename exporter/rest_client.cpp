@@ -1,11 +1,11 @@
-#include "rest_client.h"
+#include "exporter/rest_client.h"
 
 #include <zlib.h>
 
 #include <stdexcept>
 
-#include "http_transport.h"
-#include "shared_module.h"
+#include "exporter/http_transport.h"
+#include "compiler/shared_module.h"
 
 #ifndef INMANTA_REST_MODULE_NAME
 #error "INMANTA_REST_MODULE_NAME must be defined"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "settings.h"
+#include "exporter/settings.h"
 
 namespace inmanta::exporter {
 

@@ -1,4 +1,4 @@
-#include "settings.h"
+#include "exporter/settings.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,11 +1,11 @@
-#include "settings.h"
+#include "exporter/settings.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 
-#include "push.h"
+#include "exporter/push.h"
 
 namespace inmanta::exporter {
 namespace {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "ast/prefault.h"
+#include "compiler/ast/prefault.h"
 
 namespace inmanta::compiler {
 

@@ -1,5 +1,5 @@
 // ast/arena.h: the Arena's destructors, SymbolTable interning and NameMap lookups.
-#include "ast/arena.h"
+#include "compiler/ast/arena.h"
 
 #include <gtest/gtest.h>
 

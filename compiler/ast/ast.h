@@ -17,10 +17,10 @@
 #include <variant>
 #include <vector>
 
-#include "ast/arena.h"
-#include "runtime/engine.h"
-#include "runtime/value.h"
-#include "source/source.h"
+#include "compiler/ast/arena.h"
+#include "compiler/runtime/engine.h"
+#include "compiler/runtime/value.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler::ast {
 

@@ -1,5 +1,5 @@
 // The syntax tree's compact parts: a node's packed location (packLocation).
-#include "ast/ast.h"
+#include "compiler/ast/ast.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "diag/diagnostic.h"
+#include "compiler/diag/diagnostic.h"
 
 #include <string_view>
 
@@ -12,7 +12,7 @@ struct KindInfo {
 };
 constexpr KindInfo kKinds[] = {
 #define KIND(name, parent, importance) {#name, ErrorKind::parent, importance},
-#include "diag/error_kinds.def"
+#include "compiler/diag/error_kinds.def"
 #undef KIND
 };
 

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "source/source.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler {
 
 enum class ErrorKind {
 #define KIND(name, parent, importance) name,
-#include "diag/error_kinds.def"
+#include "compiler/diag/error_kinds.def"
 #undef KIND
 };
 

@@ -1,4 +1,4 @@
-#include "exec/evaluator.h"
+#include "compiler/exec/evaluator.h"
 
 #include <algorithm>
 #include <regex>
@@ -14,10 +14,10 @@
 
 #include <unistd.h>
 
-#include "exec/format.h"
-#include "exec/typecheck.h"
-#include "model/define.h"
-#include "parse/pyregex.h"
+#include "compiler/exec/format.h"
+#include "compiler/exec/typecheck.h"
+#include "compiler/model/define.h"
+#include "compiler/parse/pyregex.h"
 
 namespace inmanta::compiler::exec {
 

@@ -20,16 +20,16 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ast/ast.h"
-#include "diag/diagnostic.h"
-#include "exec/index_table.h"
-#include "model/model.h"
-#include "parse/pyregex.h"
-#include "plugin.h"
-#include "resource_types.h"
-#include "runtime/engine.h"
-#include "runtime/instance.h"
-#include "source/source.h"
+#include "compiler/ast/ast.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/exec/index_table.h"
+#include "compiler/model/model.h"
+#include "compiler/parse/pyregex.h"
+#include "compiler/plugin.h"
+#include "compiler/resource_types.h"
+#include "compiler/runtime/engine.h"
+#include "compiler/runtime/instance.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler::exec {
 

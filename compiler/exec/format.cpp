@@ -1,4 +1,4 @@
-#include "exec/format.h"
+#include "compiler/exec/format.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <algorithm>
 
-#include "parse/strings.h"
+#include "compiler/parse/strings.h"
 
 namespace inmanta::compiler::exec {
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/value.h"
+#include "compiler/runtime/value.h"
 
 namespace inmanta::compiler::exec {
 

@@ -1,5 +1,5 @@
 // f-string formatting against Python's format() (values and specs checked with CPython 3.11).
-#include "exec/format.h"
+#include "compiler/exec/format.h"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ast/arena.h"
+#include "compiler/ast/arena.h"
 
 namespace inmanta::compiler::exec {
 

@@ -1,6 +1,6 @@
 // exec/index_table.h: index keys (equal exactly when the reference's key texts are) and the
 // table from keys to instance numbers.
-#include "exec/index_table.h"
+#include "compiler/exec/index_table.h"
 
 #include <gtest/gtest.h>
 

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "ast/arena.h"
-#include "ast/ast.h"
-#include "exec/evaluator.h"
-#include "runtime/engine.h"
-#include "runtime/instance.h"
+#include "compiler/ast/arena.h"
+#include "compiler/ast/ast.h"
+#include "compiler/exec/evaluator.h"
+#include "compiler/runtime/engine.h"
+#include "compiler/runtime/instance.h"
 
 namespace inmanta::compiler::exec {
 namespace {

@@ -1,7 +1,7 @@
-#include "exec/typecheck.h"
+#include "compiler/exec/typecheck.h"
 
-#include "model/define.h"
-#include "runtime/instance.h"
+#include "compiler/model/define.h"
+#include "compiler/runtime/instance.h"
 
 namespace inmanta::compiler::exec {
 

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "diag/diagnostic.h"
-#include "model/model.h"
-#include "runtime/value.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/model/model.h"
+#include "compiler/runtime/value.h"
 
 namespace inmanta::compiler::exec {
 

@@ -1,4 +1,4 @@
-#include "model/define.h"
+#include "compiler/model/define.h"
 
 #include <algorithm>
 #include <functional>

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "compile.h"
-#include "model/model.h"
+#include "compiler/compile.h"
+#include "compiler/model/model.h"
 
 namespace inmanta::compiler::model {
 

@@ -1,4 +1,4 @@
-#include "model/model.h"
+#include "compiler/model/model.h"
 
 #include <algorithm>
 

@@ -13,9 +13,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ast/ast.h"
-#include "plugin.h"
-#include "source/source.h"
+#include "compiler/ast/ast.h"
+#include "compiler/plugin.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler::model {
 

@@ -2,7 +2,7 @@
 // gives up on. From ANTLR's parse tree to our AST (the "builder"), plus the error reporting that
 // turns ANTLR's reports into the reference's ParserException messages and positions (spec 2.1,
 // 6.2).
-#include "parse/antlr_parser.h"
+#include "compiler/parse/antlr_parser.h"
 
 #include <antlr4-runtime.h>
 
@@ -16,8 +16,8 @@
 
 #include "InmantaLexer.h"
 #include "InmantaParser.h"
-#include "parse/ast_factory.h"
-#include "parse/tokens.h"
+#include "compiler/parse/ast_factory.h"
+#include "compiler/parse/tokens.h"
 
 namespace inmanta::compiler {
 

@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "ast/ast.h"
-#include "diag/diagnostic.h"
-#include "source/source.h"
+#include "compiler/ast/ast.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler {
 

@@ -1,11 +1,11 @@
-#include "parse/ast_factory.h"
+#include "compiler/parse/ast_factory.h"
 
 #include <charconv>
 #include <cstring>
 #include <unordered_set>
 
-#include "parse/parser.h"
-#include "parse/strings.h"
+#include "compiler/parse/parser.h"
+#include "compiler/parse/strings.h"
 
 namespace inmanta::compiler {
 

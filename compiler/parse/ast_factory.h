@@ -8,10 +8,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ast/ast.h"
-#include "diag/diagnostic.h"
-#include "parse/tokens.h"
-#include "source/source.h"
+#include "compiler/ast/ast.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/parse/tokens.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler {
 

@@ -1,4 +1,4 @@
-#include "parse/fast_parser.h"
+#include "compiler/parse/fast_parser.h"
 
 #include <sys/mman.h>
 
@@ -10,7 +10,7 @@
 #include <system_error>
 #include <thread>
 
-#include "parse/tokens.h"
+#include "compiler/parse/tokens.h"
 
 namespace inmanta::compiler {
 

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ast/ast.h"
-#include "diag/diagnostic.h"
-#include "parse/ast_factory.h"
+#include "compiler/ast/ast.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/parse/ast_factory.h"
 
 namespace inmanta::compiler {
 

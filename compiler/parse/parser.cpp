@@ -1,13 +1,13 @@
 // parseFile: the fast path (fast_parser.cpp), and the ANTLR parser of libinmanta_antlr.so
 // (antlr_parser.h), loaded with dlopen() the first time the fast path gives up.
-#include "parse/parser.h"
+#include "compiler/parse/parser.h"
 
 #include <string>
 
-#include "parse/antlr_parser.h"
-#include "parse/ast_factory.h"
-#include "parse/fast_parser.h"
-#include "shared_module.h"
+#include "compiler/parse/antlr_parser.h"
+#include "compiler/parse/ast_factory.h"
+#include "compiler/parse/fast_parser.h"
+#include "compiler/shared_module.h"
 
 #ifndef INMANTA_ANTLR_MODULE_NAME
 #error "INMANTA_ANTLR_MODULE_NAME must be defined"

@@ -4,9 +4,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ast/ast.h"
-#include "diag/diagnostic.h"
-#include "source/source.h"
+#include "compiler/ast/ast.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler {
 

@@ -3,7 +3,7 @@
 // reference crashes on (malformed escapes, huge integers: spec 9.2, 9.3) carry our position.
 #include <gtest/gtest.h>
 
-#include "parse/parse_test_util.h"
+#include "compiler/parse/parse_test_util.h"
 
 namespace inmanta::compiler {
 namespace {

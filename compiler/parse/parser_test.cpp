@@ -2,7 +2,7 @@
 // parse-time desugarings and checks (2.3). Trees are compared through ast::dump.
 #include <gtest/gtest.h>
 
-#include "parse/parse_test_util.h"
+#include "compiler/parse/parse_test_util.h"
 
 namespace inmanta::compiler {
 namespace {

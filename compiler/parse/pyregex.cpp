@@ -1,4 +1,4 @@
-#include "parse/pyregex.h"
+#include "compiler/parse/pyregex.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,8 +9,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "parse/strings.h"
-#include "source/source.h"
+#include "compiler/parse/strings.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler {
 

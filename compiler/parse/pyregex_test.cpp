@@ -1,6 +1,6 @@
 // Python `re` patterns on PCRE2 (spec 9.6): what Python accepts and refuses, and what matches,
 // checked against CPython 3.11's re.compile and re.match.
-#include "parse/pyregex.h"
+#include "compiler/parse/pyregex.h"
 
 #include <gtest/gtest.h>
 

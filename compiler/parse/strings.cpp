@@ -1,4 +1,4 @@
-#include "parse/strings.h"
+#include "compiler/parse/strings.h"
 
 #include <unicode/uchar.h>
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "source/source.h"
+#include "compiler/source/source.h"
 
 namespace inmanta::compiler {
 

@@ -1,6 +1,6 @@
 // Escape decoding (spec 1.7, 9.1, 9.3), interpolation matches and str.format parsing; the text
 // scans of source/source.h the loader and the parser rely on.
-#include "parse/strings.h"
+#include "compiler/parse/strings.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "parse/tokens.h"
+#include "compiler/parse/tokens.h"
 
 #include <charconv>
 #include <cstdint>
 
-#include "parse/pyregex.h"
-#include "parse/strings.h"
+#include "compiler/parse/pyregex.h"
+#include "compiler/parse/strings.h"
 
 namespace inmanta::compiler::tok {
 

@@ -1,4 +1,4 @@
-#include "project/pep440.h"
+#include "compiler/project/pep440.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -1,4 +1,4 @@
-#include "project/pep440.h"
+#include "compiler/project/pep440.h"
 
 #include <gtest/gtest.h>
 

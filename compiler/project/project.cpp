@@ -1,4 +1,4 @@
-#include "project/project.h"
+#include "compiler/project/project.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "diag/diagnostic.h"
+#include "compiler/diag/diagnostic.h"
 
 namespace fs = std::filesystem;
 

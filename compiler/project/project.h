@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "project/pep440.h"
+#include "compiler/project/pep440.h"
 
 namespace inmanta::compiler {
 

@@ -1,11 +1,11 @@
-#include "project/project.h"
+#include "compiler/project/project.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "diag/diagnostic.h"
+#include "compiler/diag/diagnostic.h"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "runtime/engine.h"
+#include "compiler/runtime/engine.h"
 
 #include <algorithm>
 #include <limits>

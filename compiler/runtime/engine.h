@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "ast/prefault.h"
-#include "diag/diagnostic.h"
-#include "runtime/value.h"
+#include "compiler/ast/prefault.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/runtime/value.h"
 
 namespace inmanta::compiler::runtime {
 

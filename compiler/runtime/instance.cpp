@@ -1,6 +1,6 @@
 // What few instances have, kept aside (Instance::Extras): by instance, for the process (compiles
 // may run on several threads of a server), found through the bit the header keeps for it.
-#include "runtime/instance.h"
+#include "compiler/runtime/instance.h"
 
 #include <mutex>
 #include <unordered_map>

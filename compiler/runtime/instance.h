@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "ast/arena.h"
-#include "model/model.h"
-#include "runtime/engine.h"
+#include "compiler/ast/arena.h"
+#include "compiler/model/model.h"
+#include "compiler/runtime/engine.h"
 
 namespace inmanta::compiler::runtime {
 

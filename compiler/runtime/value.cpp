@@ -1,8 +1,8 @@
-#include "runtime/value.h"
+#include "compiler/runtime/value.h"
 
 #include <unicode/uchar.h>
 
-#include "source/source.h"
+#include "compiler/source/source.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,5 +1,5 @@
 // Values: rendering (spec 5.5), equality (5.3), operators (5.1, 5.2, 9.2) and casts (5.7).
-#include "runtime/value.h"
+#include "compiler/runtime/value.h"
 
 #include <gtest/gtest.h>
 

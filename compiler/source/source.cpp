@@ -1,4 +1,4 @@
-#include "source/source.h"
+#include "compiler/source/source.h"
 
 #include <bit>
 #include <cctype>

@@ -1,5 +1,5 @@
 // source/source.h: line offsets and lines of a file, before and after its text is released.
-#include "source/source.h"
+#include "compiler/source/source.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -12,10 +12,10 @@
 #include <optional>
 #include <stdexcept>
 
-#include "diag/diagnostic.h"
+#include "compiler/diag/diagnostic.h"
 #include "jinja_support_py.h"
-#include "python_runtime.h"
-#include "template_engine.h"
+#include "modules/python/python_runtime.h"
+#include "modules/std/plugins/template_engine.h"
 
 namespace inmanta::stdmodule {
 

@@ -1,4 +1,4 @@
-#include "python_runtime.h"
+#include "modules/python/python_runtime.h"
 
 #include <gtest/gtest.h>
 #include <pybind11/eval.h>

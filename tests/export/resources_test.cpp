@@ -1,6 +1,6 @@
 // The resource model with a resource type registered by the test (the plugin API a module uses),
 // on a real compile of a small project with the bundled std (cross-component: exporter + std).
-#include "resources.h"
+#include "exporter/resources.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "driver.h"
-#include "json.h"
-#include "std_plugins.h"
+#include "compiler/driver.h"
+#include "exporter/json.h"
+#include "modules/std/plugins/std_plugins.h"
 
 namespace inmanta::exporter {
 namespace {

@@ -10,10 +10,10 @@
 #include <random>
 #include <sstream>
 
-#include "ast/ast.h"
-#include "diag/diagnostic.h"
-#include "parse/parser.h"
-#include "source/source.h"
+#include "compiler/ast/ast.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/parse/parser.h"
+#include "compiler/source/source.h"
 
 namespace fs = std::filesystem;
 using namespace inmanta::compiler;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin.h"
+#include "compiler/plugin.h"
 
 namespace inmanta::compiler::testing {
 

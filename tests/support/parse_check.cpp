@@ -4,10 +4,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "ast/ast.h"
-#include "diag/diagnostic.h"
-#include "parse/parser.h"
-#include "source/source.h"
+#include "compiler/ast/ast.h"
+#include "compiler/diag/diagnostic.h"
+#include "compiler/parse/parser.h"
+#include "compiler/source/source.h"
 
 using namespace inmanta::compiler;
 

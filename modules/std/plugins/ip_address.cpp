@@ -1,4 +1,4 @@
-#include "ip_address.h"
+#include "modules/std/plugins/ip_address.h"
 
 #include <algorithm>
 #include <cstdio>

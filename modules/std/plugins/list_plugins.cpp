@@ -10,9 +10,9 @@
 #include <set>
 #include <unordered_set>
 
-#include "diag/diagnostic.h"
-#include "std_plugins.h"
-#include "std_support.h"
+#include "compiler/diag/diagnostic.h"
+#include "modules/std/plugins/std_plugins.h"
+#include "modules/std/plugins/std_support.h"
 
 namespace inmanta::stdmodule {
 

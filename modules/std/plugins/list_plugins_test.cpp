@@ -2,7 +2,7 @@
 #include <cmath>
 #include <ctime>
 
-#include "plugin_test_support.h"
+#include "modules/std/plugins/plugin_test_support.h"
 
 namespace inmanta::stdmodule::testing {
 namespace {

@@ -1,7 +1,7 @@
 // std plugins: network (spec Appendix A.8), on Python `ipaddress` semantics (ip_address.h).
-#include "ip_address.h"
-#include "std_plugins.h"
-#include "std_support.h"
+#include "modules/std/plugins/ip_address.h"
+#include "modules/std/plugins/std_plugins.h"
+#include "modules/std/plugins/std_support.h"
 
 namespace inmanta::stdmodule {
 

@@ -1,7 +1,7 @@
 // Unit tests of the network plugins of std and of the Python `ipaddress` model behind them
 // (spec A.1, A.8). Expected values come from CPython 3.13.
-#include "ip_address.h"
-#include "plugin_test_support.h"
+#include "modules/std/plugins/ip_address.h"
+#include "modules/std/plugins/plugin_test_support.h"
 
 namespace inmanta::stdmodule::testing {
 namespace {

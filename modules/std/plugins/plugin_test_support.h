@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "diag/diagnostic.h"
-#include "fake_plugin_context.h"
-#include "std_plugins.h"
+#include "compiler/diag/diagnostic.h"
+#include "tests/support/fake_plugin_context.h"
+#include "modules/std/plugins/std_plugins.h"
 
 namespace inmanta::stdmodule::testing {
 

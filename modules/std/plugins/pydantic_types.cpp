@@ -1,4 +1,4 @@
-#include "pydantic_types.h"
+#include "modules/std/plugins/pydantic_types.h"
 
 #include <unicode/uchar.h>
 #include <unicode/uidna.h>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "ip_address.h"
+#include "modules/std/plugins/ip_address.h"
 
 namespace inmanta::stdmodule::pydantic {
 

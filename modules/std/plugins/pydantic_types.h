@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "std_support.h"
+#include "modules/std/plugins/std_support.h"
 
 namespace inmanta::stdmodule::pydantic {
 

@@ -1,6 +1,6 @@
 // The std plugin table of spec A.8: every plugin of std 5.2.8 is registered with the reference's
 // signature, return type and flags (the compiler binds and type-checks calls from these).
-#include "plugin_test_support.h"
+#include "modules/std/plugins/plugin_test_support.h"
 
 namespace inmanta::stdmodule::testing {
 namespace {

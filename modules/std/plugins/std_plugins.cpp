@@ -1,6 +1,6 @@
-#include "std_plugins.h"
+#include "modules/std/plugins/std_plugins.h"
 
-#include "std_support.h"
+#include "modules/std/plugins/std_support.h"
 
 namespace inmanta::stdmodule {
 

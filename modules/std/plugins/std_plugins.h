@@ -1,8 +1,8 @@
 // The plugins of the bundled std module (spec Appendix A.8), implemented in C++.
 #pragma once
 
-#include "plugin.h"
-#include "resource_types.h"
+#include "compiler/plugin.h"
+#include "compiler/resource_types.h"
 
 namespace inmanta::stdmodule {
 

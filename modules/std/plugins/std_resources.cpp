@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "std_plugins.h"
+#include "modules/std/plugins/std_plugins.h"
 
 namespace inmanta::stdmodule {
 

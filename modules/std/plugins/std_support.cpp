@@ -1,6 +1,6 @@
-#include "std_support.h"
+#include "modules/std/plugins/std_support.h"
 
-#include "source/source.h"
+#include "compiler/source/source.h"
 
 #include <unicode/ucasemap.h>
 #include <unicode/uchar.h>

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "plugin.h"
+#include "compiler/plugin.h"
 
 namespace inmanta::stdmodule {
 

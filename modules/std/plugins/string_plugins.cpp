@@ -1,8 +1,8 @@
 // std plugins: string (spec Appendix A.8). Strings are sequences of code points (decision 9.1):
 // lengths, slices and case mappings work on code points with Python's full Unicode mappings.
 #include <openssl/evp.h>
-#include "std_plugins.h"
-#include "std_support.h"
+#include "modules/std/plugins/std_plugins.h"
+#include "modules/std/plugins/std_support.h"
 
 namespace inmanta::stdmodule {
 

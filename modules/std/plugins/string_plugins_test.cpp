@@ -1,5 +1,5 @@
 // Unit tests of the string plugins of std (spec A.8, decision 9.1).
-#include "plugin_test_support.h"
+#include "modules/std/plugins/plugin_test_support.h"
 
 namespace inmanta::stdmodule::testing {
 namespace {

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "std_plugins.h"
-#include "std_support.h"
+#include "modules/std/plugins/std_plugins.h"
+#include "modules/std/plugins/std_support.h"
 
 namespace inmanta::stdmodule {
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "plugin_test_support.h"
+#include "modules/std/plugins/plugin_test_support.h"
 
 namespace inmanta::stdmodule::testing {
 namespace {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "plugin.h"
+#include "compiler/plugin.h"
 
 namespace inmanta::stdmodule {
 

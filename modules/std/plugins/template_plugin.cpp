@@ -8,9 +8,9 @@
 #include <string>
 #include <system_error>
 
-#include "shared_module.h"
-#include "std_support.h"
-#include "template_engine.h"
+#include "compiler/shared_module.h"
+#include "modules/std/plugins/std_support.h"
+#include "modules/std/plugins/template_engine.h"
 
 #ifndef INMANTA_JINJA_MODULE_NAME
 #error "INMANTA_JINJA_MODULE_NAME must be defined"

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "driver.h"
-#include "plugin_test_support.h"
-#include "std_support.h"
+#include "compiler/driver.h"
+#include "modules/std/plugins/plugin_test_support.h"
+#include "modules/std/plugins/std_support.h"
 
 namespace inmanta::stdmodule::testing {
 namespace {

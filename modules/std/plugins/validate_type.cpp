@@ -13,11 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parse/pyregex.h"
-#include "ip_address.h"
-#include "pydantic_types.h"
-#include "std_plugins.h"
-#include "std_support.h"
+#include "compiler/parse/pyregex.h"
+#include "modules/std/plugins/ip_address.h"
+#include "modules/std/plugins/pydantic_types.h"
+#include "modules/std/plugins/std_plugins.h"
+#include "modules/std/plugins/std_support.h"
 
 namespace inmanta::stdmodule {
 

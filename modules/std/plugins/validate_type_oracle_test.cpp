@@ -5,8 +5,8 @@
 // reference raises another Python error are tested in validate_type_test.cpp.
 #include <cstdlib>
 
-#include "plugin_test_support.h"
-#include "std_support.h"
+#include "modules/std/plugins/plugin_test_support.h"
+#include "modules/std/plugins/std_support.h"
 
 namespace inmanta::stdmodule::testing {
 namespace {

@@ -1,7 +1,7 @@
 // Unit tests of std::validate_type: the typedef edge cases of spec A.1, e-mail addresses, and the
 // Python errors that escape the plugin (A.8). The bulk comparison with pydantic is in
 // validate_type_oracle_test.cpp.
-#include "plugin_test_support.h"
+#include "modules/std/plugins/plugin_test_support.h"
 
 namespace inmanta::stdmodule::testing {
 namespace {

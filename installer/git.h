@@ -10,7 +10,7 @@
 
 struct git_repository;
 
-namespace inmanta::project {
+namespace inmanta::installer {
 
 // A failed git operation; the message names the repository (URL or folder) and libgit2's error.
 class GitError : public std::runtime_error {
@@ -52,4 +52,4 @@ class GitRepository {
   std::string path_;
 };
 
-}  // namespace inmanta::project
+}  // namespace inmanta::installer

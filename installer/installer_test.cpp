@@ -1,6 +1,6 @@
 // The installer against real git repositories made on the fly (git CLI): bare repositories
 // with tags, served through file:// URLs.
-#include "installer.h"
+#include "installer/installer.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "project_tools.h"
+#include "installer/project_tools.h"
 
 namespace fs = std::filesystem;
 
@@ -22,7 +22,7 @@ extern "C" const char* __lsan_default_suppressions() {
 }
 extern "C" const char* __asan_default_options() { return "detect_container_overflow=0:fast_unwind_on_malloc=0"; }
 
-namespace inmanta::project {
+namespace inmanta::installer {
 namespace {
 
 struct ModuleVersion {
@@ -348,4 +348,4 @@ TEST_F(InstallerTest, InitCreatesAProject) {
 }
 
 }  // namespace
-}  // namespace inmanta::project
+}  // namespace inmanta::installer

@@ -1,4 +1,4 @@
-#include "installer.h"
+#include "installer/installer.h"
 
 #include <algorithm>
 #include <deque>
@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
-#include "diag/diagnostic.h"
-#include "git.h"
-#include "parse/parser.h"
+#include "compiler/diag/diagnostic.h"
+#include "installer/git.h"
+#include "compiler/parse/parser.h"
 
 namespace fs = std::filesystem;
 using inmanta::compiler::CompileError;
@@ -20,7 +20,7 @@ using inmanta::compiler::ProjectConfig;
 using inmanta::compiler::Requirement;
 using inmanta::compiler::Version;
 
-namespace inmanta::project {
+namespace inmanta::installer {
 
 namespace {
 
@@ -523,4 +523,4 @@ ResolveResult resolveProject(const InstallOptions& options, std::ostream& progre
   }
 }
 
-}  // namespace inmanta::project
+}  // namespace inmanta::installer

@@ -2,7 +2,7 @@
 // so that no other command maps it and the libraries it brings (krb5, mbedTLS, libssh2, ...):
 // the functions used here are looked up into a table of pointers with their own types. The
 // headers (libgit2-dev) fix the ABI, so the soname is the one built against.
-#include "git.h"
+#include "installer/git.h"
 
 #include <dlfcn.h>
 #include <git2.h>
@@ -16,7 +16,7 @@
 
 namespace fs = std::filesystem;
 
-namespace inmanta::project {
+namespace inmanta::installer {
 
 namespace {
 
@@ -234,4 +234,4 @@ std::string GitRepository::remoteUrl() const {
   return url != nullptr ? url : "";
 }
 
-}  // namespace inmanta::project
+}  // namespace inmanta::installer

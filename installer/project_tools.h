@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-namespace inmanta::project {
+namespace inmanta::installer {
 
 struct ListOptions {
   std::string projectDir;  // empty: search upwards from the current folder
@@ -28,4 +28,4 @@ void freezeProject(const FreezeOptions& options, std::ostream& out, std::ostream
 // Creates `outputDir`/`name` with project.yml, main.cf and a .gitignore; returns its path.
 std::string initProject(const std::string& name, const std::string& outputDir);
 
-}  // namespace inmanta::project
+}  // namespace inmanta::installer

@@ -1,4 +1,4 @@
-#include "project_tools.h"
+#include "installer/project_tools.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "installer.h"
+#include "installer/installer.h"
 
 namespace fs = std::filesystem;
 
-namespace inmanta::project {
+namespace inmanta::installer {
 
 namespace {
 
@@ -208,4 +208,4 @@ std::string initProject(const std::string& name, const std::string& outputDir) {
   return dir.string();
 }
 
-}  // namespace inmanta::project
+}  // namespace inmanta::installer

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "project/pep440.h"
-#include "project/project.h"
+#include "compiler/project/pep440.h"
+#include "compiler/project/project.h"
 
-namespace inmanta::project {
+namespace inmanta::installer {
 
 // Any failure of a project command; the message is complete (file, URL, git error, hint).
 class ProjectError : public std::runtime_error {
@@ -67,4 +67,4 @@ ResolveResult resolveProject(const InstallOptions& options, std::ostream& progre
 // paths are made absolute against the project folder.
 std::string repoUrlFor(const std::string& repoUrl, const std::string& name, const std::string& projectDir);
 
-}  // namespace inmanta::project
+}  // namespace inmanta::installer
