@@ -11,8 +11,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from compile_output import accepting, normalise  # noqa: E402
+
 inmanta, here = os.path.abspath(sys.argv[1]), sys.argv[2]
-accept = os.environ.get("INMANTA_TEST_ACCEPT") == "1"
+accept = accepting()
 failed = 0
 cases = sorted(glob.glob(os.path.join(here, "*.cf")))
 for case in cases:
@@ -26,8 +29,7 @@ for case in cases:
     finally:
         shutil.rmtree(d, ignore_errors=True)
     # the bundled std module prints with its absolute path: make goldens independent of it
-    std_dir = os.path.abspath(os.path.join(here, "..", "..", "modules", "std"))
-    proc = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, proc.stderr.replace(std_dir, "<std>"))
+    proc = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, normalise(proc.stderr, d))
     golden = os.path.join(here, name + ".stderr")
     golden_out = os.path.join(here, name + ".stdout")
     expect_okay = name.startswith("eval-okay")
