@@ -4,7 +4,7 @@
 #                   seed and size than the benchmarks' models) to record where the time goes
 #   build-pgo/      built with those profiles: the binary to use
 # It takes about twice as long as the plain Release build (build-rel/, scripts/run-example.sh).
-# Compiles of generated models: about 15% fewer instructions at 1,000 services; see the README.
+# Compiles of generated models: about 15% fewer instructions at 1,000 services; see bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${INMANTA_JOBS:-2}
