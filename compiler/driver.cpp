@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string_view>
 
@@ -31,6 +32,23 @@ std::optional<size_t> positiveFromEnvironment(const char* name, const char* what
     throw CompileError(Diagnostic(ErrorKind::CompilerException, std::string(name) + " must be a positive " + what +
                                                                     ", got '" + std::string(text) + "'"));
   return number;
+}
+
+// The message of a compile over `limit` bytes of resident memory after `instances` instances, or
+// nothing (the resident size is the second number of Linux's /proc/self/statm, in pages).
+std::optional<std::string> memoryExceeded(size_t limit, size_t instances) {
+  std::ifstream statm("/proc/self/statm");
+  size_t size = 0;
+  size_t resident = 0;
+  if (!(statm >> size >> resident)) return std::nullopt;
+  size_t bytes = resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (bytes <= limit) return std::nullopt;
+  constexpr size_t kMiB = size_t(1) << 20;
+  return "Could not complete model: the compile uses " + std::to_string(bytes / kMiB) + " MiB of memory, over its limit of " +
+         std::to_string(limit / kMiB) + " MiB, after constructing " + std::to_string(instances) +
+         " instances, the latest here.\nA model that constructs instances without end never completes (an implementation "
+         "that constructs an instance of its own entity, for example). INMANTA_MAX_MEMORY sets the limit, in MiB (by "
+         "default half of the machine's memory).";
 }
 }  // namespace
 
@@ -97,18 +115,19 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     // that constructs instances without end): INMANTA_MAX_MEMORY in MiB, by default half of the
     // machine's memory (the rest stays for the machine: a compile of a million services takes
     // about 10 GB)
+    size_t maxMemory = 0;
     if (auto mib = positiveFromEnvironment("INMANTA_MAX_MEMORY", "whole number of MiB", SIZE_MAX >> 20))
-      execOptions.maxMemory = *mib << 20;
+      maxMemory = *mib << 20;
     else if (long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE); pages > 0 && pageSize > 0)
-      execOptions.maxMemory = static_cast<size_t>(pages) / 2 * static_cast<size_t>(pageSize);
-    auto evaluatorOwner = std::make_unique<exec::Evaluator>(model, options.plugins ? *options.plugins : kNoPlugins,
-                                                            session->sources(), execOptions);
-    exec::Evaluator& evaluator = *evaluatorOwner;
+      maxMemory = static_cast<size_t>(pages) / 2 * static_cast<size_t>(pageSize);
+    if (maxMemory != 0)
+      execOptions.memoryExceeded = [maxMemory](size_t instances) { return memoryExceeded(maxMemory, instances); };
+    exec::Execution evaluator(model, options.plugins ? *options.plugins : kNoPlugins, session->sources(), execOptions);
 #if !defined(__SANITIZE_ADDRESS__)
     if (options.keepMemoryAtExit) {
       // released on purpose: the process ends right after the compile
       (void)modelOwner.release();
-      (void)evaluatorOwner.release();
+      evaluator.keepMemoryAtExit();
     }
 #endif
     evaluator.run();

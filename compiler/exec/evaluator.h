@@ -1,150 +1,35 @@
-// Executing a defined model (spec 4): every top-level statement of every file is emitted into
-// the scheduler as units that wait for the variables they read. Each expression is emitted
-// into a result variable that its consumer waits on. The expressions the reference evaluates
-// directly (operators, plugin calls, casts, literals, lookups, formatting) are computed in the
-// unit that reads them; the others add units of their own where the reference stages them
-// (conditionals, lazy boolean operators, attribute chains, index lookups).
+// Executing a defined model (spec 4): what the driver gives the evaluator and gets back. The
+// evaluator itself is private to compiler/exec/ (evaluator_impl.h).
 #pragma once
 
-#include <deque>
+#include <cstddef>
 #include <functional>
-#include <map>
-#include <memory>
-#include <memory_resource>
 #include <optional>
 #include <ostream>
-#include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
-#include "compiler/ast/ast.h"
 #include "compiler/diag/diagnostic.h"
-#include "compiler/exec/index_table.h"
 #include "compiler/model/model.h"
-#include "compiler/parse/pyregex.h"
 #include "compiler/plugin.h"
 #include "compiler/resource_types.h"
-#include "compiler/runtime/engine.h"
 #include "compiler/runtime/instance.h"
 #include "compiler/source/source.h"
 
 namespace inmanta::compiler::exec {
-
-using runtime::Value;
-using runtime::Variable;
-
-// Values by attribute name, as a construction or an index lookup has them (the names are the
-// syntax tree's, the model's or a dictionary's, which outlive the list).
-using NamedValue = std::pair<std::string_view, Value>;
-using NamedValues = std::span<const NamedValue>;
-
-// A name a scope is asked for: its text, and its SymbolTable header when the text is interned (a
-// name of the syntax tree), which most often leads to its variable without hashing or probing.
-struct ScopeName {
-  std::string_view text;
-  SymbolHeader* header = nullptr;
-  ScopeName(std::string_view t) : text(t) {}                                 // NOLINT: any text
-  ScopeName(const char* t) : text(t) {}                                      // NOLINT
-  ScopeName(const std::string& t) : text(t) {}                               // NOLINT
-  ScopeName(const ast::Name& n) : text(n.text()), header(n.header()) {}      // NOLINT
-  uint32_t hash() const { return header != nullptr ? header->hash : NameHashing::hash(text); }
-};
-
-// A block's variables (spec 3.13), chained to the enclosing block, and at the root to the
-// namespace's top-level scope. 40 bytes (a compile has a scope per instance that runs an
-// implementation, and one per block that declares a name: 870,000 at 100,000 services): a lookup
-// passing through a scope that lacks the name reads these bytes and nothing else.
-//
-// An instance's scope (the `when` conditions and implementations of one namespace run in it)
-// declares nothing: it finds the instance's attributes, and `self`, which it holds in the place
-// a block keeps its list of variables (no variable or list of its own per instance).
-class Scope {
- public:
-  // `bindings`: the number (SymbolHeader::owner) under which the scopes of one evaluator keep
-  // bindings in the names' headers: the first scope to declare an interned name binds it there
-  // to its variable (0: none). A nested scope uses its enclosing scope's.
-  Scope(Scope* enclosing, model::Namespace* owner, uint32_t bindings = 0)
-      : parent(enclosing), ns(owner), bindings_(enclosing != nullptr ? enclosing->bindings_ : bindings) {
-    new (&names_) Names();
-  }
-  // The scope of `self` in the namespace `owner`, inside that namespace's top-level scope.
-  Scope(Scope* enclosing, model::Namespace* owner, runtime::Instance* self);
-  ~Scope();
-  Scope(const Scope&) = delete;
-  Scope& operator=(const Scope&) = delete;
-  Scope* const parent;
-  model::Namespace* const ns;
-  // An instance's scope: its attributes and `self` (null for a block's scope).
-  const runtime::Instance* instance() const;
-  // The innermost declaring scope's variable, else null.
-  Variable* find(const ScopeName& name) const;
-  // This block's own variable of that name, else null.
-  Variable* own(const ScopeName& name) const;
-  // Declares `name` (text that outlives the scope: the syntax tree's) unless it is declared (never
-  // in an instance's scope).
-  void declare(const ScopeName& name, Variable* variable);
-
- private:
-  // A block's names and their variables, in the order declared, in one block of memory (none
-  // until the first): most blocks declare a handful, searched in order; a top-level scope with
-  // many gets an index as well: open addressing (linear probing, power-of-two size, at most half
-  // full) over one word per name, its hash and its position (8 bytes a slot: the index of a file
-  // that declares 200,000 names stays small enough to be mostly in cache).
-  class Names {
-   public:
-    using Entry = std::pair<std::string_view, Variable*>;
-    Names() = default;
-    Names(const Names&) = delete;
-    Names& operator=(const Names&) = delete;
-    ~Names();
-    size_t size() const { return block_ != nullptr ? block_->size : 0; }
-    const Entry& operator[](size_t i) const { return block_->entries()[i]; }
-    const Entry* begin() const { return block_ != nullptr ? block_->entries() : nullptr; }
-    const Entry* end() const { return begin() + size(); }
-    void push_back(const Entry& entry);
-    // the index (null until the scope has kIndexFrom names)
-    std::vector<uint64_t>* index() const { return block_ != nullptr ? block_->index : nullptr; }
-    std::vector<uint64_t>& makeIndex();
-
-   private:
-    // (its `capacity` entries follow it)
-    struct Block {
-      uint32_t size;
-      uint32_t capacity;
-      std::vector<uint64_t>* index;
-      Entry* entries() { return reinterpret_cast<Entry*>(this + 1); }
-    };
-    Block* block_ = nullptr;
-  };
-  static constexpr size_t kIndexFrom = 16;
-  uint32_t bindings_ : 31;
-  uint32_t isInstance_ : 1 = 0;
-  // bit (hash % 32) of every name it declares: most names asked of a scope that holds a few are
-  // not among them, and this word (beside the scope's pointers) says so without reading its
-  // names (an instance's scope declares none: 0)
-  uint32_t filter_ = 0;
-  static uint32_t filterBit(uint32_t hash) { return uint32_t(1) << (hash & 31); }
-  union {
-    Names names_;                     // a block's scope
-    runtime::ConstantVariable self_;  // an instance's scope
-  };
-  void indexSlot(size_t position);
-  void growIndex();
-};
-static_assert(sizeof(Scope) == 40, "a scope is its chain, its filter and its names (or self)");
 
 struct ExecOptions {
   std::ostream* out = nullptr;  // std::print
   WarningSink warn;
   std::string projectDir;
   size_t maxIterations = 100000;
-  // The memory the compile may take (resident bytes; 0: no limit). A model that constructs
-  // instances without end never completes: past this, the compile stops with an error naming the
-  // latest constructor (checked every kMemoryCheckEvery instances).
-  size_t maxMemory = 0;
+  // Asked every kMemoryCheckEvery instances with the number made so far: the message of a
+  // compile that has grown past its memory limit, which then stops with a CompilerException at
+  // the latest constructor (a model that constructs instances without end never completes), or
+  // nothing. Empty: no limit (the driver reads the limit and the process's size).
+  std::function<std::optional<std::string>(size_t instances)> memoryExceeded;
+  static constexpr size_t kMemoryCheckEvery = size_t(1) << 16;
   // What plugins may read and call (PluginContext::setting, server, resourceId, log); each may
   // be empty: no settings, no server, no resource types, no log.
   std::function<std::optional<std::string>(std::string_view section, std::string_view key)> settings;
@@ -156,313 +41,29 @@ struct ExecOptions {
   std::vector<std::string> relationPrecedencePolicy;
 };
 
-class Evaluator {
+class Evaluator;
+
+// One run of a defined model: the statements emitted, the scheduler run, the final checks. It
+// owns what the run made (the instances the exporter reads).
+class Execution {
  public:
-  Evaluator(model::Model& model, const PluginRegistry& plugins, const SourceManager& sources, ExecOptions options);
-  ~Evaluator();
-  // Emits every file's top-level statements, runs the scheduler and the final checks. Throws
-  // CompileError for the model's errors.
+  Execution(model::Model& model, const PluginRegistry& plugins, const SourceManager& sources, ExecOptions options);
+  ~Execution();
+  Execution(const Execution&) = delete;
+  Execution& operator=(const Execution&) = delete;
+  // Runs the model. Throws CompileError for the model's errors.
   void run();
   // Every instance made by the run, in creation order (read by the exporter).
-  const std::vector<runtime::Instance*>& instances() const { return instances_.all(); }
+  const std::vector<runtime::Instance*>& instances() const;
   // The facts plugins could not get from the server, in the order they were asked.
-  const std::vector<UnknownParameter>& unknownParameters() const { return unknownParameters_; }
+  const std::vector<UnknownParameter>& unknownParameters() const;
+  // Leaves the run's memory to the operating system at exit instead of freeing it piece by piece
+  // (a command-line compile ends right after).
+  void keepMemoryAtExit() { owned_ = false; }
 
  private:
-  class Context;
-  friend class Context;
-
-  // Declares a variable of that name in `scope` unless it has one.
-  void declareVariable(Scope* scope, const ast::Name& name);
-  void declare(const ast::Block& block, Scope* scope);
-  // The scope of a nested block, with the variables it declares: a new one inside `enclosing`,
-  // or `enclosing` itself when the block declares none.
-  Scope* blockScope(const ast::Block& block, Scope* enclosing);
-  void emitBlock(const ast::Block& block, Scope* scope, bool topLevel);
-  void emitStatement(const ast::Stmt* stmt, Scope* scope);
-
-  // The relation a value is assigned to, for the implicit inverse of constructors (spec 4.8).
-  struct Lhs {
-    runtime::Instance* instance;
-    const model::Attribute* attribute;
-  };
-  // Emits `expr` and returns the variable its value will be in.
-  Variable* emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs = nullptr);
-  Variable* lookup(const ast::Name& name, Scope* scope);
-  // The ready variable holding a literal's value: made once per literal and compile, when an
-  // expression reads the literal as a variable.
-  // The ready variable of a value that is the same every time a node is evaluated (a literal, a
-  // list or dict of literals): made once per node and compile, kept in the node's cache.
-  template <class F>
-  Variable* constantVariable(ast::EvalCache& cache, F value);
-  // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
-  void evaluateStatement(const ast::Expr* expr, Scope* scope);
-  // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
-  // calling another through its context) lets the callee's failures pass unwrapped.
-  Value callPlugin(const PluginSpec& plugin, SourceLocation at, const std::vector<Value>& positional,
-                   const std::vector<std::pair<std::string, Value>>& named, bool nested = false);
-  Value formatString(const ast::StringFormat* fmt, const std::vector<Value>& values);
-  Value formatFString(const ast::FString* fmt, const std::vector<Value>& values);
-  std::optional<Diagnostic> checkConstraint(const model::Typedef& t, const Value& v);
-  std::optional<Diagnostic> evaluateConstraint(const model::Typedef& t, const Value& v);
-  struct ConstraintMemo {
-    static constexpr size_t kLimit = 4096;
-    bool pure = false;  // no plugin calls: the verdict depends on the value alone
-    std::unordered_set<std::string> strings;
-    std::unordered_set<int64_t> ints;
-  };
-  std::unordered_map<const model::Typedef*, ConstraintMemo> constraintMemos_;
-  struct EntityPlan;
-  runtime::Instance* createInstance(const model::Entity* entity, const EntityPlan& plan, SourceLocation at);
-  // Fails when the compile has grown past options_.maxMemory (the instance just made at `at`).
-  static constexpr size_t kMemoryCheckEvery = size_t(1) << 16;
-  void checkMemory(SourceLocation at) const;
-  // (static: the units that assign keep no evaluator)
-  static void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
-                           SourceLocation at, bool recur);
-  // Sets it to the value of `value`, read here: a failure to compute it is the assignment's too.
-  static void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, Variable* value, SourceLocation at);
-  // The AttributeException of a failed assignment, caused by `cause`.
-  [[noreturn]] static void attributeFailure(runtime::Instance* instance, const model::Attribute* attribute, Diagnostic cause,
-                                            SourceLocation at);
-  class AssignmentBatch;
-  // The unit of an attribute assignment: sets the attribute from `value` once it is ready, then
-  // keeps `promise` (on the slot), if any. It names itself (for "not all statements executed")
-  // by what it assigns: a constructor's argument (`Entity(attr=...)`), a default (`default
-  // attr`) or the target of an assignment statement (`x.attr = ...`, given as `target`).
-  class AssignmentUnit;
-  enum class AssignmentOf : uint8_t { Argument, Default, Statement };
-  void assignmentUnit(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
-                      runtime::Promise* promise, SourceLocation at, AssignmentOf of, const ast::Expr* target = nullptr);
-  // The same from an attribute reference's slot itself, as the reference's SetAttributeHelper waits
-  // for the attribute: a failure to read it (an empty optional) is this assignment's.
-  void assignFromAttribute(runtime::Instance* instance, const model::Attribute* attribute, const ast::AttrRef* ref,
-                           Scope* scope, runtime::Promise* promise, SourceLocation at, AssignmentOf of,
-                           const ast::Expr* target = nullptr);
-  // Calls `then` with the slot `ref` names once its object is known (in a unit named by `ref`).
-  template <class F>
-  void whenSlot(const ast::AttrRef* ref, Scope* scope, F then);
-  Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);
-  Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);
-  // An operator (isOperator) and the operators nested in it, as one direct value over the other
-  // operands (emitOperands: their variables, in the order written).
-  Variable* emitOperators(const ast::Expr* e, Scope* scope);
-  void emitOperands(const ast::Expr* e, Scope* scope, runtime::VarList& out);
-  void emitAttributeAssign(const ast::Assign* assign, Scope* scope);
-  // Adds the values of `value` to a list relation as soon as each is known (spec 4.5), then keeps
-  // `promise` (if any) on it.
-  void assignGradual(const ast::Expr* value, Scope* scope, runtime::Instance* target, const model::Attribute* attr,
-                     SourceLocation at, runtime::Promise* promise);
-  // A consumer of gradual execution (spec 4.5): a list relation being assigned, a `for` loop, a
-  // list comprehension's iterable.
-  class GradualSink;
-  class RelationSink;
-  class ForSink;
-  class ComprehensionSink;
-  GradualSink* liveSinks_ = nullptr;  // those not complete (deleted with the evaluator)
-  // Feeds the values of `e` to `sink` one by one as each becomes known (spec 4.5): the values of
-  // a list variable or relation as they arrive, the elements of a list literal and the results of
-  // a list comprehension each as soon as it is computed, the branch a conditional chooses; any
-  // other expression's value once computed. The sink stays open until every value is fed.
-  // `whole`: `e` is the whole expression the sink consumes, not an element of a list built around
-  // it. `lhs`: the relation the values go to (for constructors in `e`), if any.
-  void feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink, const Lhs* lhs, bool whole);
-  // The scope of one iteration of a `for` or a list comprehension: `variable` set to `value`.
-  Scope* loopScope(Scope* outer, const ast::Name& variable, const Value& value, SourceLocation at);
-  // Progression promises of an if/for on the attributes its body assigns (spec 4.6); returns the
-  // function that fulfils them once the statement has committed.
-  std::function<void()> eagerPromises(const ast::Block& body, const std::vector<std::string>& localNames, Scope* scope);
-  // Calls `then` with the value of an attribute chain once it is known; an empty optional on the
-  // way ends it quietly (for eager promises, spec 4.6).
-  void whenInstance(const ast::Expr* expr, Scope* scope, std::function<void(const Value&)> then);
-  void selectImplementations(runtime::Instance* instance);
-  void runImplementation(runtime::Instance* instance, const model::Implementation* impl);
-  class AttributePolicy;  // the runtime::SlotPolicy of an attribute's slots
-  const runtime::SlotPolicy* slotPolicy(const model::Attribute* attribute);
-  // Checks the project's relation precedence policy against the model and ranks the relations it
-  // names (freezeRanks_).
-  void loadPrecedencePolicy();
-  std::unordered_map<const model::Attribute*, int> freezeRanks_;
-  // What creating an instance of an entity needs, worked out at its first instance.
-  struct EntityPlan {
-    std::vector<const runtime::SlotPolicy*> policies;  // parallel to entity->order
-    runtime::SlotLayout layout;                         // of its instances' blocks
-    struct Default {
-      const std::string* name;
-      const model::Attribute* attribute;
-      size_t position;  // of its slot
-      const ast::Expr* expr;
-      Scope* scope;  // where the default is evaluated: its namespace's top level
-      // an index attribute's literal default: a construction value when no argument gives it
-      bool literalIndexDefault;
-    };
-    std::vector<Default> defaults;  // in the reference's order (entity->defaultOrder)
-    // the slot of a plain attribute named `self`, which each instance's own `self` binding takes
-    // (spec 3.7 [QUIRK]); -1 when the entity has none
-    int selfSlot = -1;
-  };
-  const EntityPlan& planOf(const model::Entity* entity);
-  // What evaluating a constructor expression needs beyond its values, worked out at its first
-  // evaluation (kept on the syntax node): its entity, the attribute of each argument, which
-  // arguments are index arguments, and the order of the other arguments' and the defaults' units.
-  struct ConstructorPlan {
-    const ast::Constructor* shapeOf = nullptr;  // the first call it was made for (its argument names)
-    const model::Entity* entity = nullptr;
-    const EntityPlan* entityPlan = nullptr;
-    const std::vector<std::string>* indexAttributes = nullptr;
-    std::vector<const model::Attribute*> attributes;  // parallel to the arguments
-    std::vector<uint32_t> early;                     // the index arguments
-    std::vector<uint32_t> late;                      // the others
-    // an argument (kwarg >= 0) or a default (dflt: its place in entityPlan->defaults)
-    struct Step {
-      int32_t kwarg;
-      int32_t dflt;
-    };
-    // for the construction values the plan assumes: the index arguments and the index
-    // attributes' literal defaults
-    std::vector<Step> steps;
-  };
-  const ConstructorPlan& constructorPlan(const ast::Constructor* ctor, Scope* scope);
-  std::vector<ConstructorPlan::Step> constructorSteps(
-      const ConstructorPlan& plan, const std::function<bool(const EntityPlan::Default&)>& isConstructionValue);
-  std::deque<ConstructorPlan> constructorPlans_;  // stable addresses
-  // the plans by a hash of their shape: entity and argument names
-  std::unordered_multimap<uint64_t, ConstructorPlan*> plansByShape_;
-  const std::vector<std::string>& indexAttributesOf(const model::Entity* entity);
-  const std::vector<const model::ImplementRule*>& implementRulesOf(const model::Entity* entity);
-  Scope* instanceScope(runtime::Instance* instance, model::Namespace* ns);
-  // The key of `values` under the index of `attributes`, as messages show it (complete: false when
-  // a value is missing).
-  std::string indexKey(const std::vector<std::string>& attributes, NamedValues values, bool& complete) const;
-  // The same as the bytes the index tables are keyed by (IndexKeyWriter); false when a value is
-  // missing.
-  bool indexKeyBytes(const std::vector<std::string>& attributes, NamedValues values, std::pmr::string& out);
-  // The number of an index in keys: one per list of attributes (the same list declared on two
-  // entities is one index, as the reference's key text makes it).
-  uint32_t indexNumber(const std::vector<std::string>& attributes);
-  void finalChecks();
-  // The static checks of normalisation (spec 3.4 step 5): constant, valid defaults; every type
-  // name used in an expression resolves; constructor arguments are attributes; nested
-  // constructors get their type inferred (3.11).
-  void normalize();
-  // Where a variable was declared (most names once).
-  using Places = runtime::MostlyOne<SourceLocation>;
-  using ShadowScope = std::unordered_map<std::string_view, Places, NameHash>;
-  // A file's top level: its variables are its scope's (declared first), and where each was
-  // declared is worked out when a nested block hides one (few do).
-  struct TopLevel {
-    const ast::Block* block;
-    Scope* scope;
-    std::optional<ShadowScope> places;
-    ast::Block withBlocks;  // its statements with blocks of their own: if, for, implementation
-  };
-  // Declares the variables of a file's top level in its scope and notes the statements with
-  // blocks of their own, in one pass over its statements (at 100,000 services each pass is half a
-  // million statements, most not in any cache).
-  void declareTopLevel(TopLevel& top);
-  // VariableShadowWarning for each variable of `block` (a `for` body when `loop` is given) or of
-  // a block in it that hides one of `outer`, the variables of the enclosing blocks by name, with
-  // where they were declared, or one of the file's top level (looked up only: hash order does not
-  // leak; `outer` is left as it was found).
-  void warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer, TopLevel& top);
-  // The same for the blocks nested in the statements of `block` and its implementations.
-  void warnShadowedWithin(const ast::Block& block, ShadowScope& outer, TopLevel& top);
-  // A plain attribute of type float or float?: index keys take ints given for it as floats.
-  bool floatTyped(const model::Attribute* a);
-  void normalizeBlock(const ast::Block& block, model::Namespace* ns);
-  // `lhs`: the expression is (an element of) the value assigned to an attribute (`x.a = e`, a
-  // constructor argument that is not an index attribute), which may give a nested constructor
-  // its missing index attribute at run time, as the reference's lhs_attribute (spec 3.10).
-  void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected, bool lhs = false);
-  // The "Invalid Constructor call:" message of a constructor of `entity` that lacks `missing`.
-  static std::string missingIndexMessage(const model::Entity* entity, const std::vector<std::string_view>& missing);
-  const model::Entity* constructorEntity(const ast::Constructor* ctor, model::Namespace* ns,
-                                         const model::Entity* expected);
-  Variable* emitIndexLookup(const model::Entity* entity, std::vector<std::pair<std::string, Variable*>> args,
-                            std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
-                            const ast::Node* at);
-  // The index keys of one construction's values, each worked out once.
-  class IndexKeys {
-   public:
-    IndexKeys(Evaluator& evaluator, NamedValues values) : evaluator_(evaluator), values_(values) {}
-    IndexKeys(const IndexKeys&) = delete;
-    IndexKeys& operator=(const IndexKeys&) = delete;
-    // The key (IndexKeyWriter's bytes) under `index` in `key`, or false when a value of it is
-    // missing (valid as long as this).
-    bool key(const std::vector<std::string>& index, std::string_view& key);
-    // The key under `index` as messages show it: `name='a', host=#3`.
-    std::string text(const std::vector<std::string>& index) const;
-
-   private:
-    struct Known {
-      const std::vector<std::string>* index;
-      std::pmr::string key;
-      bool complete;
-    };
-    Evaluator& evaluator_;
-    NamedValues values_;
-    // (a construction asks for a key or two: they take no memory of the heap)
-    alignas(std::max_align_t) std::byte buffer_[384];
-    std::pmr::monotonic_buffer_resource memory_{buffer_, sizeof buffer_};
-    std::pmr::vector<Known> known_{&memory_};
-  };
-  void registerInIndexes(runtime::Instance* instance, IndexKeys& keys, const ast::Node* at);
-  // Evaluates a typedef constraint with only `self` bound (spec 3.6).
-  // The loop variables of the list comprehensions a direct expression is inside, innermost first.
-  struct DirectLocal {
-    std::string_view name;
-    const Value& value;
-    const DirectLocal* outer;
-  };
-  Value evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t, const DirectLocal* locals = nullptr);
-  std::string where(const SourceLocation& loc) const;
-  // where(), for the instances' messages
-  const std::function<std::string(const SourceLocation&)> whereFormatter_ = [this](const SourceLocation& l) { return where(l); };
-
-  model::Model& model_;
-  const PluginRegistry& plugins_;
-  const SourceManager& sources_;
-  ExecOptions options_;
-  runtime::Scheduler scheduler_;
-  std::deque<Scope> scopes_;  // stable addresses
-  std::map<const model::Namespace*, Scope*> topScopes_;
-  std::unique_ptr<Context> context_;
-  std::map<std::string, std::unique_ptr<PyRegex>> regexes_;
-  std::vector<UnknownParameter> unknownParameters_;
-  // this evaluator among all (ast::Literal::cache belongs to one evaluator at a time)
-  uint64_t generation_ = 0;
-  // the number its scopes keep their bindings in the names' SymbolTable headers under
-  const uint32_t symbolBindings_ = SymbolHeader::nextOwner();
-  std::vector<std::unique_ptr<runtime::ResultCollector>> collectors_;
-  // per entity, computed on first use (node-based maps: references stay valid)
-  std::unordered_map<const model::Entity*, std::vector<std::string>> indexAttributes_;
-  std::unordered_map<const model::Attribute*, std::unique_ptr<runtime::SlotPolicy>> policies_;
-  std::unordered_map<const model::Entity*, EntityPlan> plans_;
-  // the values of relation annotations, checked at the end (unknown is an error per relation end)
-  struct Annotation {
-    Variable* value;
-    const ast::Relation* relation;
-    int ends;
-  };
-  std::vector<Annotation> annotations_;
-  std::unordered_map<const model::Entity*, std::vector<const model::ImplementRule*>> implementRules_;
-  // per entity that declares or inherits an index: key -> instance (its ordinal), the keys' bytes
-  // in indexKeys_; looked up only, never iterated: hash order cannot leak into results
-  std::unordered_map<const model::Entity*, IndexTable> indexes_;
-  runtime::Instance* instanceNumbered(uint32_t ordinal) const { return instances_.all()[ordinal - 1]; }
-  Arena indexKeys_;
-  std::map<std::vector<std::string>, uint32_t> indexNumbers_;
-  std::unordered_map<const std::vector<std::string>*, uint32_t> indexNumberOf_;
-  // the lookups waiting for an instance, per entity and key (bytes); `key` is as messages show it
-  // (the final checks sort what is left: hash order does not leak)
-  struct PendingLookup {
-    Variable* result;
-    const ast::Node* at;
-    std::string key;
-  };
-  std::unordered_map<const model::Entity*, std::unordered_map<std::string, std::vector<PendingLookup>>> pending_;
-  // last: the instances use their entities' plans (layouts) until they are destroyed
-  runtime::InstanceStore instances_;
+  Evaluator* evaluator_;
+  bool owned_ = true;  // (false: left to the operating system at exit)
 };
 
 }  // namespace inmanta::compiler::exec

@@ -8,7 +8,7 @@
 
 #include "compiler/ast/arena.h"
 #include "compiler/ast/ast.h"
-#include "compiler/exec/evaluator.h"
+#include "compiler/exec/scope.h"
 #include "compiler/runtime/engine.h"
 #include "compiler/runtime/instance.h"
 

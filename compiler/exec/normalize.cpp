@@ -1,0 +1,294 @@
+#include "compiler/exec/evaluator_impl.h"
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/exec/operators.h"
+#include "compiler/exec/typecheck.h"
+#include "compiler/model/define.h"
+
+namespace inmanta::compiler::exec {
+
+// ------------------------------------------------------------------ normalisation (3.4, 3.7, 3.11)
+
+namespace {
+bool constantValue(const ast::Expr* e, Value& out) {
+  switch (e->kind) {
+    case ast::Kind::Literal:
+      out = static_cast<const ast::Literal*>(e)->value();
+      return true;
+    case ast::Kind::ListLit: {
+      ValueList items;
+      for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) {
+        Value v;
+        if (!constantValue(x, v)) return false;
+        appendSpliced(items, v);
+      }
+      out = Value(std::move(items));
+      return true;
+    }
+    case ast::Kind::DictLit: {
+      ValueDict d;
+      for (const auto& [k, x] : static_cast<const ast::DictLit*>(e)->entries) {
+        Value v;
+        if (!constantValue(x, v)) return false;
+        d.items.emplace_back(k, v);
+      }
+      out = Value(std::move(d));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+const model::Entity* Evaluator::constructorEntity(const ast::Constructor* ctor, model::Namespace* ns,
+                                                  const model::Entity* expected) {
+  const model::Type* primitive = nullptr;
+  const model::Definition* def = nullptr;
+  try {
+    def = model::resolveName(model_, ns, ctor->type, &primitive);
+  } catch (const CompileError& e) {
+    bool qualified = ctor->type.text().find("::") != std::string_view::npos;
+    if (expected == nullptr || qualified || e.diagnostic().kind != ErrorKind::TypeNotFoundException) throw;
+    // type inference (3.11): an entity of that name among the expected type and its subtypes
+    std::vector<const model::Entity*> candidates;
+    std::vector<const model::Entity*> todo{expected};
+    std::set<const model::Entity*> seen;
+    while (!todo.empty()) {
+      const model::Entity* cur = todo.back();
+      todo.pop_back();
+      if (!seen.insert(cur).second) continue;
+      if (cur->shortName == ctor->type.text()) candidates.push_back(cur);
+      for (const model::Entity* c : cur->children) todo.push_back(c);
+    }
+    if (candidates.empty()) throw;
+    if (candidates.size() > 1) {
+      std::sort(candidates.begin(), candidates.end(),
+                [](const model::Entity* a, const model::Entity* b) { return a->fullName < b->fullName; });
+      std::string names;
+      for (const model::Entity* c : candidates) names += (names.empty() ? "" : ", ") + c->fullName;
+      fail(ErrorKind::AmbiguousTypeException,
+           "Could not determine namespace for type " + std::string(ctor->type.text()) + ". " +
+               std::to_string(candidates.size()) + " possible candidates exists: [" + names +
+               "]. To resolve this, use the fully qualified name instead of the short name.",
+           ctor->loc());
+    }
+    return candidates.front();
+  }
+  if (def == nullptr || def->kind != model::Definition::Kind::Entity)
+    fail(ErrorKind::TypingException, std::string(ctor->type.text()) + " is not an entity", ctor->loc());
+  const model::Entity* entity = def->entity();
+  if (expected != nullptr && !entity->isA(expected))
+    fail(ErrorKind::TypingException,
+         "Can not assign a value of type " + entity->fullName + " to a variable of type " + expected->fullName, ctor->loc());
+  return entity;
+}
+
+std::string Evaluator::missingIndexMessage(const model::Entity* entity, const std::vector<std::string_view>& missing) {
+  std::string message = "Invalid Constructor call:";
+  for (std::string_view a : missing) {
+    // as the reference: a relation is named as one
+    const model::Attribute* attribute = entity->attribute(a);
+    std::string kind = attribute != nullptr && attribute->isRelation ? "relation" : "attribute";
+    message += "\n\t* Missing " + kind + " '" + std::string(a) + "'. The " + kind + " " + entity->fullName + "." +
+               std::string(a) + " is part of an index.";
+  }
+  return message;
+}
+
+void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected, bool lhs) {
+  if (e == nullptr) return;
+  switch (e->kind) {
+    case ast::Kind::Constructor: {
+      auto* c = static_cast<const ast::Constructor*>(e);
+      const model::Entity* entity = constructorEntity(c, ns, expected);
+      c->cache.setEntity(generation_, entity);
+      // index attributes neither given nor defaulted, once per index naming them (as the
+      // reference lists them); without a `**` argument, only an assigned-to attribute's inverse
+      // can still give one at run time: two or more, or none to give it, fail here (spec 3.10)
+      auto given = [&](std::string_view a) {
+        return entity->defaults.count(a) != 0 ||
+               std::any_of(c->named.kwargs.begin(), c->named.kwargs.end(),
+                           [&](const ast::KwArg& kw) { return kw.name.text() == a; });
+      };
+      std::vector<std::string_view> missing = missingIndexAttributes(entity, given);
+      if (!missing.empty() && c->named.wrapped.empty() && (!lhs || missing.size() > 1))
+        fail(ErrorKind::IndexAttributeMissingInConstructorException, missingIndexMessage(entity, missing), c->loc());
+      const std::vector<std::string>& indexAttributes = indexAttributesOf(entity);
+      for (const ast::KwArg& kw : c->named.kwargs) {
+        const model::Attribute* attr = entity->attribute(kw.name.text());
+        if (attr == nullptr)
+          fail(ErrorKind::TypingException, "no attribute " + std::string(kw.name.text()) + " on type " + entity->fullName,
+               kw.name.loc, true);
+        if (!attr->isRelation && kw.value->kind == ast::Kind::Constructor)
+          fail(ErrorKind::TypingException,
+               "Can not assign a value of type " + std::string(static_cast<const ast::Constructor*>(kw.value)->type.text()) +
+                   " to a variable of type " + attr->type->name(),
+               kw.value->loc());
+        normalizeExpr(kw.value, ns, attr->isRelation ? attr->target() : nullptr,
+                      !std::binary_search(indexAttributes.begin(), indexAttributes.end(), kw.name.text()));
+      }
+      for (const ast::Expr* w : c->named.wrapped) normalizeExpr(w, ns, nullptr);
+      return;
+    }
+    case ast::Kind::IndexLookup: {
+      auto* l = static_cast<const ast::IndexLookup*>(e);
+      const model::Type* primitive = nullptr;
+      const model::Definition* def = model::resolveName(model_, ns, l->type, &primitive);
+      if (def == nullptr || def->kind != model::Definition::Kind::Entity)
+        fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc());
+      for (const ast::KwArg& kw : l->named.kwargs) normalizeExpr(kw.value, ns, nullptr);
+      for (const ast::Expr* w : l->named.wrapped) normalizeExpr(w, ns, nullptr);
+      return;
+    }
+    case ast::Kind::ShortIndexLookup: {
+      auto* l = static_cast<const ast::ShortIndexLookup*>(e);
+      normalizeExpr(l->object, ns, nullptr);
+      for (const ast::KwArg& kw : l->named.kwargs) normalizeExpr(kw.value, ns, nullptr);
+      for (const ast::Expr* w : l->named.wrapped) normalizeExpr(w, ns, nullptr);
+      return;
+    }
+    case ast::Kind::Call: {
+      auto* c = static_cast<const ast::Call*>(e);
+      if (!castTypeOf(c->function.text())) {
+        const model::Type* primitive = nullptr;
+        const model::Definition* def = model::resolveName(model_, ns, c->function, &primitive);
+        if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
+          fail(ErrorKind::RuntimeException,
+               "Can not call '" + std::string(c->function.text()) + "', can only call plugin or primitive type cast", c->loc(),
+               true);
+      }
+      for (const ast::Expr* a : c->args) normalizeExpr(a, ns, nullptr);
+      for (const ast::KwArg& kw : c->named.kwargs) normalizeExpr(kw.value, ns, nullptr);
+      for (const ast::Expr* w : c->named.wrapped) normalizeExpr(w, ns, nullptr);
+      return;
+    }
+    case ast::Kind::VarRef: {
+      std::string_view text = static_cast<const ast::VarRef*>(e)->name().text();
+      size_t sep = text.rfind("::");
+      if (sep != std::string_view::npos && ns->visible.find(text.substr(0, sep)) == ns->visible.end())
+        fail(ErrorKind::NotFoundException,
+             "Namespace " + std::string(text.substr(0, sep)) + " not found. Try importing it with `import " +
+                 std::string(text.substr(0, sep)) + "`",
+             e->loc(), true);
+      return;
+    }
+    case ast::Kind::AttrRef: normalizeExpr(static_cast<const ast::AttrRef*>(e)->object, ns, nullptr); return;
+    case ast::Kind::MapLookup: {
+      auto* m = static_cast<const ast::MapLookup*>(e);
+      normalizeExpr(m->map, ns, nullptr);
+      normalizeExpr(m->key, ns, nullptr);
+      return;
+    }
+    case ast::Kind::IsDefined: normalizeExpr(static_cast<const ast::IsDefined*>(e)->object, ns, nullptr); return;
+    case ast::Kind::Binary: {
+      auto* b = static_cast<const ast::Binary*>(e);
+      normalizeExpr(b->lhs, ns, nullptr);
+      normalizeExpr(b->rhs, ns, nullptr);
+      return;
+    }
+    case ast::Kind::Not: normalizeExpr(static_cast<const ast::Not*>(e)->operand, ns, nullptr); return;
+    case ast::Kind::Conditional: {
+      auto* c = static_cast<const ast::Conditional*>(e);
+      normalizeExpr(c->condition, ns, nullptr);
+      normalizeExpr(c->whenTrue, ns, expected, lhs);
+      normalizeExpr(c->whenFalse, ns, expected, lhs);
+      return;
+    }
+    case ast::Kind::ListLit:
+      for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) normalizeExpr(x, ns, expected, lhs);
+      return;
+    case ast::Kind::ListComp: {
+      auto* c = static_cast<const ast::ListComp*>(e);
+      normalizeExpr(c->value, ns, expected, lhs);
+      normalizeExpr(c->iterable, ns, nullptr);
+      normalizeExpr(c->guard, ns, nullptr);
+      return;
+    }
+    case ast::Kind::DictLit:
+      for (const auto& [k, v] : static_cast<const ast::DictLit*>(e)->entries) normalizeExpr(v, ns, nullptr);
+      return;
+    case ast::Kind::StringFormat:
+      for (const auto& p : static_cast<const ast::StringFormat*>(e)->parts) normalizeExpr(p.ref, ns, nullptr);
+      return;
+    case ast::Kind::FString:
+      for (const auto& r : static_cast<const ast::FString*>(e)->refs) normalizeExpr(r.ref, ns, nullptr);
+      return;
+    case ast::Kind::Literal: case ast::Kind::Regex:
+      return;
+    default:
+      return;
+  }
+}
+
+void Evaluator::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
+  for (const ast::Stmt* s : block) {
+    switch (s->kind) {
+      case ast::Kind::ExprStmt: normalizeExpr(static_cast<const ast::ExprStmt*>(s)->expr, ns, nullptr); break;
+      case ast::Kind::Assign: {
+        auto* a = static_cast<const ast::Assign*>(s);
+        normalizeExpr(a->target, ns, nullptr);
+        normalizeExpr(a->value, ns, nullptr, a->target->kind == ast::Kind::AttrRef);
+        break;
+      }
+      case ast::Kind::For: {
+        auto* f = static_cast<const ast::For*>(s);
+        normalizeExpr(f->iterable, ns, nullptr);
+        normalizeBlock(f->body, ns);
+        break;
+      }
+      case ast::Kind::If: {
+        auto* i = static_cast<const ast::If*>(s);
+        normalizeExpr(i->condition, ns, nullptr);
+        normalizeBlock(i->thenBlock, ns);
+        normalizeBlock(i->elseBlock, ns);
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+void Evaluator::normalize() {
+  // whether the last check failed inside a constraint's expression (a variable, a plugin, an
+  // operator), rather than on the value (a base type, "does not match constraint")
+  bool inExpression = false;
+  auto check = [this, &inExpression](const model::Typedef& t, const Value& x) {
+    std::optional<Diagnostic> verdict = checkConstraint(t, x);
+    inExpression = verdict && !(verdict->location.file == t.location.file && verdict->location.line == t.location.line &&
+                                verdict->location.col == t.location.col &&
+                                verdict->message.find(", does not match constraint `") != std::string::npos);
+    return verdict;
+  };
+  // entity defaults: constants, valid for the attribute's type (3.7)
+  for (const auto& entity : model_.entities()) {
+    if (entity->definition == nullptr) continue;
+    for (const ast::Attribute& a : entity->definition->attributes) {
+      if (a.defaultValue == nullptr) continue;
+      Value v;
+      if (!constantValue(a.defaultValue, v))
+        fail(ErrorKind::RuntimeException, ast::dump(a.defaultValue) + " is not a constant", a.name.loc, true);
+      const model::Attribute* attr = entity->attribute(a.name.text());
+      if (attr == nullptr || attr->isRelation) continue;
+      inExpression = false;
+      if (auto err = validateValue(attr->type, v, check)) {
+        // an error of the constraint's expression (a variable it reads, a plugin, an operator on
+        // the wrong type) is reported where it is written, as the reference: its statement raised
+        // it; a value the type or constraint refuses is reported at the attribute
+        if (!inExpression) err->location = a.name.loc;
+        throw CompileError(std::move(*err));
+      }
+    }
+  }
+  // implementation bodies, implement conditions, then the top-level blocks (3.4 step 5)
+  for (const auto& ns : model_.namespaces())
+    for (const auto& [name, def] : ns->definitions)
+      if (const model::Implementation* impl = def.implementation()) normalizeBlock(impl->definition->body, impl->ns);
+  for (const auto& entity : model_.entities())
+    for (const model::ImplementRule& rule : entity->rules) normalizeExpr(rule.when, rule.ns, nullptr);
+  for (const auto& ns : model_.namespaces()) normalizeBlock(ns->file->statements, ns.get());
+}
+
+}  // namespace inmanta::compiler::exec
