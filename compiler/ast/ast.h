@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "compiler/ast/arena.h"
-#include "compiler/runtime/engine.h"
+#include "compiler/runtime/variable.h"
 #include "compiler/runtime/value.h"
 #include "compiler/source/source.h"
 
@@ -178,11 +178,12 @@ struct Literal : Expr {
 };
 static_assert(sizeof(Literal) == 24, "a literal is its node and its variable");
 
-// What the evaluator keeps on a node for one compile (a plan, a variable): `value`, valid for the
-// evaluator whose unique number is `owner` (another evaluator replaces it).
-struct EvalCache {
+// A word a later pass keeps on a node for one compile: `word`, valid for the pass whose unique
+// number is `owner` (another pass replaces it). The tree never reads it; what the word means is
+// the pass's own (the evaluator's constants and constructor plans, compiler/exec).
+struct Annotation {
   uint64_t owner = 0;
-  void* value = nullptr;
+  uintptr_t word = 0;
 };
 
 // A plain or multi-line string with `{{ ref }}` interpolation (spec 1.7, 5.4).
@@ -290,21 +291,7 @@ struct Call : Expr {
 struct Constructor : Expr {
   Name type;
   Arguments named;
-  // For the evaluator whose unique number is `owner`: the entity, resolved before the run with the
-  // type inference of a relation's argument, until the plan is made at the first evaluation, then
-  // the plan (which names the entity). One owner for both: another evaluator replaces them.
-  struct Cache {
-    uint64_t owner = 0;
-    const void* entity() const { return (resolved & kPlan) == 0 ? reinterpret_cast<const void*>(resolved) : nullptr; }
-    const void* plan() const { return (resolved & kPlan) != 0 ? reinterpret_cast<const void*>(resolved & ~kPlan) : nullptr; }
-    void setEntity(uint64_t by, const void* entity) { owner = by, resolved = reinterpret_cast<uintptr_t>(entity); }
-    void setPlan(uint64_t by, const void* plan) { owner = by, resolved = reinterpret_cast<uintptr_t>(plan) | kPlan; }
-
-   private:
-    static constexpr uintptr_t kPlan = 1;  // (both are 8-byte aligned)
-    uintptr_t resolved = 0;
-  };
-  mutable Cache cache;
+  mutable Annotation annotation;  // (the evaluator's: its entity, then its plan)
   Constructor(SourceLocation l, Name t) : Expr(Kind::Constructor, l), type(t) {}
 };
 static_assert(sizeof(Constructor) == 80, "a constructor call is its node, type, arguments and cache");
@@ -325,8 +312,7 @@ struct ShortIndexLookup : Expr {
 
 struct ListLit : Expr {
   Span<Expr*> elements;
-  // the evaluator's variable of its value when every element is a literal
-  mutable EvalCache cache;
+  mutable Annotation annotation;  // (the evaluator's: its constant value when every element is a literal)
   explicit ListLit(SourceLocation l) : Expr(Kind::ListLit, l) {}
 };
 
@@ -347,8 +333,7 @@ struct DictLit : Expr {
     Expr* value;
   };
   Span<Entry> entries;
-  // the evaluator's variable of its value when every entry is a literal
-  mutable EvalCache cache;
+  mutable Annotation annotation;  // (the evaluator's: its constant value when every entry is a literal)
   explicit DictLit(SourceLocation l) : Expr(Kind::DictLit, l) {}
 };
 

@@ -207,14 +207,33 @@ class Evaluator::AssignmentBatch final : public runtime::Waiter {
   std::vector<Entry> entries_;
 };
 
+const model::Entity* Evaluator::annotatedEntity(const ast::Constructor* ctor) const {
+  const ast::Annotation& a = ctor->annotation;
+  if (a.owner != generation_ || (a.word & kPlanTag) != 0) return nullptr;
+  return reinterpret_cast<const model::Entity*>(a.word);
+}
+
+const Evaluator::ConstructorPlan* Evaluator::annotatedPlan(const ast::Constructor* ctor) const {
+  const ast::Annotation& a = ctor->annotation;
+  if (a.owner != generation_ || (a.word & kPlanTag) == 0) return nullptr;
+  return reinterpret_cast<const ConstructorPlan*>(a.word & ~kPlanTag);
+}
+
+void Evaluator::annotateEntity(const ast::Constructor* ctor, const model::Entity* entity) const {
+  ctor->annotation = ast::Annotation{generation_, reinterpret_cast<uintptr_t>(entity)};
+}
+
+void Evaluator::annotatePlan(const ast::Constructor* ctor, const ConstructorPlan* plan) const {
+  ctor->annotation = ast::Annotation{generation_, reinterpret_cast<uintptr_t>(plan) | kPlanTag};
+}
+
 const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Constructor* ctor, Scope* scope) {
-  bool resolved = ctor->cache.owner == generation_;
-  if (resolved && ctor->cache.plan() != nullptr) return *static_cast<const ConstructorPlan*>(ctor->cache.plan());
+  if (const ConstructorPlan* known = annotatedPlan(ctor)) return *known;
   ConstructorPlan plan;
-  plan.entity = resolved ? static_cast<const model::Entity*>(ctor->cache.entity())
-                         : constructorEntity(ctor, scope->ns, nullptr);
+  const model::Entity* resolved = annotatedEntity(ctor);
+  plan.entity = resolved != nullptr ? resolved : constructorEntity(ctor, scope->ns, nullptr);
   auto keep = [&](ConstructorPlan& kept) -> const ConstructorPlan& {
-    ctor->cache.setPlan(generation_, &kept);
+    annotatePlan(ctor, &kept);
     return kept;
   };
   const model::Entity* entity = plan.entity;

@@ -38,7 +38,7 @@
 #include "compiler/parse/pyregex.h"
 #include "compiler/plugin.h"
 #include "compiler/resource_types.h"
-#include "compiler/runtime/engine.h"
+#include "compiler/runtime/scheduler.h"
 #include "compiler/runtime/instance.h"
 #include "compiler/source/source.h"
 
@@ -135,9 +135,9 @@ class Evaluator {
   // The ready variable holding a literal's value: made once per literal and compile, when an
   // expression reads the literal as a variable.
   // The ready variable of a value that is the same every time a node is evaluated (a literal, a
-  // list or dict of literals): made once per node and compile, kept in the node's cache.
+  // list or dict of literals): made once per node and compile, kept in the node's annotation.
   template <class F>
-  Variable* constantVariable(ast::EvalCache& cache, F value);
+  Variable* constantVariable(ast::Annotation& annotation, F value);
   // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
   void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
@@ -280,6 +280,14 @@ class Evaluator {
     std::vector<Step> steps;
   };
   const ConstructorPlan& constructorPlan(const ast::Constructor* ctor, Scope* scope);
+  // What a constructor call's annotation holds for this evaluator: the entity, resolved before the
+  // run with the type inference of a relation's argument (normalisation), until the plan is made
+  // at its first evaluation, then the plan (which names the entity); null when it holds neither.
+  const model::Entity* annotatedEntity(const ast::Constructor* ctor) const;
+  const ConstructorPlan* annotatedPlan(const ast::Constructor* ctor) const;
+  void annotateEntity(const ast::Constructor* ctor, const model::Entity* entity) const;
+  void annotatePlan(const ast::Constructor* ctor, const ConstructorPlan* plan) const;
+  static constexpr uintptr_t kPlanTag = 1;  // (the low bit of the word: both are 8-byte aligned)
   std::vector<ConstructorPlan::Step> constructorSteps(
       const ConstructorPlan& plan, const std::function<bool(const EntityPlan::Default&)>& isConstructionValue);
   std::deque<ConstructorPlan> constructorPlans_;  // stable addresses

@@ -40,12 +40,12 @@ std::vector<Value> valuesOf(const runtime::VarList& in) {
 }  // namespace
 
 template <class F>
-Variable* Evaluator::constantVariable(ast::EvalCache& cache, F value) {
-  if (cache.owner != generation_) {
-    cache.owner = generation_;
-    cache.value = scheduler_.makeWrapped(value());
+Variable* Evaluator::constantVariable(ast::Annotation& annotation, F value) {
+  if (annotation.owner != generation_) {
+    annotation.owner = generation_;
+    annotation.word = reinterpret_cast<uintptr_t>(scheduler_.makeWrapped(value()));
   }
-  return static_cast<Variable*>(cache.value);
+  return reinterpret_cast<Variable*>(annotation.word);
 }
 
 Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
@@ -158,7 +158,7 @@ Variable* Evaluator::emitList(const ast::ListLit* l, Scope* scope, const Lhs* lh
     return Value(std::move(out));
   };
   if (std::all_of(l->elements.begin(), l->elements.end(), isLiteral))
-    return constantVariable(l->cache, [&] {
+    return constantVariable(l->annotation, [&] {
       return build(l->elements.size(), [&](size_t i) { return static_cast<const ast::Literal*>(l->elements[i])->value(); });
     });
   runtime::VarList elements;
@@ -176,7 +176,7 @@ Variable* Evaluator::emitDict(const ast::DictLit* d, Scope* scope) {
     return Value(std::move(out));
   };
   if (std::all_of(d->entries.begin(), d->entries.end(), [](const auto& entry) { return isLiteral(entry.value); }))
-    return constantVariable(d->cache, [&] {
+    return constantVariable(d->annotation, [&] {
       return build([&](size_t i) { return static_cast<const ast::Literal*>(d->entries[i].value)->value(); });
     });
   runtime::VarList values;

@@ -104,7 +104,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
     case ast::Kind::Constructor: {
       auto* c = static_cast<const ast::Constructor*>(e);
       const model::Entity* entity = constructorEntity(c, ns, expected);
-      c->cache.setEntity(generation_, entity);
+      annotateEntity(c, entity);
       // index attributes neither given nor defaulted, once per index naming them (as the
       // reference lists them); without a `**` argument, only an assigned-to attribute's inverse
       // can still give one at run time: two or more, or none to give it, fail here (spec 3.10)

@@ -1,6 +1,7 @@
 #include "compiler/exec/operators.h"
 
 #include "compiler/exec/fail.h"
+#include "compiler/runtime/slots.h"
 
 namespace inmanta::compiler::exec {
 

@@ -8,7 +8,8 @@
 #include <string_view>
 
 #include "compiler/ast/ast.h"
-#include "compiler/runtime/engine.h"
+#include "compiler/runtime/var_list.h"
+#include "compiler/runtime/variable.h"
 #include "compiler/runtime/value.h"
 #include "compiler/source/source.h"
 

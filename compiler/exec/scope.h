@@ -10,7 +10,7 @@
 #include "compiler/ast/ast.h"
 #include "compiler/model/model.h"
 #include "compiler/runtime/instance.h"
-#include "compiler/runtime/engine.h"
+#include "compiler/runtime/variable.h"
 
 namespace inmanta::compiler::exec {
 

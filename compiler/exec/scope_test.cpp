@@ -9,7 +9,7 @@
 #include "compiler/ast/arena.h"
 #include "compiler/ast/ast.h"
 #include "compiler/exec/scope.h"
-#include "compiler/runtime/engine.h"
+#include "compiler/runtime/scheduler.h"
 #include "compiler/runtime/instance.h"
 
 namespace inmanta::compiler::exec {

@@ -13,7 +13,7 @@
 
 #include "compiler/ast/arena.h"
 #include "compiler/model/model.h"
-#include "compiler/runtime/engine.h"
+#include "compiler/runtime/slots.h"
 
 namespace inmanta::compiler::runtime {
 

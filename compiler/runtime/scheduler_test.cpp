@@ -1,5 +1,5 @@
 // The engine core: variables, promises, gradual listeners and the freeze algorithm (spec 4.3-4.7).
-#include "compiler/runtime/engine.h"
+#include "compiler/runtime/scheduler.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "compiler/runtime/engine.h"
+#include "compiler/runtime/scheduler.h"
 
 #include <algorithm>
 #include <limits>
