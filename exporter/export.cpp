@@ -10,14 +10,16 @@
 #include "exporter/rest_client.h"
 #include "exporter/plugin_server.h"
 #include "exporter/settings.h"
+#include "util/resource_id.h"
 
 namespace inmanta::exporter {
 
 std::string dependencyGraph(const std::vector<Resource>& resources) {
   std::string out = "digraph G {\n";
-  for (const Resource& r : resources) out += "\t\"" + r.rid + ",v=0\";\n";
+  for (const Resource& r : resources) out += "\t\"" + util::versionedId(r.rid, 0) + "\";\n";
   for (const Resource& r : resources)
-    for (const std::string& req : r.requires_) out += "\t\"" + r.rid + ",v=0\" -> \"" + req + "\";\n";
+    for (const std::string& req : r.requires_)
+      out += "\t\"" + util::versionedId(r.rid, 0) + "\" -> \"" + req + "\";\n";
   return out + "}\n";
 }
 

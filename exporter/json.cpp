@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "util/resource_id.h"
+#include "util/unknown.h"
+
 namespace inmanta::exporter {
 
 using compiler::runtime::Value;
@@ -117,7 +120,7 @@ void appendJsonValue(std::string& out, const Value& v) {
     }
     case Value::Type::Instance:
       throw ExportError(v.asInstance()->display() + " is not JSON serializable");
-    case Value::Type::Unknown: appendJsonString(out, "<<undefined>>"); return;
+    case Value::Type::Unknown: appendJsonString(out, util::kUnknownMarker); return;
   }
 }
 
@@ -135,7 +138,7 @@ void appendResourceJson(std::string& out, const Resource& r, long long version) 
     appendJsonString(out, r.requires_[i]);
   }
   out += "], \"id\": ";
-  appendJsonString(out, r.rid + ",v=" + std::to_string(version));
+  appendJsonString(out, util::versionedId(r.rid, version));
   out += '}';
 }
 

@@ -1,7 +1,6 @@
 #include "exporter/push.h"
 
 #include <unistd.h>
-#include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 
 #include "compiler/driver.h"
 #include "exporter/json.h"
+#include "util/sha1.h"
 
 namespace inmanta::exporter {
 
@@ -22,21 +22,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using compiler::logLine;
+using util::sha1Hex;
 
 namespace {
-
-std::string sha1Hex(const std::string& data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha1(), nullptr);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 15];
-  }
-  return out;
-}
 
 std::string readAll(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

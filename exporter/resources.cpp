@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "util/unknown.h"
+
 namespace inmanta::exporter {
 
 using compiler::readAttribute;
@@ -12,18 +14,9 @@ using compiler::ResourceTypeSpec;
 using compiler::runtime::Instance;
 using compiler::runtime::InstanceBase;
 using compiler::runtime::Value;
+using util::hasUnknown;
 
 namespace {
-
-bool hasUnknown(const Value& v) {
-  if (v.isUnknown()) return true;
-  if (v.isList())
-    return std::any_of(v.asList().begin(), v.asList().end(), [](const Value& e) { return hasUnknown(e); });
-  if (v.isDict())
-    return std::any_of(v.asDict().items.begin(), v.asDict().items.end(),
-                       [](const auto& kv) { return hasUnknown(kv.second); });
-  return false;
-}
 
 bool isA(const Instance& instance, const std::string& entity) {
   for (const auto* e : instance.entity->lineage())
@@ -130,7 +123,7 @@ ResourceSet buildResources(const std::vector<Instance*>& instances,
       for (const auto& field : type.fields) {
         Value v = fieldValue(instance, type, field, sink);
         if (hasUnknown(v)) {
-          v = Value("<<undefined>>");
+          v = Value(std::string(util::kUnknownMarker));
           r.undefined = true;
         } else if (std::string path; const InstanceBase* found = firstInstance(v, field.name, path)) {
           // (an instance anywhere in the value: the reference's reference collector refuses it)

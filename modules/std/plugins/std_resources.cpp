@@ -1,11 +1,10 @@
 // std's resource types for the exporter (export spec 1.2, 1.3, 1.6, 1.8).
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "modules/std/plugins/std_plugins.h"
+#include "util/sha1.h"
 
 namespace inmanta::stdmodule {
 
@@ -21,30 +20,6 @@ using compiler::runtime::Value;
 
 // The marker std::file leaves in `content` (its bytes are read at export time).
 constexpr std::string_view kFileMarker = "imp-module-source:file://";
-
-std::string sha1Hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha1(), nullptr) != 1)
-    throw ResourceError("SHA-1 is not available");
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 15];
-  }
-  return out;
-}
-
-bool hasUnknown(const Value& v) {
-  if (v.isUnknown()) return true;
-  if (v.isList())
-    return std::any_of(v.asList().begin(), v.asList().end(), [](const Value& e) { return hasUnknown(e); });
-  if (v.isDict())
-    return std::any_of(v.asDict().items.begin(), v.asDict().items.end(),
-                       [](const auto& kv) { return hasUnknown(kv.second); });
-  return false;
-}
 
 const Instance& asInstance(const Value& v) { return *static_cast<const Instance*>(v.asInstance()); }
 
@@ -96,7 +71,7 @@ Value fileHash(const Instance& file, ExportSink& sink) {
   if (!prefix || !suffix) return Value::unknown();
   if (!prefix->empty()) text = *prefix + sep + text;
   if (!suffix->empty()) text = text + sep + *suffix;
-  std::string hash = sha1Hex(text);
+  std::string hash = util::sha1Hex(text);
   sink.addFile(hash, std::move(text));
   return Value(hash);
 }
