@@ -1,0 +1,42 @@
+// One subcommand of `inmanta` per file (as Nix's src/nix/*.cc): compile.cpp, export.cpp,
+// project.cpp, module.cpp. main.cpp makes the app with the global flags, lets every command of
+// the table (command.cpp) add its subcommand, parses, runs the parsed one and maps its errors to
+// exit codes. A new command is a new file, a factory below and a line in the table.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace inmanta::cli {
+
+// The flags of `inmanta` itself, given before the subcommand.
+struct GlobalOptions {
+  int verbosity = 0;        // -v, -vv
+  bool trace = false;       // -X
+  std::string configFile;   // -c
+  std::string configDir = "/etc/inmanta/inmanta.d";
+};
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  // Adds the subcommand with its options (and its own subcommands) to `app` and returns it. The
+  // options may write into `globals`, which outlives the command (export takes -v and -X too).
+  virtual CLI::App* add(CLI::App& app, GlobalOptions& globals) = 0;
+  // Runs the command after a parse that selected it; returns the exit status. User errors are
+  // installer::ProjectError, anything else is internal: main reports both.
+  virtual int run(const GlobalOptions& globals) = 0;
+};
+
+std::unique_ptr<Command> makeCompileCommand();
+std::unique_ptr<Command> makeProjectCommand();
+std::unique_ptr<Command> makeModuleCommand();
+std::unique_ptr<Command> makeExportCommand();
+
+// Every command, in the order `inmanta --help` lists them.
+std::vector<std::unique_ptr<Command>> makeCommands();
+
+}  // namespace inmanta::cli

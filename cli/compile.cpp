@@ -1,0 +1,57 @@
+// `inmanta compile [--install]`: compile the project's model with the run's settings.
+#include <iostream>
+
+#include "cli/builtin_modules.h"
+#include "cli/command.h"
+#include "cli/huge_pages.h"
+#include "cli/server_flags.h"
+#include "compiler/driver.h"
+#include "exporter/export.h"
+#include "installer/installer.h"
+
+namespace inmanta::cli {
+
+namespace {
+
+class CompileCommand : public Command {
+ public:
+  CLI::App* add(CLI::App& app, GlobalOptions&) override {
+    CLI::App* cmd = app.add_subcommand("compile", "Compile the project's model (main.cf with its modules)");
+    cmd->add_option("--project", options_.projectDir,
+                    "The project folder (default: the nearest folder upwards with a project.yml)");
+    server_.add(cmd);
+    cmd->add_flag("--install", install_, "Install the project's missing modules first (as `inmanta project install`)");
+    return cmd;
+  }
+
+  int run(const GlobalOptions& globals) override {
+    if (install_) {
+      installer::InstallOptions installOptions;
+      installOptions.projectDir = options_.projectDir;
+      installer::resolveProject(installOptions, std::cerr);
+    }
+    preferHugePages();
+    options_.verbosity = globals.verbosity;
+    options_.trace = globals.trace;
+    compiler::PluginRegistry plugins;
+    compiler::ResourceTypeRegistry types;
+    registerBuiltinModules(plugins, types);
+    options_.plugins = &plugins;
+    options_.resourceTypes = &types;
+    options_.keepMemoryAtExit = true;
+    exporter::SettingsFlags settings;
+    server_.applyTo(settings, globals.configFile, globals.configDir);
+    return exporter::runCompileWithSettings(options_, settings, std::cout, std::cerr);
+  }
+
+ private:
+  compiler::CompileOptions options_;
+  ServerFlags server_;
+  bool install_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> makeCompileCommand() { return std::make_unique<CompileCommand>(); }
+
+}  // namespace inmanta::cli

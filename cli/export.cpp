@@ -1,0 +1,68 @@
+// `inmanta export`: compile, then write the resources to a file (-j) or push them to the server.
+#include <iostream>
+
+#include "cli/builtin_modules.h"
+#include "cli/command.h"
+#include "cli/huge_pages.h"
+#include "cli/server_flags.h"
+#include "exporter/export.h"
+
+namespace inmanta::cli {
+
+namespace {
+
+class ExportCommand : public Command {
+ public:
+  CLI::App* add(CLI::App& app, GlobalOptions& globals) override {
+    auto& ex = options_;
+    CLI::App* cmd = app.add_subcommand("export", "Compile the project and export its resources (to a file with -j)");
+    cmd->add_option("--project", ex.compile.projectDir,
+                    "The project folder (default: the nearest folder upwards with a project.yml)");
+    cmd->add_option("-j,--json", ex.jsonFile,
+                    "Write the resources to this file as JSON instead of sending them to a server (offline)");
+    cmd->add_flag("-g,--dependency-graph", ex.dependencyGraph,
+                  "Also write the resources and their requires to dependencies.dot in the current folder");
+    server_.add(cmd);
+    cmd->add_flag("-d,--deploy", ex.push.deploy, "Release the new version for deployment");
+    cmd->add_flag("--full", ex.push.full, "With -d: release as a full deploy (push_full_deploy)");
+    cmd->add_option("--metadata", ex.push.metadata,
+                    "The version's metadata: a JSON object, or a text used as its message");
+    cmd->add_option("-m,--message", ex.push.message, "The version's message");
+    cmd->add_flag("--partial", ex.push.partial, "Export a partial version (only the resource sets of this model)");
+    cmd->add_flag("--allow-handler-code-update", ex.push.allowHandlerCodeUpdate,
+                  "With --partial: allow the handler code to change");
+    cmd->add_option("--delete-resource-set", ex.push.removedSets,
+                    "With --partial: remove this resource set (repeatable; also INMANTA_REMOVED_RESOURCE_SET_ID)");
+    cmd->add_flag("--soft-delete", ex.push.softDelete,
+                  "With --partial: do not remove resource sets whose resources are all gone");
+    cmd->add_option("--export-plugin", ex.exportPlugin, "Run this export plugin (std defines none)");
+    // -v and -X are also taken after `export`, into the global flags
+    cmd->add_flag("-v,--verbose", globals.verbosity, "More log output: -v for info, -vv for debug");
+    cmd->add_flag("-X,--extended-errors", globals.trace, "Show internal details of failures");
+    return cmd;
+  }
+
+  int run(const GlobalOptions& globals) override {
+    preferHugePages();
+    options_.compile.verbosity = globals.verbosity;
+    options_.compile.trace = globals.trace;
+    compiler::PluginRegistry plugins;
+    compiler::ResourceTypeRegistry types;
+    registerBuiltinModules(plugins, types);
+    options_.compile.plugins = &plugins;
+    options_.compile.keepMemoryAtExit = true;
+    options_.types = &types;
+    server_.applyTo(options_.settings, globals.configFile, globals.configDir);
+    return exporter::runExport(options_, std::cout, std::cerr);
+  }
+
+ private:
+  exporter::ExportOptions options_;
+  ServerFlags server_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> makeExportCommand() { return std::make_unique<ExportCommand>(); }
+
+}  // namespace inmanta::cli
