@@ -13,7 +13,7 @@
 
 #include "compiler/compile.h"
 #include "compiler/exec/evaluator.h"
-#include "compiler/model/define.h"
+#include "compiler/sema/define.h"
 #include "compiler/project/project.h"
 
 namespace inmanta::compiler {
@@ -94,7 +94,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     static const PluginRegistry kNoPlugins;
     auto modelOwner = std::make_unique<model::Model>();
     model::Model& model = *modelOwner;
-    model::defineModel(model, session->files(), options.plugins ? *options.plugins : kNoPlugins, session->sources(),
+    sema::defineModel(model, session->files(), options.plugins ? *options.plugins : kNoPlugins, session->sources(),
                        warn);
     exec::ExecOptions execOptions;
     execOptions.out = &out;

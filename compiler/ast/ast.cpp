@@ -509,4 +509,11 @@ std::string dump(const File* file, bool detailed) {
   return out;
 }
 
+std::optional<Name> assignedName(const Stmt* s) {
+  if (s->kind != Kind::Assign) return std::nullopt;
+  const Expr* target = static_cast<const Assign*>(s)->target;
+  if (target->kind != Kind::VarRef) return std::nullopt;
+  return static_cast<const VarRef*>(target)->name();
+}
+
 }  // namespace inmanta::compiler::ast

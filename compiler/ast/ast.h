@@ -352,6 +352,17 @@ struct Assign : Stmt {
   Assign(SourceLocation l, Expr* t, Expr* v, bool lo) : Stmt(Kind::Assign, l), target(t), value(v), listOnly(lo) {}
 };
 
+// The name a statement declares in its block (spec 3.13): an assignment's to a plain variable;
+// else none.
+std::optional<Name> assignedName(const Stmt* s);
+
+// Calls `f` with each name assigned directly in a block and the assignment, in order.
+template <class F>
+void forEachAssigned(const Block& block, F&& f) {
+  for (const Stmt* s : block)
+    if (std::optional<Name> n = assignedName(s)) f(*n, static_cast<const Assign*>(s));
+}
+
 struct For : Stmt {
   Name variable;
   Expr* iterable;

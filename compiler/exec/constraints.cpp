@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "compiler/exec/operators.h"
-#include "compiler/exec/typecheck.h"
-#include "compiler/model/define.h"
+#include "compiler/sema/typecheck.h"
+#include "compiler/sema/define.h"
 
 namespace inmanta::compiler::exec {
 
@@ -219,7 +219,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
     case ast::Kind::ListLit: {
       ValueList out;
       for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) {
-        appendSpliced(out, evalDirect(x, self, t, locals));
+        runtime::appendSpliced(out, evalDirect(x, self, t, locals));
       }
       return Value(std::move(out));
     }
@@ -261,10 +261,10 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       std::string_view name = call->function.text();
       std::vector<Value> args;
       for (const ast::Expr* a : call->args) args.push_back(evalDirect(a, self, t, locals));
-      std::optional<runtime::CastType> cast = castTypeOf(name);
+      std::optional<runtime::CastType> cast = runtime::castTypeNamed(name);
       if (cast && args.size() == 1 && call->named.kwargs.empty()) return applyCast(*cast, args[0], call->loc());
       const model::Type* primitive = nullptr;
-      const model::Definition* def = model::resolveName(model_, t.ns, call->function, &primitive);
+      const model::Definition* def = sema::resolveName(model_, t.ns, call->function, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
         fail(ErrorKind::RuntimeException,
              "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc(), true);

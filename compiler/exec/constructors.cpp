@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "compiler/exec/typecheck.h"
+#include "compiler/sema/typecheck.h"
 
 namespace inmanta::compiler::exec {
 
@@ -72,7 +72,7 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
 
   std::optional<Diagnostic> validate(const Value& v) const override {
     if (!attribute_->isRelation)
-      return selfBinding_ ? std::nullopt : validateValue(attribute_->type, v, checkConstraint_);
+      return selfBinding_ ? std::nullopt : sema::validateValue(attribute_->type, v, checkConstraint_);
     const model::Entity* target = attribute_->target();
     if (v.isInstance()) {
       auto* other = static_cast<runtime::Instance*>(v.asInstance());
@@ -98,7 +98,7 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
  private:
   Evaluator* evaluator_;
   const model::Attribute* attribute_;
-  ConstraintCheck checkConstraint_;  // made once: validate() runs on every value set
+  sema::ConstraintCheck checkConstraint_;  // made once: validate() runs on every value set
   bool selfBinding_;
 };
 
@@ -231,7 +231,7 @@ const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Construc
   if (const ConstructorPlan* known = annotatedPlan(ctor)) return *known;
   ConstructorPlan plan;
   const model::Entity* resolved = annotatedEntity(ctor);
-  plan.entity = resolved != nullptr ? resolved : constructorEntity(ctor, scope->ns, nullptr);
+  plan.entity = resolved != nullptr ? resolved : sema::constructorEntity(model_, ctor, scope->ns, nullptr);
   auto keep = [&](ConstructorPlan& kept) -> const ConstructorPlan& {
     annotatePlan(ctor, &kept);
     return kept;
@@ -379,7 +379,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         };
         if (!std::all_of(indexAttributes.begin(), indexAttributes.end(), given)) {
           fail(ErrorKind::IndexAttributeMissingInConstructorException,
-               missingIndexMessage(entity, missingIndexAttributes(entity, given)), ctor->loc());
+               sema::missingIndexMessage(entity, sema::missingIndexAttributes(entity, given)), ctor->loc());
         }
         // as the reference's index lookup: an int given for a float attribute is looked up as a
         // float (only the key: the attribute is still set to the int, an error for a new instance)

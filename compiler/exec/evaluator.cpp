@@ -1,6 +1,8 @@
 #include "compiler/exec/evaluator_impl.h"
 
 #include "compiler/exec/plugin_context.h"
+#include "compiler/sema/precedence.h"
+#include "compiler/sema/shadowing.h"
 
 #include <atomic>
 
@@ -31,13 +33,6 @@ Variable* attributeSlot(const Value& o, std::string_view attribute, const ast::E
        at);
 }
 
-std::optional<ast::Name> assignedName(const ast::Stmt* s) {
-  if (s->kind != ast::Kind::Assign) return std::nullopt;
-  const ast::Expr* target = static_cast<const ast::Assign*>(s)->target;
-  if (target->kind != ast::Kind::VarRef) return std::nullopt;
-  return static_cast<const ast::VarRef*>(target)->name();
-}
-
 // ------------------------------------------------------------------ setup and run
 
 Evaluator::Evaluator(model::Model& model, const PluginRegistry& plugins, const SourceManager& sources,
@@ -58,22 +53,26 @@ std::string Evaluator::where(const SourceLocation& loc) const { return sources_.
 Evaluator::~Evaluator() { deleteLiveSinks(); }
 
 void Evaluator::run() {
-  normalize();
-  loadPrecedencePolicy();
+  sema::normalize(model_, [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); },
+                  [this](const ast::Constructor* ctor, const model::Entity* entity) { annotateEntity(ctor, entity); });
+  freezeRanks_ = sema::relationFreezeRanks(model_, options_.relationPrecedencePolicy,
+                                           [this](std::string_view level, const std::string& message) {
+                                             if (options_.log) options_.log("inmanta.execute.scheduler", level, message);
+                                           });
   // every file's top-level scope first: qualified references may point into any of them
   std::vector<TopLevel> tops;
   tops.reserve(model_.namespaces().size());
   for (const auto& ns : model_.namespaces()) {
     Scope* top = &scopes_.emplace_back(nullptr, ns.get(), symbolBindings_);
     topScopes_[ns.get()] = top;
-    declareTopLevel(tops.emplace_back(TopLevel{&ns->file->statements, top, std::nullopt, {}}));
+    declareTopLevel(tops.emplace_back(TopLevel{&ns->file->statements, top, {}}));
   }
   // a variable that hides one of an enclosing block is reported (as the reference does before
   // it runs a file's statements); the top level hides nothing, and its variables are its scope's
-  for (TopLevel& top : tops) {
-    ShadowScope variables;
-    warnShadowedWithin(top.withBlocks, variables, top);
-  }
+  for (TopLevel& top : tops)
+    sema::warnShadowedVariables(*top.block, top.withBlocks,
+                                [&top](std::string_view name) { return top.scope->own(name) != nullptr; }, sources_,
+                                options_.warn);
   for (const auto& ns : model_.namespaces()) emitBlock(ns->file->statements, topScopes_[ns.get()], true);
   std::vector<runtime::Waiter*> left = scheduler_.run(options_.maxIterations);
   finalChecks();

@@ -40,6 +40,7 @@
 #include "compiler/resource_types.h"
 #include "compiler/runtime/scheduler.h"
 #include "compiler/runtime/instance.h"
+#include "compiler/sema/normalize.h"
 #include "compiler/source/source.h"
 
 namespace inmanta::compiler::exec {
@@ -62,29 +63,6 @@ runtime::UnitLabel assignLabel(const ast::Expr* target);
 // The slot of attribute `attribute` of the instance `o`, the value of `objectExpr` (spec 5.8
 // errors at `at`).
 Variable* attributeSlot(const Value& o, std::string_view attribute, const ast::Expr* objectExpr, SourceLocation at);
-
-// The name a statement declares in its block (spec 3.13): an assignment's to a plain variable;
-// else none.
-std::optional<ast::Name> assignedName(const ast::Stmt* s);
-
-// Calls `f` with each name assigned directly in a block and the assignment, in order.
-template <class F>
-void forEachAssigned(const ast::Block& block, F&& f) {
-  for (const ast::Stmt* s : block)
-    if (std::optional<ast::Name> n = assignedName(s)) f(*n, static_cast<const ast::Assign*>(s));
-}
-
-// The index attributes of `entity` (its ancestors' indexes too) that `given` does not supply,
-// once per index naming them, as the reference lists them.
-template <class Given>
-std::vector<std::string_view> missingIndexAttributes(const model::Entity* entity, Given given) {
-  std::vector<std::string_view> missing;
-  for (const model::Entity* owner : entity->lineage())
-    for (const auto& idx : owner->indexes)
-      for (const std::string& a : idx)
-        if (!given(a)) missing.push_back(a);
-  return missing;
-}
 
 // True when the direct value of `e` computes without plugin calls and constructions, whatever its
 // inputs: the expressions with units of their own (attribute references, conditionals, ...)
@@ -236,9 +214,6 @@ class Evaluator {
   void runImplementation(runtime::Instance* instance, const model::Implementation* impl);
   class AttributePolicy;  // the runtime::SlotPolicy of an attribute's slots
   const runtime::SlotPolicy* slotPolicy(const model::Attribute* attribute);
-  // Checks the project's relation precedence policy against the model and ranks the relations it
-  // names (freezeRanks_).
-  void loadPrecedencePolicy();
   std::unordered_map<const model::Attribute*, int> freezeRanks_;
   // What creating an instance of an entity needs, worked out at its first instance.
   struct EntityPlan {
@@ -306,43 +281,19 @@ class Evaluator {
   // entities is one index, as the reference's key text makes it).
   uint32_t indexNumber(const std::vector<std::string>& attributes);
   void finalChecks();
-  // The static checks of normalisation (spec 3.4 step 5): constant, valid defaults; every type
-  // name used in an expression resolves; constructor arguments are attributes; nested
-  // constructors get their type inferred (3.11).
-  void normalize();
-  // Where a variable was declared (most names once).
-  using Places = runtime::MostlyOne<SourceLocation>;
-  using ShadowScope = std::unordered_map<std::string_view, Places, NameHash>;
-  // A file's top level: its variables are its scope's (declared first), and where each was
-  // declared is worked out when a nested block hides one (few do).
+  // A file's top level: its scope (its variables, declared first) and its statements with blocks
+  // of their own (if, for, implementation), whose variables may hide the top level's.
   struct TopLevel {
     const ast::Block* block;
     Scope* scope;
-    std::optional<ShadowScope> places;
-    ast::Block withBlocks;  // its statements with blocks of their own: if, for, implementation
+    ast::Block withBlocks;
   };
   // Declares the variables of a file's top level in its scope and notes the statements with
   // blocks of their own, in one pass over its statements (at 100,000 services each pass is half a
   // million statements, most not in any cache).
   void declareTopLevel(TopLevel& top);
-  // VariableShadowWarning for each variable of `block` (a `for` body when `loop` is given) or of
-  // a block in it that hides one of `outer`, the variables of the enclosing blocks by name, with
-  // where they were declared, or one of the file's top level (looked up only: hash order does not
-  // leak; `outer` is left as it was found).
-  void warnShadowed(const ast::Block& block, const ast::For* loop, ShadowScope& outer, TopLevel& top);
-  // The same for the blocks nested in the statements of `block` and its implementations.
-  void warnShadowedWithin(const ast::Block& block, ShadowScope& outer, TopLevel& top);
   // A plain attribute of type float or float?: index keys take ints given for it as floats.
   bool floatTyped(const model::Attribute* a);
-  void normalizeBlock(const ast::Block& block, model::Namespace* ns);
-  // `lhs`: the expression is (an element of) the value assigned to an attribute (`x.a = e`, a
-  // constructor argument that is not an index attribute), which may give a nested constructor
-  // its missing index attribute at run time, as the reference's lhs_attribute (spec 3.10).
-  void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected, bool lhs = false);
-  // The "Invalid Constructor call:" message of a constructor of `entity` that lacks `missing`.
-  static std::string missingIndexMessage(const model::Entity* entity, const std::vector<std::string_view>& missing);
-  const model::Entity* constructorEntity(const ast::Constructor* ctor, model::Namespace* ns,
-                                         const model::Entity* expected);
   Variable* lookupInIndex(const model::Entity* entity, std::vector<std::pair<std::string, Variable*>> args,
                             std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
                             const ast::Node* at);

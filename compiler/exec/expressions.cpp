@@ -5,7 +5,7 @@
 
 #include "compiler/exec/format.h"
 #include "compiler/exec/operators.h"
-#include "compiler/model/define.h"
+#include "compiler/sema/define.h"
 
 namespace inmanta::compiler::exec {
 
@@ -154,7 +154,7 @@ Variable* Evaluator::emitConditional(const ast::Conditional* c, Scope* scope, co
 Variable* Evaluator::emitList(const ast::ListLit* l, Scope* scope, const Lhs* lhs) {
   auto build = [](size_t n, auto&& element) {
     ValueList out;
-    for (size_t i = 0; i < n; ++i) appendSpliced(out, element(i));
+    for (size_t i = 0; i < n; ++i) runtime::appendSpliced(out, element(i));
     return Value(std::move(out));
   };
   if (std::all_of(l->elements.begin(), l->elements.end(), isLiteral))
@@ -298,7 +298,7 @@ Variable* Evaluator::emitListComp(const ast::ListComp* c, Scope* scope, const Lh
         }
         scheduler_.unit(runtime::VarList(parts), [parts, result, c] {
               ValueList out;
-              for (Variable* p : parts) appendSpliced(out, p->get());
+              for (Variable* p : parts) runtime::appendSpliced(out, p->get());
               result->set(Value(std::move(out)), c->loc());
             },
             "list comprehension", c->loc(), true);
@@ -317,7 +317,7 @@ Variable* Evaluator::emitCall(const ast::Call* call, Scope* scope) {
     for (const ast::Expr* w : call->named.wrapped) all.push_back(emit(w, scope));
     return all;
   };
-  if (std::optional<runtime::CastType> to = castTypeOf(name)) {
+  if (std::optional<runtime::CastType> to = runtime::castTypeNamed(name)) {
     if (!call->named.kwargs.empty() || !call->named.wrapped.empty() || call->args.size() != 1) {
       // as the reference's cast function: the arguments are evaluated, then refused
       return scheduler_.makeDirect(emitArguments(), [call](const runtime::VarList& in) -> Value {
@@ -334,7 +334,7 @@ Variable* Evaluator::emitCall(const ast::Call* call, Scope* scope) {
     return scheduler_.makeDirect({arg}, [arg, to = *to, call]() -> Value { return applyCast(to, arg->get(), call->loc()); });
   }
   const model::Type* primitive = nullptr;
-  const model::Definition* def = model::resolveName(model_, scope->ns, call->function, &primitive);
+  const model::Definition* def = sema::resolveName(model_, scope->ns, call->function, &primitive);
   if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
     fail(ErrorKind::RuntimeException,
          "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc(), true);
@@ -367,7 +367,7 @@ Variable* Evaluator::emitCall(const ast::Call* call, Scope* scope) {
 
 Variable* Evaluator::emitIndexLookup(const ast::IndexLookup* l, Scope* scope) {
   const model::Type* primitive = nullptr;
-  const model::Definition* def = model::resolveName(model_, scope->ns, l->type, &primitive);
+  const model::Definition* def = sema::resolveName(model_, scope->ns, l->type, &primitive);
   if (def == nullptr || def->kind != model::Definition::Kind::Entity)
     fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc());
   std::vector<std::pair<std::string, Variable*>> args;

@@ -53,14 +53,7 @@ uint32_t Evaluator::indexNumber(const std::vector<std::string>& attributes) {
 
 const std::vector<std::string>& Evaluator::indexAttributesOf(const model::Entity* entity) {
   auto [it, added] = indexAttributes_.try_emplace(entity);
-  if (added) {
-    // the index attributes of the entity and its ancestors, sorted, once
-    std::vector<std::string>& names = it->second;
-    for (const model::Entity* e : entity->lineage())
-      for (const auto& idx : e->indexes) names.insert(names.end(), idx.begin(), idx.end());
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-  }
+  if (added) it->second = model::indexAttributeNames(entity);
   return it->second;
 }
 

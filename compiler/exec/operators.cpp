@@ -71,24 +71,10 @@ Value lazyRight(ast::BinaryOp op, const Value& right, SourceLocation at, bool di
   fail(ErrorKind::RuntimeException, "Invalid value '" + runtime::str(right) + "', expected bool", at);
 }
 
-std::optional<runtime::CastType> castTypeOf(std::string_view name) {
-  if (name == "string") return runtime::CastType::String;
-  if (name == "int") return runtime::CastType::Int;
-  if (name == "float") return runtime::CastType::Float;
-  if (name == "bool") return runtime::CastType::Bool;
-  if (name == "number") return runtime::CastType::Number;
-  return std::nullopt;
-}
-
 Value applyCast(runtime::CastType to, const Value& v, SourceLocation at) {
   runtime::OpResult r = runtime::cast(to, v);
   if (r.error) fail(ErrorKind::RuntimeException, r.error->message, at, true);
   return r.value;
-}
-
-void appendSpliced(runtime::ValueList& out, const Value& v) {
-  if (v.isList()) out.insert(out.end(), v.asList().begin(), v.asList().end());
-  else out.push_back(v);
 }
 
 bool isOperator(const ast::Expr* e) {

@@ -1,6 +1,7 @@
 // The language's operators on values (spec 5.1), written once for the scheduled evaluation and
 // the direct one (typedef constraints): `not`, the binary operators, the lazy `and`/`or`, the
-// conditions of conditionals, the casts, and the splicing of lists into list literals.
+// conditions of conditionals and the casts (the names of the casts and the splicing of lists into
+// list literals are runtime/value.h's: the static checks use them too).
 #pragma once
 
 #include <cstdint>
@@ -36,14 +37,8 @@ LazyOutcome lazyLeft(ast::BinaryOp op, const Value& left, SourceLocation at);
 // the reference's scheduled operator words it or, `direct`, as its direct execution does.
 Value lazyRight(ast::BinaryOp op, const Value& right, SourceLocation at, bool direct);
 
-// The cast a call's function name names (`string`, `int`, `float`, `bool`, `number`), if any.
-std::optional<runtime::CastType> castTypeOf(std::string_view name);
 // A cast of one value; a value the cast refuses is an error at `at` (column shown).
 Value applyCast(runtime::CastType to, const Value& v, SourceLocation at);
-
-// Appends `v` to a list being built from a list literal's elements: a list's items are spliced
-// in (spec 5.1), anything else is one item.
-void appendSpliced(runtime::ValueList& out, const Value& v);
 
 // An operator computed directly from its operands' values: a binary operator other than `and`
 // and `or` (which wait for their left operand first), or `not`.

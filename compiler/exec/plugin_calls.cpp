@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "compiler/exec/typecheck.h"
+#include "compiler/sema/typecheck.h"
 
 namespace inmanta::compiler::exec {
 
@@ -54,7 +54,7 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
       anyUnknown = true;
       return;
     }
-    if (auto err = validatePluginType(model_, model_.findNamespace(plugin.ns), p.type, v,
+    if (auto err = sema::validatePluginType(model_, model_.findNamespace(plugin.ns), p.type, v,
                                         [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); })) {
       Diagnostic d(ErrorKind::PluginTypeException,
                    "Value " + runtime::repr(v) + " for argument " + p.name + " of plugin " + full +
@@ -124,7 +124,7 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
       std::none_of(args.begin(), args.end(), [&](const Value& a) { return a.isUnknown() && a.unknownId() == result.unknownId(); }))
     result = Value::unknown();
   if (!plugin.returnType.empty() && plugin.returnType != "null" && plugin.returnType != "any" && !result.isUnknown()) {
-    if (auto err = validatePluginType(model_, model_.findNamespace(plugin.ns), plugin.returnType, result,
+    if (auto err = sema::validatePluginType(model_, model_.findNamespace(plugin.ns), plugin.returnType, result,
                                         [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); })) {
       Diagnostic d(ErrorKind::PluginTypeException,
                    "Return value " + runtime::repr(result) + " of plugin " + full +

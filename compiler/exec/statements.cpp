@@ -7,12 +7,12 @@ void Evaluator::declareVariable(Scope* scope, const ast::Name& name) {
 }
 
 void Evaluator::declare(const ast::Block& block, Scope* scope) {
-  forEachAssigned(block, [&](const ast::Name& n, const ast::Assign*) { declareVariable(scope, n); });
+  ast::forEachAssigned(block, [&](const ast::Name& n, const ast::Assign*) { declareVariable(scope, n); });
 }
 
 void Evaluator::declareTopLevel(TopLevel& top) {
   for (ast::Stmt* s : *top.block) {
-    if (std::optional<ast::Name> n = assignedName(s)) declareVariable(top.scope, *n);
+    if (std::optional<ast::Name> n = ast::assignedName(s)) declareVariable(top.scope, *n);
     else if (s->kind == ast::Kind::If || s->kind == ast::Kind::For || s->kind == ast::Kind::Implementation)
       top.withBlocks.push_back(s);
   }
@@ -21,7 +21,7 @@ void Evaluator::declareTopLevel(TopLevel& top) {
 Scope* Evaluator::blockScope(const ast::Block& block, Scope* enclosing) {
   // a block that declares nothing would only pass every lookup on: it reads the enclosing scope
   Scope* scope = enclosing;
-  forEachAssigned(block, [&](const ast::Name& n, const ast::Assign*) {
+  ast::forEachAssigned(block, [&](const ast::Name& n, const ast::Assign*) {
     if (scope == enclosing) scope = &scopes_.emplace_back(enclosing, enclosing->ns);
     declareVariable(scope, n);
   });

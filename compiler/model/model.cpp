@@ -92,4 +92,13 @@ Attribute* Model::newAttribute() {
   return attributes_.back().get();
 }
 
+std::vector<std::string> indexAttributeNames(const Entity* entity) {
+  std::vector<std::string> names;
+  for (const Entity* e : entity->lineage())
+    for (const auto& idx : e->indexes) names.insert(names.end(), idx.begin(), idx.end());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 }  // namespace inmanta::compiler::model

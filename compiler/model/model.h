@@ -253,4 +253,7 @@ class Model {
   Entity* root_ = nullptr;
 };
 
+// The index attributes of an entity and its ancestors, sorted, each once.
+std::vector<std::string> indexAttributeNames(const Entity* entity);
+
 }  // namespace inmanta::compiler::model

@@ -375,4 +375,11 @@ std::string findModuleDir(const ProjectConfig& project, const std::string& name)
   return {};
 }
 
+std::optional<PrecedenceRule> parsePrecedenceRule(const std::string& text) {
+  static const std::regex rule(R"(^\s*([\w:]+)\.(\w+)\s+before\s+([\w:]+)\.(\w+)\s*$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, rule)) return std::nullopt;
+  return PrecedenceRule{m[1], m[2], m[3], m[4]};
+}
+
 }  // namespace inmanta::compiler

@@ -89,4 +89,12 @@ std::string bundledStdDir();
 // `name/model`, then the bundled std for `std`; empty when there is none.
 std::string findModuleDir(const ProjectConfig& project, const std::string& name);
 
+// One rule of project.yml's relation_precedence_policy: `<type>.<relation> before <type>.<relation>`
+// (the types' full names; spaces around the words allowed, as the reference's pattern takes them).
+struct PrecedenceRule {
+  std::string firstType, firstRelation, thenType, thenRelation;
+};
+// The rule `text` writes, or nothing when it is not one.
+std::optional<PrecedenceRule> parsePrecedenceRule(const std::string& text);
+
 }  // namespace inmanta::compiler

@@ -538,6 +538,20 @@ std::optional<double> parsePythonFloat(std::string_view text) {
   return std::strtod(clean.c_str(), nullptr);
 }
 
+std::optional<CastType> castTypeNamed(std::string_view name) {
+  if (name == "string") return CastType::String;
+  if (name == "int") return CastType::Int;
+  if (name == "float") return CastType::Float;
+  if (name == "bool") return CastType::Bool;
+  if (name == "number") return CastType::Number;
+  return std::nullopt;
+}
+
+void appendSpliced(ValueList& out, const Value& v) {
+  if (v.isList()) out.insert(out.end(), v.asList().begin(), v.asList().end());
+  else out.push_back(v);
+}
+
 OpResult cast(CastType to, const Value& v) {
   if (v.isUnknown()) return OpResult::ok(Value::unknown());
   const char* target = to == CastType::String ? "string" : to == CastType::Int ? "int" : to == CastType::Float ? "float"

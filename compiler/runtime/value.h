@@ -262,6 +262,12 @@ OpResult contains(const Value& needle, const Value& haystack);
 
 enum class CastType { String, Int, Float, Bool, Number };
 OpResult cast(CastType to, const Value& v);
+// The cast a call's function name names (`string`, `int`, `float`, `bool`, `number`), if any.
+std::optional<CastType> castTypeNamed(std::string_view name);
+
+// Appends `v` to a list being built from a list literal's elements: a list's items are spliced
+// in (spec 5.1), anything else is one item.
+void appendSpliced(ValueList& out, const Value& v);
 
 // Python int() / float() parsing of strings.
 std::optional<int64_t> parsePythonInt(std::string_view s);

@@ -1,10 +1,12 @@
-#include "compiler/model/define.h"
+#include "compiler/sema/define.h"
 
 #include <algorithm>
 #include <functional>
 #include <set>
 
-namespace inmanta::compiler::model {
+namespace inmanta::compiler::sema {
+
+using namespace model;  // (this pass makes the model: its types are its words)
 
 namespace {
 
@@ -570,4 +572,4 @@ const Definition* resolveName(const Model& model, const Namespace* from, const a
   return Definer::resolve(model, from, name, primitive);
 }
 
-}  // namespace inmanta::compiler::model
+}  // namespace inmanta::compiler::sema

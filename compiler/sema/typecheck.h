@@ -10,7 +10,7 @@
 #include "compiler/model/model.h"
 #include "compiler/runtime/value.h"
 
-namespace inmanta::compiler::exec {
+namespace inmanta::compiler::sema {
 
 // Evaluates a typedef's constraint for a value: nullopt when it holds, else the error.
 using ConstraintCheck = std::function<std::optional<Diagnostic>(const model::Typedef&, const runtime::Value&)>;
@@ -25,4 +25,4 @@ std::optional<Diagnostic> validatePluginType(const model::Model& model, const mo
                                              const std::string& type, const runtime::Value& v,
                                              const ConstraintCheck& check);
 
-}  // namespace inmanta::compiler::exec
+}  // namespace inmanta::compiler::sema

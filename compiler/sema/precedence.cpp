@@ -1,29 +1,27 @@
-#include "compiler/exec/evaluator_impl.h"
+#include "compiler/sema/precedence.h"
 
 #include <algorithm>
-#include <regex>
 
-namespace inmanta::compiler::exec {
+namespace inmanta::compiler::sema {
 
-void Evaluator::loadPrecedencePolicy() {
+std::unordered_map<const model::Attribute*, int> relationFreezeRanks(const model::Model& model,
+                                                                    const std::vector<std::string>& rules,
+                                                                    const PrecedenceLog& log) {
+  std::unordered_map<const model::Attribute*, int> ranks;
   // project.yml's relation_precedence_policy (experimental in the reference): each rule
   // `<entity>.<relation> before <entity>.<relation>` names relations declared on those entities
   // (full names); the relations are frozen in an order that respects every rule (spec 4.7)
-  if (options_.relationPrecedencePolicy.empty()) return;  // (most projects: no regex to compile)
+  if (rules.empty()) return ranks;
   // as the reference's scheduler announces it (each rule is logged before it is checked)
-  auto log = [this](std::string_view level, const std::string& message) {
-    if (options_.log) options_.log("inmanta.execute.scheduler", level, message);
-  };
   log("WARNING",
       "[EXPERIMENTAL FEATURE] Using the relation precedence policy defined in the project.yml file to determine list "
       "freeze order.");
-  static const std::regex rule(R"(^\s*([\w:]+)\.(\w+)\s+before\s+([\w:]+)\.(\w+)\s*$)");
   auto invalid = [](const std::string& message) -> const model::Attribute* {
     throw CompileError(Diagnostic(ErrorKind::CompilerException, message));
   };
   auto relationOf = [&](const std::string& type, const std::string& name) -> const model::Attribute* {
     size_t sep = type.rfind("::");
-    const model::Namespace* ns = sep == std::string::npos ? nullptr : model_.findNamespace(type.substr(0, sep));
+    const model::Namespace* ns = sep == std::string::npos ? nullptr : model.findNamespace(type.substr(0, sep));
     const model::Definition* def = nullptr;
     if (ns != nullptr) {
       auto it = ns->definitions.find(type.substr(sep + 2));
@@ -52,14 +50,13 @@ void Evaluator::loadPrecedencePolicy() {
     nodes.push_back(a);
     return nodes.size() - 1;
   };
-  for (const std::string& text : options_.relationPrecedencePolicy) {
-    std::smatch m;
-    if (!std::regex_match(text, m, rule))
-      throw CompileError(Diagnostic(ErrorKind::CompilerException, "Invalid relation precedence rule: " + text));
-    log("INFO", "Loaded relation precedence rule: " + std::string(m[1]) + "." + std::string(m[2]) + " before " +
-                    std::string(m[3]) + "." + std::string(m[4]));
-    size_t first = node(relationOf(m[1], m[2]));
-    size_t then = node(relationOf(m[3], m[4]));
+  for (const std::string& text : rules) {
+    std::optional<PrecedenceRule> rule = parsePrecedenceRule(text);
+    if (!rule) throw CompileError(Diagnostic(ErrorKind::CompilerException, "Invalid relation precedence rule: " + text));
+    log("INFO", "Loaded relation precedence rule: " + rule->firstType + "." + rule->firstRelation + " before " +
+                    rule->thenType + "." + rule->thenRelation);
+    size_t first = node(relationOf(rule->firstType, rule->firstRelation));
+    size_t then = node(relationOf(rule->thenType, rule->thenRelation));
     edges.emplace_back(first, then);
   }
   // a topological order; among the relations that may come next, the first mentioned
@@ -73,10 +70,11 @@ void Evaluator::loadPrecedencePolicy() {
     if (next == nodes.size())
       throw CompileError(Diagnostic(ErrorKind::CompilerException, "A cycle exists in the relation precedence policy"));
     placed[next] = true;
-    freezeRanks_[nodes[next]] = rank;
+    ranks[nodes[next]] = rank;
     for (auto [first, then] : edges)
       if (first == next) --before[then];
   }
+  return ranks;
 }
 
-}  // namespace inmanta::compiler::exec
+}  // namespace inmanta::compiler::sema

@@ -1,15 +1,47 @@
-#include "compiler/exec/evaluator_impl.h"
+#include "compiler/sema/normalize.h"
 
 #include <algorithm>
 #include <set>
 
-#include "compiler/exec/operators.h"
-#include "compiler/exec/typecheck.h"
-#include "compiler/model/define.h"
+#include "compiler/sema/define.h"
+#include "compiler/sema/typecheck.h"
 
-namespace inmanta::compiler::exec {
+namespace inmanta::compiler::sema {
 
-// ------------------------------------------------------------------ normalisation (3.4, 3.7, 3.11)
+using runtime::Value;
+using runtime::ValueDict;
+using runtime::ValueList;
+
+namespace {
+[[noreturn]] void fail(ErrorKind kind, std::string message, SourceLocation loc, bool column = false) {
+  throw CompileError(Diagnostic(kind, std::move(message), loc, column));
+}
+
+// The static checks of one model (spec 3.4 step 5), in the reference's order.
+class Normalizer {
+ public:
+  Normalizer(const model::Model& model, const ConstraintCheck& checkConstraint, const ConstructorResolved& resolved)
+      : model_(model), checkConstraint_(checkConstraint), resolved_(resolved) {}
+  void run();
+
+ private:
+  void normalizeBlock(const ast::Block& block, model::Namespace* ns);
+  // `lhs`: the expression is (an element of) the value assigned to an attribute (`x.a = e`, a
+  // constructor argument that is not an index attribute), which may give a nested constructor
+  // its missing index attribute at run time, as the reference's lhs_attribute (spec 3.10).
+  void normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected, bool lhs = false);
+  const std::vector<std::string>& indexAttributesOf(const model::Entity* entity) {
+    auto [it, added] = indexAttributes_.try_emplace(entity);
+    if (added) it->second = model::indexAttributeNames(entity);
+    return it->second;
+  }
+
+  const model::Model& model_;
+  const ConstraintCheck& checkConstraint_;
+  const ConstructorResolved& resolved_;
+  std::unordered_map<const model::Entity*, std::vector<std::string>> indexAttributes_;
+};
+}  // namespace
 
 namespace {
 bool constantValue(const ast::Expr* e, Value& out) {
@@ -22,7 +54,7 @@ bool constantValue(const ast::Expr* e, Value& out) {
       for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) {
         Value v;
         if (!constantValue(x, v)) return false;
-        appendSpliced(items, v);
+        runtime::appendSpliced(items, v);
       }
       out = Value(std::move(items));
       return true;
@@ -43,12 +75,12 @@ bool constantValue(const ast::Expr* e, Value& out) {
 }
 }  // namespace
 
-const model::Entity* Evaluator::constructorEntity(const ast::Constructor* ctor, model::Namespace* ns,
-                                                  const model::Entity* expected) {
+const model::Entity* constructorEntity(const model::Model& model, const ast::Constructor* ctor, const model::Namespace* ns,
+                                      const model::Entity* expected) {
   const model::Type* primitive = nullptr;
   const model::Definition* def = nullptr;
   try {
-    def = model::resolveName(model_, ns, ctor->type, &primitive);
+    def = resolveName(model, ns, ctor->type, &primitive);
   } catch (const CompileError& e) {
     bool qualified = ctor->type.text().find("::") != std::string_view::npos;
     if (expected == nullptr || qualified || e.diagnostic().kind != ErrorKind::TypeNotFoundException) throw;
@@ -86,7 +118,7 @@ const model::Entity* Evaluator::constructorEntity(const ast::Constructor* ctor, 
   return entity;
 }
 
-std::string Evaluator::missingIndexMessage(const model::Entity* entity, const std::vector<std::string_view>& missing) {
+std::string missingIndexMessage(const model::Entity* entity, const std::vector<std::string_view>& missing) {
   std::string message = "Invalid Constructor call:";
   for (std::string_view a : missing) {
     // as the reference: a relation is named as one
@@ -98,13 +130,13 @@ std::string Evaluator::missingIndexMessage(const model::Entity* entity, const st
   return message;
 }
 
-void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected, bool lhs) {
+void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const model::Entity* expected, bool lhs) {
   if (e == nullptr) return;
   switch (e->kind) {
     case ast::Kind::Constructor: {
       auto* c = static_cast<const ast::Constructor*>(e);
-      const model::Entity* entity = constructorEntity(c, ns, expected);
-      annotateEntity(c, entity);
+      const model::Entity* entity = constructorEntity(model_, c, ns, expected);
+      if (resolved_) resolved_(c, entity);
       // index attributes neither given nor defaulted, once per index naming them (as the
       // reference lists them); without a `**` argument, only an assigned-to attribute's inverse
       // can still give one at run time: two or more, or none to give it, fail here (spec 3.10)
@@ -136,7 +168,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
     case ast::Kind::IndexLookup: {
       auto* l = static_cast<const ast::IndexLookup*>(e);
       const model::Type* primitive = nullptr;
-      const model::Definition* def = model::resolveName(model_, ns, l->type, &primitive);
+      const model::Definition* def = resolveName(model_, ns, l->type, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Entity)
         fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc());
       for (const ast::KwArg& kw : l->named.kwargs) normalizeExpr(kw.value, ns, nullptr);
@@ -152,9 +184,9 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
     }
     case ast::Kind::Call: {
       auto* c = static_cast<const ast::Call*>(e);
-      if (!castTypeOf(c->function.text())) {
+      if (!runtime::castTypeNamed(c->function.text())) {
         const model::Type* primitive = nullptr;
-        const model::Definition* def = model::resolveName(model_, ns, c->function, &primitive);
+        const model::Definition* def = resolveName(model_, ns, c->function, &primitive);
         if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
           fail(ErrorKind::RuntimeException,
                "Can not call '" + std::string(c->function.text()) + "', can only call plugin or primitive type cast", c->loc(),
@@ -223,7 +255,7 @@ void Evaluator::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const mo
   }
 }
 
-void Evaluator::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
+void Normalizer::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
   for (const ast::Stmt* s : block) {
     switch (s->kind) {
       case ast::Kind::ExprStmt: normalizeExpr(static_cast<const ast::ExprStmt*>(s)->expr, ns, nullptr); break;
@@ -251,12 +283,12 @@ void Evaluator::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
   }
 }
 
-void Evaluator::normalize() {
+void Normalizer::run() {
   // whether the last check failed inside a constraint's expression (a variable, a plugin, an
   // operator), rather than on the value (a base type, "does not match constraint")
   bool inExpression = false;
   auto check = [this, &inExpression](const model::Typedef& t, const Value& x) {
-    std::optional<Diagnostic> verdict = checkConstraint(t, x);
+    std::optional<Diagnostic> verdict = checkConstraint_(t, x);
     inExpression = verdict && !(verdict->location.file == t.location.file && verdict->location.line == t.location.line &&
                                 verdict->location.col == t.location.col &&
                                 verdict->message.find(", does not match constraint `") != std::string::npos);
@@ -291,4 +323,8 @@ void Evaluator::normalize() {
   for (const auto& ns : model_.namespaces()) normalizeBlock(ns->file->statements, ns.get());
 }
 
-}  // namespace inmanta::compiler::exec
+void normalize(const model::Model& model, const ConstraintCheck& checkConstraint, const ConstructorResolved& resolved) {
+  Normalizer(model, checkConstraint, resolved).run();
+}
+
+}  // namespace inmanta::compiler::sema

@@ -1,9 +1,9 @@
-#include "compiler/exec/typecheck.h"
+#include "compiler/sema/typecheck.h"
 
-#include "compiler/model/define.h"
+#include "compiler/sema/define.h"
 #include "compiler/runtime/instance.h"
 
-namespace inmanta::compiler::exec {
+namespace inmanta::compiler::sema {
 
 using runtime::Value;
 
@@ -105,7 +105,7 @@ std::optional<Diagnostic> validatePluginType(const model::Model& model, const mo
   ast::Name name(type, {});
   const model::Definition* def = nullptr;
   try {
-    def = model::resolveName(model, ns, name, &primitive);
+    def = resolveName(model, ns, name, &primitive);
   } catch (const CompileError&) {
     return std::nullopt;  // a type this build does not know: accept
   }
@@ -115,4 +115,4 @@ std::optional<Diagnostic> validatePluginType(const model::Model& model, const mo
   return std::nullopt;
 }
 
-}  // namespace inmanta::compiler::exec
+}  // namespace inmanta::compiler::sema
