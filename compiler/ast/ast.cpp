@@ -471,7 +471,7 @@ void dumpStmt(std::string& out, const Stmt* s) {
       out += ')';
       return;
     }
-    default:
+    case Kind::Literal: case Kind::StringFormat: case Kind::FString: case Kind::Regex: case Kind::VarRef: case Kind::AttrRef: case Kind::MapLookup: case Kind::IsDefined: case Kind::Binary: case Kind::Not: case Kind::Conditional: case Kind::Call: case Kind::Constructor: case Kind::IndexLookup: case Kind::ShortIndexLookup: case Kind::ListLit: case Kind::ListComp: case Kind::DictLit:
       dumpExpr(out, static_cast<const Expr*>(static_cast<const Node*>(s)));
       return;
   }

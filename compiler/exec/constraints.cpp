@@ -1,6 +1,8 @@
 #include "compiler/exec/evaluator_impl.h"
 #include "compiler/exec/plugin_context.h"
 
+#include "compiler/ast/walk.h"
+
 #include <algorithm>
 
 #include "compiler/exec/operators.h"
@@ -67,8 +69,16 @@ std::string pretty(const ast::Expr* e) {
     }
     case ast::Kind::StringFormat:  // the reference's repr of its StringFormat node
       return "Format(" + runtime::pyReprString(static_cast<const ast::StringFormat*>(e)->text) + ")";
-    default: return ast::dump(e);
+    case ast::Kind::FString: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined:
+    case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup:
+    case ast::Kind::ListComp:
+      break;
+    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
+    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
+    case ast::Kind::Typedef: case ast::Kind::Index:
+      break;  // (not expressions)
   }
+  return ast::dump(e);
 }
 }  // namespace
 
@@ -78,29 +88,20 @@ namespace {
 // (true for an expression without parts).
 bool everyPart(const ast::Expr* e, bool (*test)(const ast::Expr*)) {
   switch (e->kind) {
-    case ast::Kind::Binary: {
-      auto* b = static_cast<const ast::Binary*>(e);
-      return test(b->lhs) && test(b->rhs);
-    }
-    case ast::Kind::Not: return test(static_cast<const ast::Not*>(e)->operand);
-    case ast::Kind::Conditional: {
-      auto* c = static_cast<const ast::Conditional*>(e);
-      return test(c->condition) && test(c->whenTrue) && test(c->whenFalse);
-    }
-    case ast::Kind::ListLit: {
-      auto* l = static_cast<const ast::ListLit*>(e);
-      return std::all_of(l->elements.begin(), l->elements.end(), test);
-    }
-    case ast::Kind::DictLit: {
-      auto* d = static_cast<const ast::DictLit*>(e);
-      return std::all_of(d->entries.begin(), d->entries.end(), [test](const auto& entry) { return test(entry.value); });
-    }
-    case ast::Kind::MapLookup: {
-      auto* m = static_cast<const ast::MapLookup*>(e);
-      return test(m->map) && test(m->key);
-    }
-    default: return true;
+    case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::ListLit:
+    case ast::Kind::DictLit: case ast::Kind::MapLookup:
+      break;
+    case ast::Kind::Literal: case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex:
+    case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::IsDefined: case ast::Kind::Call:
+    case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::ListComp:
+    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
+    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
+    case ast::Kind::Typedef: case ast::Kind::Index:
+      return true;  // (its parts, if any, are computed by units of their own)
   }
+  bool all = true;
+  ast::forEachChild(e, [&](const ast::Expr* part) { all = all && test(part); });
+  return all;
 }
 
 
@@ -112,8 +113,15 @@ bool computesOnly(const ast::Expr* e) {
     case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::ListLit:
     case ast::Kind::DictLit:
       return everyPart(e, computesOnly);
-    default: return false;
+    case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::AttrRef: case ast::Kind::MapLookup:
+    case ast::Kind::IsDefined: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup:
+    case ast::Kind::ShortIndexLookup: case ast::Kind::ListComp:
+    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
+    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
+    case ast::Kind::Typedef: case ast::Kind::Index:
+      break;
   }
+  return false;
 }
 }  // namespace
 
@@ -129,8 +137,13 @@ bool computedPurely(const ast::Expr* e) {
     }
     case ast::Kind::Not: case ast::Kind::ListLit: case ast::Kind::DictLit: case ast::Kind::MapLookup:
       return everyPart(e, computedPurely);
-    default: return false;  // plugin calls and casts, constructors
+    case ast::Kind::Call: case ast::Kind::Constructor:  // plugin calls and casts, constructors
+    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
+    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
+    case ast::Kind::Typedef: case ast::Kind::Index:
+      break;
   }
+  return false;
 }
 
 std::optional<Diagnostic> Evaluator::checkConstraint(const model::Typedef& t, const Value& v) {
@@ -282,9 +295,14 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       context_->scope = nullptr;
       return callPlugin(*def->plugin(), call->loc(), args, kwargs);
     }
-    default:
-      return bad(e);
+    case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::AttrRef: case ast::Kind::MapLookup:
+    case ast::Kind::IsDefined: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup:
+    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
+    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
+    case ast::Kind::Typedef: case ast::Kind::Index:
+      break;
   }
+  return bad(e);
 }
 
 }  // namespace inmanta::compiler::exec

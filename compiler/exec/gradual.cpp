@@ -260,7 +260,7 @@ void Evaluator::feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink,
       feedGradual(c->iterable, scope, elements, nullptr, true);
       return elements->close();
     }
-    default:
+    case ast::Kind::Literal: case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex: case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined: case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::DictLit: case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import: case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation: case ast::Kind::Typedef: case ast::Kind::Index:
       break;
   }
   auto fromVariable = [this, sink, whole](Variable* v) {

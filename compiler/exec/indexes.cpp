@@ -37,7 +37,7 @@ bool Evaluator::indexKeyBytes(const std::vector<std::string>& attributes, NamedV
       case Value::Type::Instance: key.instance(static_cast<runtime::Instance*>(v.asInstance())->ordinal); break;
       // (the reference keys an unknown by its object's repr: each unknown its own key)
       case Value::Type::Unknown: key.repr("<unknown " + std::to_string(v.unknownId()) + ">"); break;
-      default: key.repr(runtime::repr(v)); break;
+      case Value::Type::List: case Value::Type::Dict: key.repr(runtime::repr(v)); break;
     }
   }
   return true;

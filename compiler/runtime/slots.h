@@ -241,8 +241,9 @@ inline size_t Variable::kindSize(Kind kind) {
     case Kind::List: return sizeof(ListVariable);
     case Kind::Collector: return sizeof(CollectorVariable);
     case Kind::Direct: return sizeof(DirectVariable);
-    default: return sizeof(Variable);
+    case Kind::Plain: case Kind::Single: case Kind::Wrapped: return sizeof(Variable);
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 inline uintptr_t& Variable::waitersWord() {
@@ -260,7 +261,7 @@ inline void Variable::destroy() {
     case Kind::List: return static_cast<ListVariable*>(this)->~ListVariable();
     case Kind::Collector: return static_cast<CollectorVariable*>(this)->~CollectorVariable();
     case Kind::Direct: return static_cast<DirectVariable*>(this)->~DirectVariable();
-    default: return this->~Variable();
+    case Kind::Plain: case Kind::Single: case Kind::Wrapped: return this->~Variable();
   }
 }
 
@@ -268,8 +269,9 @@ inline const Value& Variable::get() const {
   switch (kind()) {
     case Kind::Option: return static_cast<const OptionVariable*>(this)->OptionVariable::get();
     case Kind::Direct: return static_cast<const DirectVariable*>(this)->DirectVariable::get();
-    default: return plainGet();
+    case Kind::Plain: case Kind::Single: case Kind::List: case Kind::Collector: case Kind::Wrapped: return plainGet();
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 inline void Variable::set(const Value& value, SourceLocation location, bool recur) {
@@ -277,7 +279,7 @@ inline void Variable::set(const Value& value, SourceLocation location, bool recu
     case Kind::Option: return static_cast<OptionVariable*>(this)->OptionVariable::set(value, location, recur);
     case Kind::List: return static_cast<ListVariable*>(this)->ListVariable::set(value, location, recur);
     case Kind::Collector: return static_cast<CollectorVariable*>(this)->CollectorVariable::set(value, location, recur);
-    default: return plainSet(value, location, recur);
+    case Kind::Plain: case Kind::Single: case Kind::Wrapped: case Kind::Direct: return plainSet(value, location, recur);
   }
 }
 
@@ -295,8 +297,9 @@ inline bool Variable::canGet() const {
   switch (kind()) {
     case Kind::Option: return static_cast<const OptionVariable*>(this)->OptionVariable::canGet();
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::canGet();
-    default: return hasValue();
+    case Kind::Plain: case Kind::Single: case Kind::Collector: case Kind::Wrapped: case Kind::Direct: return hasValue();
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 inline int Variable::progressPotential() const {
@@ -304,8 +307,9 @@ inline int Variable::progressPotential() const {
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::progressPotential();
     case Kind::Collector: return static_cast<const CollectorVariable*>(this)->CollectorVariable::progressPotential();
     case Kind::Direct: return 0;  // (never waited for)
-    default: return hasValue() ? 0 : static_cast<int>(waiterCount());
+    case Kind::Plain: case Kind::Single: case Kind::Option: case Kind::Wrapped: return hasValue() ? 0 : static_cast<int>(waiterCount());
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 inline const SlotBinding* Variable::binding() const {
@@ -320,16 +324,18 @@ inline InstanceBase* Variable::owner() const {
       return reinterpret_cast<SlotOwner*>(self - size_t{value_.holderHalf()} * 8);
     }
     case Holder::Attribute: return binding()->owner;
-    default: return nullptr;
+    case Holder::None: return nullptr;
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 inline const SlotPolicy* Variable::policy() const {
   switch (holder()) {
     case Holder::Inline: return static_cast<SlotOwner*>(owner())->policyAtWord(value_.holderHalf());
     case Holder::Attribute: return binding()->policy;
-    default: return nullptr;
+    case Holder::None: return nullptr;
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 

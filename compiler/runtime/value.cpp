@@ -23,16 +23,18 @@ double Value::toDouble() const {
     case Type::Bool: return asBool() ? 1.0 : 0.0;
     case Type::Int: return static_cast<double>(asInt());
     case Type::Float: return asFloat();
-    default: return 0.0;
+    case Type::Null: case Type::String: case Type::List: case Type::Dict: case Type::Instance: case Type::Unknown: return 0.0;
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 int64_t Value::toInt() const {
   switch (type()) {
     case Type::Bool: return asBool() ? 1 : 0;
     case Type::Int: return asInt();
-    default: return 0;
+    case Type::Null: case Type::Float: case Type::String: case Type::List: case Type::Dict: case Type::Instance: case Type::Unknown: return 0;
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 // ------------------------------------------------------------------ rendering
@@ -150,9 +152,10 @@ std::string repr(const Value& v) {
       }
       return out + "}";
     }
-    default:
+    case Value::Type::Null: case Value::Type::Bool: case Value::Type::Int: case Value::Type::Float: case Value::Type::Instance: case Value::Type::Unknown:
       return str(v);
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 std::string str(const Value& v) {
@@ -173,8 +176,9 @@ std::string printForm(const Value& v) {
   switch (v.type()) {
     case Value::Type::Null: return "None";
     case Value::Type::List: case Value::Type::Dict: case Value::Type::Instance: return "@" + repr(v);
-    default: return str(v);
+    case Value::Type::Bool: case Value::Type::Int: case Value::Type::Float: case Value::Type::String: case Value::Type::Unknown: return str(v);
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 std::string pythonTypeName(const Value& v) {
@@ -236,8 +240,9 @@ bool pyEquals(const Value& a, const Value& b) {
     }
     case Value::Type::Instance: return a.asInstance() == b.asInstance();
     case Value::Type::Unknown: return a.unknownId() == b.unknownId();  // the same one
-    default: return false;
+    case Value::Type::Bool: case Value::Type::Int: case Value::Type::Float: return false;
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 bool pyTruthy(const Value& v) {

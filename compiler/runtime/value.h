@@ -199,7 +199,7 @@ static_assert(sizeof(Value) == 16, "a value is two words, its holder's tags incl
     case Type::String: delete static_cast<Box<std::string>*>(u_.box); break;
     case Type::List: delete static_cast<Box<ValueList>*>(u_.box); break;
     case Type::Dict: delete static_cast<Box<ValueDict>*>(u_.box); break;
-    default: break;
+    case Type::Null: case Type::Bool: case Type::Int: case Type::Float: case Type::Instance: case Type::Unknown: break;
   }
 }
 

@@ -142,7 +142,7 @@ class Definer {
                    def->entity.text());
             break;
           }
-          default:
+          case ast::Kind::Literal: case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex: case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined: case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::ListLit: case ast::Kind::ListComp: case ast::Kind::DictLit: case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import: case ast::Kind::Implement: case ast::Kind::Relation: case ast::Kind::Index:
             break;
         }
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "compiler/ast/walk.h"
 #include "compiler/sema/define.h"
 #include "compiler/sema/typecheck.h"
 
@@ -69,9 +70,10 @@ bool constantValue(const ast::Expr* e, Value& out) {
       out = Value(std::move(d));
       return true;
     }
-    default:
+    case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex: case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined: case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::ListComp: case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import: case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation: case ast::Kind::Typedef: case ast::Kind::Index:
       return false;
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 }  // namespace
 
@@ -171,16 +173,7 @@ void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const m
       const model::Definition* def = resolveName(model_, ns, l->type, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Entity)
         fail(ErrorKind::TypingException, std::string(l->type.text()) + " is not an entity", l->loc());
-      for (const ast::KwArg& kw : l->named.kwargs) normalizeExpr(kw.value, ns, nullptr);
-      for (const ast::Expr* w : l->named.wrapped) normalizeExpr(w, ns, nullptr);
-      return;
-    }
-    case ast::Kind::ShortIndexLookup: {
-      auto* l = static_cast<const ast::ShortIndexLookup*>(e);
-      normalizeExpr(l->object, ns, nullptr);
-      for (const ast::KwArg& kw : l->named.kwargs) normalizeExpr(kw.value, ns, nullptr);
-      for (const ast::Expr* w : l->named.wrapped) normalizeExpr(w, ns, nullptr);
-      return;
+      break;
     }
     case ast::Kind::Call: {
       auto* c = static_cast<const ast::Call*>(e);
@@ -192,10 +185,7 @@ void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const m
                "Can not call '" + std::string(c->function.text()) + "', can only call plugin or primitive type cast", c->loc(),
                true);
       }
-      for (const ast::Expr* a : c->args) normalizeExpr(a, ns, nullptr);
-      for (const ast::KwArg& kw : c->named.kwargs) normalizeExpr(kw.value, ns, nullptr);
-      for (const ast::Expr* w : c->named.wrapped) normalizeExpr(w, ns, nullptr);
-      return;
+      break;
     }
     case ast::Kind::VarRef: {
       std::string_view text = static_cast<const ast::VarRef*>(e)->name().text();
@@ -207,21 +197,6 @@ void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const m
              e->loc(), true);
       return;
     }
-    case ast::Kind::AttrRef: normalizeExpr(static_cast<const ast::AttrRef*>(e)->object, ns, nullptr); return;
-    case ast::Kind::MapLookup: {
-      auto* m = static_cast<const ast::MapLookup*>(e);
-      normalizeExpr(m->map, ns, nullptr);
-      normalizeExpr(m->key, ns, nullptr);
-      return;
-    }
-    case ast::Kind::IsDefined: normalizeExpr(static_cast<const ast::IsDefined*>(e)->object, ns, nullptr); return;
-    case ast::Kind::Binary: {
-      auto* b = static_cast<const ast::Binary*>(e);
-      normalizeExpr(b->lhs, ns, nullptr);
-      normalizeExpr(b->rhs, ns, nullptr);
-      return;
-    }
-    case ast::Kind::Not: normalizeExpr(static_cast<const ast::Not*>(e)->operand, ns, nullptr); return;
     case ast::Kind::Conditional: {
       auto* c = static_cast<const ast::Conditional*>(e);
       normalizeExpr(c->condition, ns, nullptr);
@@ -239,20 +214,17 @@ void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const m
       normalizeExpr(c->guard, ns, nullptr);
       return;
     }
-    case ast::Kind::DictLit:
-      for (const auto& [k, v] : static_cast<const ast::DictLit*>(e)->entries) normalizeExpr(v, ns, nullptr);
-      return;
-    case ast::Kind::StringFormat:
-      for (const auto& p : static_cast<const ast::StringFormat*>(e)->parts) normalizeExpr(p.ref, ns, nullptr);
-      return;
-    case ast::Kind::FString:
-      for (const auto& r : static_cast<const ast::FString*>(e)->refs) normalizeExpr(r.ref, ns, nullptr);
-      return;
-    case ast::Kind::Literal: case ast::Kind::Regex:
-      return;
-    default:
-      return;
+    case ast::Kind::ShortIndexLookup: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined:
+    case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::DictLit: case ast::Kind::StringFormat:
+    case ast::Kind::FString: case ast::Kind::Literal: case ast::Kind::Regex:
+      break;
+    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
+    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
+    case ast::Kind::Typedef: case ast::Kind::Index:
+      return;  // (not expressions)
   }
+  // its parts, none of which expects an entity
+  ast::forEachChild(e, [&](const ast::Expr* part) { normalizeExpr(part, ns, nullptr); });
 }
 
 void Normalizer::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
@@ -278,7 +250,7 @@ void Normalizer::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
         normalizeBlock(i->elseBlock, ns);
         break;
       }
-      default: break;
+      case ast::Kind::Literal: case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex: case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined: case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::ListLit: case ast::Kind::ListComp: case ast::Kind::DictLit: case ast::Kind::Import: case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation: case ast::Kind::Typedef: case ast::Kind::Index: break;
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "compiler/ast/walk.h"
 #include "compiler/runtime/instance.h"
 
 namespace inmanta::compiler::sema {
@@ -98,19 +99,11 @@ void ShadowCheck::check(const ast::Block& block, const ast::For* loop, ShadowSco
 
 void ShadowCheck::within(const ast::Block& block, ShadowScope& outer) {
   // the nested blocks of the statements, then (at a file's top level) of the implementations
-  for (const ast::Stmt* s : block) {
-    if (s->kind == ast::Kind::If) {
-      auto* i = static_cast<const ast::If*>(s);
-      check(i->thenBlock, nullptr, outer);
-      check(i->elseBlock, nullptr, outer);
-    } else if (s->kind == ast::Kind::For) {
-      auto* f = static_cast<const ast::For*>(s);
-      check(f->body, f, outer);
-    }
-  }
+  auto nested = [&](const ast::Block& inner, const ast::For* loop) { check(inner, loop, outer); };
   for (const ast::Stmt* s : block)
-    if (s->kind == ast::Kind::Implementation)
-      check(static_cast<const ast::Implementation*>(s)->body, nullptr, outer);
+    if (s->kind != ast::Kind::Implementation) ast::forEachBlock(s, nested);
+  for (const ast::Stmt* s : block)
+    if (s->kind == ast::Kind::Implementation) ast::forEachBlock(s, nested);
 }
 
 void warnShadowedVariables(const ast::Block& topLevel, const ast::Block& withBlocks,

@@ -28,8 +28,9 @@ bool isLiteral(const Value& v) {
       for (const auto& [k, e] : v.asDict().items)
         if (!isLiteral(e)) return false;
       return true;
-    default: return true;
+    case Value::Type::Null: case Value::Type::Bool: case Value::Type::Int: case Value::Type::Float: case Value::Type::String: case Value::Type::Unknown: return true;
   }
+  __builtin_unreachable();  // (the switch above names every value)
 }
 
 std::optional<Diagnostic> validatePrimitive(model::Primitive p, const Value& v) {
