@@ -1,65 +1,179 @@
 #!/usr/bin/env python3
-"""Dependencies point one way: grammar <- compiler <- util <- project/exporter <- embedded <- cli.
+"""Dependencies point one way, between components and between the compiler's layers.
 
-A component may include its own headers and those of the components before it, never after.
+Components: grammar <- compiler <- util <- modules/installer/exporter <- embedded <- cli. Inside the
+compiler (compiler/README.md draws the same picture):
+
+    source <- diag <- values <- ast <- parse
+                               ast <- model <- runtime <- sema <- exec <- driver
+    (project, load and plugin sit where ALLOWED says)
+
+`embedded/` may use the compiler only from its deploy part (embedded/deploy*), never the reverse.
+An #include names its file from the repository root ("compiler/exec/evaluator.h"); a file may
+include its own layer's headers and those of the layers it is allowed, never one further up.
+
+Usage: check_layering.py ROOT          check the tree, exit 1 on a wrong-way include
+       check_layering.py --self-test   show that an upward include fails the check
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
-ORDER = ["grammar", "compiler", "util", "modules", "project", "exporter", "embedded", "cli"]
+COMPONENTS = ["grammar", "compiler", "util", "modules", "installer", "exporter", "embedded", "cli"]
 # what each component may include from the project (besides itself)
-ALLOWED = {
+COMPONENT_ALLOWED = {
+    "grammar": set(),
     "compiler": {"grammar"},
-    # helpers above the compiler's run-time values (util/unknown.h reads them)
     "util": {"compiler"},
     "modules": {"compiler", "util"},
     # the installer (libgit2) sits beside the compiler, which never includes it
-    "project": {"compiler"},
+    "installer": {"compiler"},
     "exporter": {"compiler", "util"},
     "embedded": {"compiler", "exporter", "util"},
-    "cli": {"compiler", "exporter", "embedded", "modules", "project", "util"},
+    "cli": {"compiler", "util", "exporter", "embedded", "modules", "installer"},
 }
-# a header names its component by its first folder or by a known top-level header
-HEADER_OWNER = {"Inmanta": "grammar"}
-root = sys.argv[1]
-owners = {}
-for comp in ORDER:
-    base = os.path.join(root, comp)
-    for dirpath, _, files in os.walk(base):
-        for f in files:
-            if f.endswith((".h", ".hpp")):
-                rel = os.path.relpath(os.path.join(dirpath, f), base)
-                owners.setdefault(rel, comp)
-problems = []
-for comp, allowed in ALLOWED.items():
-    base = os.path.join(root, comp)
-    for dirpath, _, files in os.walk(base):
-        for f in files:
-            if not f.endswith((".cpp", ".h", ".hpp")):
-                continue
-            path = os.path.join(dirpath, f)
-            with open(path, encoding="utf-8") as fd:
-                for n, line in enumerate(fd, 1):
-                    m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-                    if not m:
-                        continue
-                    inc = m.group(1)
-                    # includes are written from the repository root: "util/sha1.h"
-                    first = inc.split("/", 1)[0]
-                    owner = first if "/" in inc and first in ORDER else None
-                    for prefix, o in HEADER_OWNER.items():
-                        if os.path.basename(inc).startswith(prefix):
-                            owner = o
-                    if owner is None:
-                        local = os.path.join(dirpath, inc)
-                        if os.path.exists(local) or os.path.exists(os.path.join(base, inc)):
-                            owner = comp
-                        else:
-                            owner = owners.get(inc)
-                    if owner and owner != comp and owner not in allowed:
-                        problems.append(f"{os.path.relpath(path, root)}:{n}: {comp} includes {inc} of {owner}")
-for p in problems:
-    print(p)
-print(f"layering: {len(problems)} wrong-way includes")
-sys.exit(1 if problems else 0)
+
+# The compiler's layers, by path under compiler/ (the longest matching prefix wins).
+LAYER_OF = [
+    ("source/", "source"),
+    ("diag/", "diag"),
+    ("shared_module.", "base"),
+    ("runtime/value.", "values"),
+    ("runtime/variable.h", "values"),
+    ("plugin.", "plugin"),
+    ("ast/", "ast"),
+    ("parse/", "parse"),
+    ("project/", "project"),
+    ("compile.", "load"),
+    ("model/", "model"),
+    ("resource_types.h", "runtime"),
+    ("runtime/", "runtime"),
+    ("sema/", "sema"),
+    ("exec/", "exec"),
+    ("driver.", "driver"),
+]
+BELOW = {
+    "base": set(),
+    "source": {"base"},
+    "diag": {"source"},
+    "values": {"diag"},
+    "plugin": {"values"},
+    "ast": {"values"},
+    "parse": {"ast"},
+    "project": {"diag"},
+    "load": {"parse", "project"},
+    "model": {"ast", "plugin"},
+    "runtime": {"model"},
+    "sema": {"runtime", "load"},
+    "exec": {"sema"},
+    "driver": {"exec"},
+}
+
+
+def below(layer):
+    """Every layer `layer` may include (transitively), itself included."""
+    seen, todo = {layer}, [layer]
+    while todo:
+        for lower in BELOW[todo.pop()]:
+            if lower not in seen:
+                seen.add(lower)
+                todo.append(lower)
+    return seen
+
+
+def layer_of(rel):
+    best = None
+    for prefix, layer in LAYER_OF:
+        if rel.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+            best = (prefix, layer)
+    return best[1] if best else None
+
+
+def embedded_part_may(path_rel, owner):
+    """embedded/ may use the compiler from its deploy part only."""
+    if owner != "compiler":
+        return True
+    return path_rel.startswith("embedded/deploy")
+
+
+def check(root):
+    problems = []
+    for comp in COMPONENTS:
+        base = os.path.join(root, comp)
+        for dirpath, _, files in os.walk(base):
+            for f in files:
+                if not f.endswith((".cpp", ".h", ".hpp")):
+                    continue
+                path = os.path.join(dirpath, f)
+                rel = os.path.relpath(path, root)
+                with open(path, encoding="utf-8") as fd:
+                    for n, line in enumerate(fd, 1):
+                        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                        if not m:
+                            continue
+                        inc = m.group(1)
+                        first = inc.split("/", 1)[0]
+                        if "/" not in inc or first not in COMPONENTS:
+                            continue  # generated headers (InmantaParser.h, jinja_support_py.h)
+                        where = f"{rel}:{n}"
+                        if first != comp:
+                            if first not in COMPONENT_ALLOWED[comp]:
+                                problems.append(f"{where}: {comp} includes {inc} of {first}")
+                            elif comp == "embedded" and not embedded_part_may(rel, first):
+                                problems.append(f"{where}: only embedded/deploy may use the compiler ({inc})")
+                            continue
+                        if comp != "compiler":
+                            continue
+                        mine = layer_of(os.path.relpath(path, base))
+                        theirs = layer_of(inc[len("compiler/"):])
+                        if mine is None or theirs is None:
+                            problems.append(f"{where}: {inc}: no layer for this file in check_layering.py")
+                        elif theirs not in below(mine):
+                            problems.append(f"{where}: the {mine} layer includes {inc} of the {theirs} layer above it")
+    return problems
+
+
+def self_test():
+    """An upward include (the syntax tree including the evaluator) fails the check; the same tree
+    without it passes."""
+    with tempfile.TemporaryDirectory(prefix="inmanta-layering-") as tmp:
+        for folder in ("compiler/ast", "compiler/exec", "embedded/store", "embedded/deploy"):
+            os.makedirs(os.path.join(tmp, folder))
+        files = {
+            "compiler/exec/evaluator.h": '#include "compiler/ast/ast.h"\n',
+            "compiler/ast/ast.h": "",
+            "embedded/deploy/deploy.cpp": '#include "compiler/driver.h"\n',
+            "embedded/store/store.h": "",
+        }
+        for name, text in files.items():
+            with open(os.path.join(tmp, name), "w", encoding="utf-8") as fd:
+                fd.write(text)
+        clean = check(tmp)
+        with open(os.path.join(tmp, "compiler/ast/ast.h"), "a", encoding="utf-8") as fd:
+            fd.write('#include "compiler/exec/evaluator.h"\n')
+        with open(os.path.join(tmp, "embedded/store/store.h"), "a", encoding="utf-8") as fd:
+            fd.write('#include "compiler/runtime/value.h"\n')
+        bad = check(tmp)
+    ok = not clean and len(bad) == 2 and "the ast layer includes compiler/exec/evaluator.h" in bad[0] + bad[1] \
+        and any("only embedded/deploy" in p for p in bad)
+    print("clean tree:", clean or "no problems")
+    print("with upward includes:", *bad, sep="\n  ")
+    print("self-test:", "passed" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    problems = check(sys.argv[1])
+    for p in problems:
+        print(p)
+    print(f"layering: {len(problems)} wrong-way includes")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
