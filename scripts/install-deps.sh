@@ -9,6 +9,8 @@ packages=(
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcpp-httplib-dev libssl-dev libpq-dev libyaml-cpp-dev libpcre2-dev libxxhash-dev libicu-dev libmimalloc-dev
   pybind11-dev libpython3.11-dev python3-jinja2 postgresql
+  # the ctests `format` and `clang_tidy` (.clang-format, .clang-tidy): bookworm's version 14
+  clang-format clang-tidy
   # loaded with dlopen() on first use rather than linked (the -dev packages above depend on them):
   # libgit2 by the installer, cpp-httplib/OpenSSL by libinmanta_rest.so, the ANTLR runtime by
   # libinmanta_antlr.so
