@@ -14,9 +14,9 @@ namespace inmanta::cli {
 
 // The flags of `inmanta` itself, given before the subcommand.
 struct GlobalOptions {
-  int verbosity = 0;        // -v, -vv
-  bool trace = false;       // -X
-  std::string configFile;   // -c
+  int verbosity = 0;       // -v, -vv
+  bool trace = false;      // -X
+  std::string configFile;  // -c
   std::string configDir = "/etc/inmanta/inmanta.d";
 };
 

@@ -15,9 +15,8 @@
 int main(int argc, char** argv) {
   CLI::App app{"inmanta: compile, export and deploy Inmanta models (inmanta-cpp)", "inmanta"};
   app.require_subcommand(0, 1);
-  app.set_version_flag("-V,--version",
-                       std::string("inmanta-cpp ") + INMANTA_VERSION +
-                           " (language of inmanta-core 19.1.0 with std 5.2.8)");
+  app.set_version_flag("-V,--version", std::string("inmanta-cpp ") + INMANTA_VERSION +
+                                           " (language of inmanta-core 19.1.0 with std 5.2.8)");
   inmanta::cli::GlobalOptions globals;
   app.add_flag("-v,--verbose", globals.verbosity, "More log output: -v for info, -vv for debug");
   app.add_flag("-X,--extended-errors", globals.trace, "Show internal details of failures");

@@ -29,7 +29,8 @@ class ProjectCommand : public Command {
     freeze_->add_option("--project", freezeOptions_.projectDir, "The project folder (default: found upwards)");
     freeze_->add_option("-o,--outfile", freezeOptions_.outFile,
                         "Write here instead of project.yml (- for standard output)");
-    freeze_->add_option("--operator", freezeOptions_.op, "==, ~= or >= (default: project.yml's freeze_operator, else ~=)")
+    freeze_
+        ->add_option("--operator", freezeOptions_.op, "==, ~= or >= (default: project.yml's freeze_operator, else ~=)")
         ->check(CLI::IsMember({"==", "~=", ">="}));
     freeze_->add_flag("--recursive,!--no-recursive", freezeOptions_.recursive,
                       "Freeze every module, not only those main.cf imports (default: project.yml's freeze_recursive)");

@@ -23,8 +23,7 @@ std::string CompileSession::displayPath(const std::string& path) const {
 
 FileId CompileSession::readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot read " + displayPath(path)));
+  if (!in) throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot read " + displayPath(path)));
   // read in one piece (a stream copy through a string stream copies the text twice)
   std::string raw;
   in.seekg(0, std::ios::end);
@@ -41,8 +40,7 @@ FileId CompileSession::readFile(const std::string& path) {
     buffer << in.rdbuf();
     raw = buffer.str();
   }
-  if (in.bad())
-    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot read " + displayPath(path)));
+  if (in.bad()) throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot read " + displayPath(path)));
   size_t bad = findInvalidUtf8(raw);
   uint32_t badLine = 1, badCol = 1;
   if (bad != std::string::npos) {
@@ -57,12 +55,14 @@ FileId CompileSession::readFile(const std::string& path) {
   }
   normaliseNewlinesInPlace(raw);  // the text is not copied
   if (sources_.size() >= kMaxFiles)
-    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot load " + displayPath(path) + ": a project has at most " +
-                                                                   std::to_string(kMaxFiles) + " model files"));
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot load " + displayPath(path) +
+                                                                    ": a project has at most " +
+                                                                    std::to_string(kMaxFiles) + " model files"));
   FileId id = sources_.add(path, displayPath(path), std::move(raw));
   if (sources_.file(id).lineCount() > kMaxLines)
-    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot load " + displayPath(path) + ": a model file has at most " +
-                                                                   std::to_string(kMaxLines) + " lines"));
+    throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot load " + displayPath(path) +
+                                                                    ": a model file has at most " +
+                                                                    std::to_string(kMaxLines) + " lines"));
   if (bad != std::string::npos)
     throw CompileError(Diagnostic(ErrorKind::ParserException, "Syntax error: the file is not valid UTF-8 text",
                                   SourceLocation{id, badLine, badCol}));
@@ -99,7 +99,7 @@ void CompileSession::load() {
   files_.push_back({"__config__", "__config__", mainId, parseFile(ctx_, sources_, mainId, warnings_)});
   pushImports(files_.front().tree, "__config__");
 
-  std::map<std::string, std::set<std::string>> done;      // per module: its namespaces loaded
+  std::map<std::string, std::set<std::string>> done;        // per module: its namespaces loaded
   std::map<std::string, std::vector<LoadedFile>> byModule;  // their files, in load order
   std::vector<std::string> moduleOrder;                     // modules, by first load
   while (!stack.empty()) {
@@ -192,7 +192,8 @@ void CompileSession::warnUnmetRequirements() {
     check(r, displayPath(project_.configFile) + ":" + std::to_string(r.line));
   for (const auto& [name, config] : modules_)
     for (const RequirementEntry& r : config.requires_)
-      check(r, "module " + name + " " + config.version.str() + ", " + displayPath(config.file) + ":" + std::to_string(r.line));
+      check(r, "module " + name + " " + config.version.str() + ", " + displayPath(config.file) + ":" +
+                   std::to_string(r.line));
 }
 
 }  // namespace inmanta::compiler

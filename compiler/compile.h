@@ -15,8 +15,8 @@
 namespace inmanta::compiler {
 
 struct LoadedFile {
-  std::string ns;       // `__config__`, `std`, `m::sub`
-  std::string module;   // `__config__`, `std`, `m`
+  std::string ns;      // `__config__`, `std`, `m::sub`
+  std::string module;  // `__config__`, `std`, `m`
   FileId file = kNoFile;
   ast::File* tree = nullptr;
 };

@@ -13,8 +13,8 @@
 
 #include "compiler/compile.h"
 #include "compiler/exec/evaluator.h"
-#include "compiler/sema/define.h"
 #include "compiler/project/project.h"
+#include "compiler/sema/define.h"
 
 namespace inmanta::compiler {
 
@@ -44,9 +44,11 @@ std::optional<std::string> memoryExceeded(size_t limit, size_t instances) {
   size_t bytes = resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
   if (bytes <= limit) return std::nullopt;
   constexpr size_t kMiB = size_t(1) << 20;
-  return "Could not complete model: the compile uses " + std::to_string(bytes / kMiB) + " MiB of memory, over its limit of " +
-         std::to_string(limit / kMiB) + " MiB, after constructing " + std::to_string(instances) +
-         " instances, the latest here.\nA model that constructs instances without end never completes (an implementation "
+  return "Could not complete model: the compile uses " + std::to_string(bytes / kMiB) +
+         " MiB of memory, over its limit of " + std::to_string(limit / kMiB) + " MiB, after constructing " +
+         std::to_string(instances) +
+         " instances, the latest here.\nA model that constructs instances without end never completes (an "
+         "implementation "
          "that constructs an instance of its own entity, for example). INMANTA_MAX_MEMORY sets the limit, in MiB (by "
          "default half of the machine's memory).";
 }
@@ -74,10 +76,10 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     std::string start = options.projectDir.empty() ? std::filesystem::current_path().string() : options.projectDir;
     auto dir = findProjectDir(start);
     if (!dir)
-      throw CompileError(Diagnostic(ErrorKind::ProjectException,
-                                    "no project.yml found in " + start + " or any folder above it"));
+      throw CompileError(
+          Diagnostic(ErrorKind::ProjectException, "no project.yml found in " + start + " or any folder above it"));
     auto warn = [&err, &session](const Diagnostic& d) {
-      std::string kind = !d.warningName.empty()                   ? d.warningName
+      std::string kind = !d.warningName.empty()                 ? d.warningName
                          : d.kind == ErrorKind::ParserException ? "ParserWarning"
                                                                 : "CompilerRuntimeWarning";
       err << kind << ": " << d.message;
@@ -95,7 +97,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     auto modelOwner = std::make_unique<model::Model>();
     model::Model& model = *modelOwner;
     sema::defineModel(model, session->files(), options.plugins ? *options.plugins : kNoPlugins, session->sources(),
-                       warn);
+                      warn);
     exec::ExecOptions execOptions;
     execOptions.out = &out;
     execOptions.warn = warn;
@@ -110,7 +112,8 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
       if (options.verbosity >= needed) err << logLine(std::string(logger), std::string(level), message) << "\n";
     };
     // the scheduler's round limit, as the reference reads it (spec 4.7)
-    if (auto rounds = positiveFromEnvironment("INMANTA_MAX_ITERATIONS", "whole number")) execOptions.maxIterations = *rounds;
+    if (auto rounds = positiveFromEnvironment("INMANTA_MAX_ITERATIONS", "whole number"))
+      execOptions.maxIterations = *rounds;
     // the memory a compile may take before it is stopped as one that never completes (a model
     // that constructs instances without end): INMANTA_MAX_MEMORY in MiB, by default half of the
     // machine's memory (the rest stays for the machine: a compile of a million services takes
@@ -133,8 +136,11 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     evaluator.run();
     out.flush();
     if (options.afterCompile) {
-      if (std::optional<std::string> failure = options.afterCompile(CompiledModel{evaluator.instances(), session->project(), evaluator.unknownParameters()})) {
-        err << "\n" << banner("EXPORT FAILURE") << "\n" << "Error: " << *failure << "\n";
+      if (std::optional<std::string> failure = options.afterCompile(
+              CompiledModel{evaluator.instances(), session->project(), evaluator.unknownParameters()})) {
+        err << "\n"
+            << banner("EXPORT FAILURE") << "\n"
+            << "Error: " << *failure << "\n";
         return CompileStatus::ExportFailed;
       }
     }

@@ -23,9 +23,9 @@ struct CompiledModel {
 };
 
 struct CompileOptions {
-  std::string projectDir;  // empty: search upwards from the current folder
-  int verbosity = 0;       // -v, -vv
-  bool trace = false;      // -X: also print internal details of failures
+  std::string projectDir;                   // empty: search upwards from the current folder
+  int verbosity = 0;                        // -v, -vv
+  bool trace = false;                       // -X: also print internal details of failures
   const PluginRegistry* plugins = nullptr;  // the plugins of the modules built into the binary
   // The resource types of those modules: std::getfact computes resource ids with them.
   const ResourceTypeRegistry* resourceTypes = nullptr;

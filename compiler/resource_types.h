@@ -87,10 +87,10 @@ inline std::string resourceId(const ResourceTypeSpec& type, const std::string& a
 
 // A resource as dependency managers see it, after requires flattening.
 struct ResourceRecord {
-  std::string type;   // the registered entity name
-  std::string rid;    // `std::File[h1,path=/etc/a]`
+  std::string type;  // the registered entity name
+  std::string rid;   // `std::File[h1,path=/etc/a]`
   const runtime::Instance* instance = nullptr;
-  std::set<std::string> requires_;                // rids
+  std::set<std::string> requires_;  // rids
 };
 
 using DependencyManager = std::function<void(std::vector<ResourceRecord*>& resources)>;

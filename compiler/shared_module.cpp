@@ -34,7 +34,8 @@ std::string sharedModuleError(const std::string& what, const std::string& fileNa
 
 std::string sharedModuleMismatch(const std::string& what, const std::string& fileName, const SharedModule& module,
                                  const std::string& difference) {
-  return sharedModuleError(what, fileName, module.path + " was built for another version of inmanta (" + difference + ")");
+  return sharedModuleError(what, fileName,
+                           module.path + " was built for another version of inmanta (" + difference + ")");
 }
 
 SharedModule loadSharedModule(const std::string& what, const std::string& fileName, const char* envVar,
@@ -51,8 +52,8 @@ SharedModule loadSharedModule(const std::string& what, const std::string& fileNa
   if (result.path.empty()) {
     std::string looked;
     for (const std::string& c : candidates) looked += (looked.empty() ? "" : ", ") + c;
-    result.error = sharedModuleError(what, fileName,
-                                     "not found (looked for " + looked + "); " + envVar + " may name it");
+    result.error =
+        sharedModuleError(what, fileName, "not found (looked for " + looked + "); " + envVar + " may name it");
     return result;
   }
   void* handle = dlopen(result.path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "exporter/json.h"
+#include "exporter/plugin_server.h"
 #include "exporter/resources.h"
 #include "exporter/rest_client.h"
-#include "exporter/plugin_server.h"
 #include "exporter/settings.h"
 #include "util/resource_id.h"
 
@@ -18,8 +18,7 @@ std::string dependencyGraph(const std::vector<Resource>& resources) {
   std::string out = "digraph G {\n";
   for (const Resource& r : resources) out += "\t\"" + util::versionedId(r.rid, 0) + "\";\n";
   for (const Resource& r : resources)
-    for (const std::string& req : r.requires_)
-      out += "\t\"" + util::versionedId(r.rid, 0) + "\" -> \"" + req + "\";\n";
+    for (const std::string& req : r.requires_) out += "\t\"" + util::versionedId(r.rid, 0) + "\" -> \"" + req + "\";\n";
   return out + "}\n";
 }
 
@@ -109,8 +108,9 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
       server = serverSettings(settings);
       if (server.environment.empty()) {
         err << logLine("exporter", "ERROR", "The environment for this model should be set!") << "\n";
-        err << failure("The environment for this model should be set! (config.environment in .inmanta, "
-                       "INMANTA_CONFIG_ENVIRONMENT or -e)");
+        err << failure(
+            "The environment for this model should be set! (config.environment in .inmanta, "
+            "INMANTA_CONFIG_ENVIRONMENT or -e)");
         return 1;
       }
       server.environment = normaliseUuid(server.environment);
@@ -143,8 +143,9 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
       return std::string(e.what());
     }
     // export plugins, as the reference runs them once the resources are made
-    std::vector<std::string> exportPlugins =
-        options.exportPlugin.empty() ? settings.getList("config", "export") : std::vector<std::string>{options.exportPlugin};
+    std::vector<std::string> exportPlugins = options.exportPlugin.empty()
+                                                 ? settings.getList("config", "export")
+                                                 : std::vector<std::string>{options.exportPlugin};
     if (!exportPlugins.empty()) return "Export function " + exportPlugins.front() + " does not exist.";
     set.unknowns = model.unknowns;
     for (const auto& w : set.warnings) err << logLine("exporter", "WARNING", w) << "\n";
@@ -163,8 +164,7 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   compiler::CompileStatus status = compiler::runCompile(compile, out, err);
   if (status == compiler::CompileStatus::Success) return 0;
   // a compile that failed still leaves `[]` in the -j file (2.2)
-  if (status == compiler::CompileStatus::Failed && !toServer)
-    writeFile(options.jsonFile, "[]", err);
+  if (status == compiler::CompileStatus::Failed && !toServer) writeFile(options.jsonFile, "[]", err);
   return 1;
 }
 

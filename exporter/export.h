@@ -18,7 +18,7 @@ namespace inmanta::exporter {
 struct ExportOptions {
   compiler::CompileOptions compile;
   const compiler::ResourceTypeRegistry* types = nullptr;
-  std::string jsonFile;    // -j: write the resources here, no server
+  std::string jsonFile;          // -j: write the resources here, no server
   bool dependencyGraph = false;  // -g: dependencies.dot in the current folder
   // settings (4.1): files, then INMANTA_* variables, then these flags (decision X4)
   SettingsFlags settings;

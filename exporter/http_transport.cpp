@@ -39,9 +39,13 @@ class Connection final : public HttpConnection {
         case httplib::Error::ConnectionTimeout: reply.transportError = "connection timed out"; break;
         case httplib::Error::Read: reply.transportError = "no complete answer (read failed or timed out)"; break;
         case httplib::Error::Write: reply.transportError = "the request could not be sent"; break;
-        case httplib::Error::SSLConnection: reply.transportError = "TLS connection failed (is the server speaking https?)"; break;
+        case httplib::Error::SSLConnection:
+          reply.transportError = "TLS connection failed (is the server speaking https?)";
+          break;
         case httplib::Error::SSLLoadingCerts: reply.transportError = "the CA file could not be loaded"; break;
-        case httplib::Error::SSLServerVerification: reply.transportError = "the server's certificate was not accepted"; break;
+        case httplib::Error::SSLServerVerification:
+          reply.transportError = "the server's certificate was not accepted";
+          break;
         default: reply.transportError = httplib::to_string(result.error());
       }
       if (ssl_) {
@@ -71,7 +75,8 @@ class Transport final : public HttpTransport {
 
 }  // namespace inmanta::exporter
 
-extern "C" __attribute__((visibility("default"))) const inmanta::exporter::HttpTransport* inmanta_rest_transport(int abi) {
+extern "C" __attribute__((visibility("default"))) const inmanta::exporter::HttpTransport* inmanta_rest_transport(
+    int abi) {
   if (abi != inmanta::exporter::kHttpTransportAbi) return nullptr;
   static const inmanta::exporter::Transport transport;
   return &transport;

@@ -24,7 +24,7 @@ inline constexpr const char* kHttpTransportEntry = "inmanta_rest_transport";
 struct HttpOptions {
   std::string baseUrl;  // http://host:port or https://host:port
   bool ssl = false;
-  std::string caFile;   // with ssl: verify the server against this CA file (else the system's)
+  std::string caFile;        // with ssl: verify the server against this CA file (else the system's)
   int connectTimeout = 120;  // seconds
   int requestTimeout = 120;  // seconds, per read and write
 };

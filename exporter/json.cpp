@@ -118,8 +118,7 @@ void appendJsonValue(std::string& out, const Value& v) {
       out += '}';
       return;
     }
-    case Value::Type::Instance:
-      throw ExportError(v.asInstance()->display() + " is not JSON serializable");
+    case Value::Type::Instance: throw ExportError(v.asInstance()->display() + " is not JSON serializable");
     case Value::Type::Unknown: appendJsonString(out, util::kUnknownMarker); return;
   }
 }

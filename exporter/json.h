@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "exporter/resources.h"
 #include "compiler/runtime/value.h"
+#include "exporter/resources.h"
 
 namespace inmanta::exporter {
 

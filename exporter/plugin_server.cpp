@@ -6,7 +6,7 @@
 namespace inmanta::exporter {
 
 compiler::ServerConnection::Reply PluginServerConnection::call(const std::string& method, const std::string& path,
-                                                                const std::string& body) {
+                                                               const std::string& body) {
   Reply reply;
   if (!client_ && setupError_.empty()) {
     try {

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "compiler/driver.h"
 #include "exporter/json.h"
@@ -61,7 +61,9 @@ json yamlToJson(const YAML::Node& node) {
 
 struct ProjectExtras {
   json environmentSettings = json::object();
-  json pipConfig = {{"index-url", nullptr}, {"extra-index-url", json::array()}, {"pre", nullptr},
+  json pipConfig = {{"index-url", nullptr},
+                    {"extra-index-url", json::array()},
+                    {"pre", nullptr},
                     {"use-system-config", false}};
 };
 
@@ -103,7 +105,8 @@ json moduleVersionInfo(const compiler::ProjectConfig& project, const ResourceSet
       std::error_code ec;
       if (fs::is_directory(*dir / "model", ec))
         for (const auto& entry : fs::recursive_directory_iterator(*dir / "model", ec))
-          if (entry.is_regular_file() && entry.path().extension() == ".cf") hashes.push_back(sha1Hex(readAll(entry.path())));
+          if (entry.is_regular_file() && entry.path().extension() == ".cf")
+            hashes.push_back(sha1Hex(readAll(entry.path())));
       std::ifstream req(*dir / "requirements.txt");
       for (std::string line; std::getline(req, line);) {
         size_t hash = line.find('#');
@@ -182,7 +185,8 @@ std::string projectConstraints(const std::vector<std::string>& constraints) {
   std::vector<std::string> lines;
   for (const std::string& r : constraints) {
     size_t end = 0;
-    while (end < r.size() && (std::isalnum(static_cast<unsigned char>(r[end])) || r[end] == '_' || r[end] == '-')) ++end;
+    while (end < r.size() && (std::isalnum(static_cast<unsigned char>(r[end])) || r[end] == '_' || r[end] == '-'))
+      ++end;
     std::string name = r.substr(0, end);
     std::replace(name.begin(), name.end(), '_', '-');
     std::string rest;
@@ -218,13 +222,15 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   json hashes = json::array();
   for (const auto& [hash, bytes] : set.files) hashes.push_back(hash);
   reply = client.call("POST", "/api/v1/file", json{{"files", hashes}}.dump(), false);
-  if (!reply.ok()) return "Unable to check status of files at server (" + client.explain("POST", "/api/v1/file", reply) + ")";
+  if (!reply.ok())
+    return "Unable to check status of files at server (" + client.explain("POST", "/api/v1/file", reply) + ")";
   std::vector<std::string> missing;
   if (reply.body.is_object() && reply.body.contains("files") && reply.body["files"].is_array())
     for (const auto& h : reply.body["files"])
       if (h.is_string() && set.files.count(h.get<std::string>())) missing.push_back(h.get<std::string>());
   log(err, options.verbosity, "INFO", "Uploading " + std::to_string(set.files.size()) + " files");
-  log(err, options.verbosity, "INFO", "Only " + std::to_string(missing.size()) + " files are new and need to be uploaded");
+  log(err, options.verbosity, "INFO",
+      "Only " + std::to_string(missing.size()) + " files are new and need to be uploaded");
   // a few connections in parallel: thousands of small files are common
   std::vector<std::string> uploadErrors(missing.size());
   std::atomic<size_t> next{0};
@@ -297,8 +303,8 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   std::string tail = rest.dump();
   body += "], " + tail.substr(1);
   reply = client.call("PUT", path, body, true);
-  if (reply.status == 400 && reply.message().find("Invalid request: request contains fields {'pip_config'}") !=
-                                 std::string::npos) {
+  if (reply.status == 400 &&
+      reply.message().find("Invalid request: request contains fields {'pip_config'}") != std::string::npos) {
     // an older server: send the same call without the fields it does not know (3.5)
     log(err, options.verbosity, "WARNING", "The server does not accept pip_config; exporting without it");
     rest.erase("pip_config");
@@ -309,8 +315,8 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   if (!reply.ok()) return "Failed to commit resource updates (" + client.explain("PUT", path, reply) + ")";
   if (options.partial) {
     if (!reply.body.is_object() || !reply.body.contains("data") || !reply.body["data"].is_number_integer())
-      return "Failed to commit resource updates (the server's reply to PUT " + path + " has no version: " +
-             reply.body.dump() + ")";
+      return "Failed to commit resource updates (the server's reply to PUT " + path +
+             " has no version: " + reply.body.dump() + ")";
     version = reply.body["data"].get<long long>();
   }
   log(err, options.verbosity, "INFO", "Committed resources with version " + std::to_string(version));

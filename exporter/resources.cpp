@@ -29,17 +29,14 @@ std::optional<std::string> agentOf(const Instance& instance, const ResourceTypeS
   const Instance* at = &instance;
   for (size_t i = 0; i < type.agentPath.size(); ++i) {
     const std::string& el = type.agentPath[i];
-    if (!at->slot(el))
-      throw ExportError(compiler::agentPathError(type, instance.display(), el));
+    if (!at->slot(el)) throw ExportError(compiler::agentPathError(type, instance.display(), el));
     Value v = readAttribute(*at, el);
     if (v.isUnknown()) return std::nullopt;
     if (i + 1 == type.agentPath.size()) {
-      if (!v.isString())
-        throw ExportError(compiler::agentNotStringError(v));
+      if (!v.isString()) throw ExportError(compiler::agentNotStringError(v));
       return v.asString();
     }
-    if (!v.isInstance())
-      throw ExportError(compiler::agentPathError(type, instance.display(), type.agentPath[i + 1]));
+    if (!v.isInstance()) throw ExportError(compiler::agentPathError(type, instance.display(), type.agentPath[i + 1]));
     at = static_cast<const Instance*>(v.asInstance());
   }
   throw ExportError("The resource type " + type.entity + " has an empty agent path");
@@ -61,8 +58,8 @@ Value fieldValue(const Instance& instance, const ResourceTypeSpec& type, const c
   } catch (const ExportError&) {
     throw;
   } catch (const std::exception& e) {
-    throw ExportError("Failed to get attribute '" + field.name + "' for export on '" + type.entity + "' (" +
-                      e.what() + ")");
+    throw ExportError("Failed to get attribute '" + field.name + "' for export on '" + type.entity + "' (" + e.what() +
+                      ")");
   }
 }
 
@@ -75,7 +72,8 @@ const InstanceBase* firstInstance(const Value& v, const std::string& at, std::st
   }
   if (v.isList())
     for (size_t i = 0; i < v.asList().size(); ++i)
-      if (const InstanceBase* found = firstInstance(v.asList()[i], at + "[" + std::to_string(i) + "]", path)) return found;
+      if (const InstanceBase* found = firstInstance(v.asList()[i], at + "[" + std::to_string(i) + "]", path))
+        return found;
   if (v.isDict())
     for (const auto& [k, e] : v.asDict().items)
       if (const InstanceBase* found = firstInstance(e, at + "." + k, path)) return found;
@@ -84,12 +82,11 @@ const InstanceBase* firstInstance(const Value& v, const std::string& at, std::st
 
 }  // namespace
 
-ResourceSet buildResources(const std::vector<Instance*>& instances,
-                           const compiler::ResourceTypeRegistry& types) {
+ResourceSet buildResources(const std::vector<Instance*>& instances, const compiler::ResourceTypeRegistry& types) {
   ResourceSet out;
   FileSink sink(out.files);
   std::unordered_map<const InstanceBase*, std::vector<size_t>> resourcesOf;  // instance -> resources
-  std::unordered_set<const InstanceBase*> notExported;                      // skipped or ignored
+  std::unordered_set<const InstanceBase*> notExported;                       // skipped or ignored
   std::unordered_map<std::string, size_t> byRid;
   std::vector<Resource> resources;
 
@@ -193,8 +190,8 @@ ResourceSet buildResources(const std::vector<Instance*>& instances,
       std::string list;
       for (const auto& d : dropped) list += (list.empty() ? "" : ", ") + d;
       out.warnings.push_back("The resource " + r.rid +
-                             " had requirements before flattening, but not after flattening. Initial set was [" +
-                             list + "]. Perhaps provides relation is not wired through correctly?");
+                             " had requirements before flattening, but not after flattening. Initial set was [" + list +
+                             "]. Perhaps provides relation is not wired through correctly?");
     }
   }
   std::vector<compiler::ResourceRecord*> view;

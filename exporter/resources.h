@@ -27,15 +27,15 @@ struct Resource {
   std::string agent;
   const compiler::runtime::Instance* instance = nullptr;
   std::vector<std::pair<std::string, compiler::runtime::Value>> fields;  // in export order
-  std::vector<std::string> requires_;                                     // sorted rids
+  std::vector<std::string> requires_;                                    // sorted rids
   bool undefined = false;  // some field was unknown (exported as "<<undefined>>")
 };
 
 struct ResourceSet {
-  std::vector<Resource> resources;               // sorted by rid
-  std::map<std::string, std::string> setOf;      // rid -> resource set name
-  std::vector<std::string> emptiedSets;          // sets none of whose members is exported
-  std::map<std::string, std::string> files;      // sha1 -> bytes to upload
+  std::vector<Resource> resources;           // sorted by rid
+  std::map<std::string, std::string> setOf;  // rid -> resource set name
+  std::vector<std::string> emptiedSets;      // sets none of whose members is exported
+  std::map<std::string, std::string> files;  // sha1 -> bytes to upload
   std::vector<std::string> warnings;
   std::vector<std::string> infos;
   std::vector<compiler::UnknownParameter> unknowns;  // facts the server could not give (1.7)

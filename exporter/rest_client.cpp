@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 
-#include "exporter/http_transport.h"
 #include "compiler/shared_module.h"
+#include "exporter/http_transport.h"
 
 #ifndef INMANTA_REST_MODULE_NAME
 #error "INMANTA_REST_MODULE_NAME must be defined"
@@ -29,8 +29,9 @@ Loaded load() {
   using Entry = const HttpTransport* (*)(int);
   const HttpTransport* transport = reinterpret_cast<Entry>(module.entry)(kHttpTransportAbi);
   if (transport == nullptr)
-    return {nullptr, compiler::sharedModuleMismatch(what, INMANTA_REST_MODULE_NAME, module,
-                                                    "transport interface " + std::to_string(kHttpTransportAbi) + " expected")};
+    return {nullptr,
+            compiler::sharedModuleMismatch(what, INMANTA_REST_MODULE_NAME, module,
+                                           "transport interface " + std::to_string(kHttpTransportAbi) + " expected")};
   return {transport, {}};
 }
 

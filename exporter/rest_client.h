@@ -12,10 +12,10 @@
 namespace inmanta::exporter {
 
 struct RestReply {
-  int status = 0;         // 0: no HTTP answer (see transportError)
+  int status = 0;  // 0: no HTTP answer (see transportError)
   std::string transportError;
-  nlohmann::json body;    // null when the reply had no JSON body
-  std::string text;       // the body as received
+  nlohmann::json body;  // null when the reply had no JSON body
+  std::string text;     // the body as received
   // The server's `message`, or the whole reply, or the transport error, for messages.
   std::string message() const;
   bool ok() const { return status == 200; }

@@ -21,9 +21,8 @@ std::string trim(const std::string& s) {
 }
 
 std::string normaliseOption(std::string option) {
-  std::transform(option.begin(), option.end(), option.begin(), [](char c) {
-    return c == '_' ? '-' : static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  });
+  std::transform(option.begin(), option.end(), option.begin(),
+                 [](char c) { return c == '_' ? '-' : static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); });
   return option;
 }
 
@@ -133,9 +132,9 @@ std::string normaliseUuid(const std::string& text) {
   std::string hex = trim(text);
   for (const char* prefix : {"urn:", "uuid:"})
     if (hex.rfind(prefix, 0) == 0) hex = hex.substr(std::string(prefix).size());
-  hex.erase(std::remove_if(hex.begin(), hex.end(), [](char c) { return c == '{' || c == '}' || c == '-'; }),
-            hex.end());
-  if (hex.size() != 32 || !std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+  hex.erase(std::remove_if(hex.begin(), hex.end(), [](char c) { return c == '{' || c == '}' || c == '-'; }), hex.end());
+  if (hex.size() != 32 ||
+      !std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
     throw std::runtime_error("badly formed hexadecimal UUID string");
   std::transform(hex.begin(), hex.end(), hex.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
   return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +

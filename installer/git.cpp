@@ -20,13 +20,36 @@ namespace inmanta::installer {
 
 namespace {
 
-#define INMANTA_GIT_FUNCTIONS(X)                                                                              \
-  X(git_libgit2_init) X(git_libgit2_shutdown) X(git_error_last) X(git_clone) X(git_repository_open_ext)      \
-  X(git_repository_free) X(git_repository_set_head_detached) X(git_tag_list) X(git_strarray_dispose)         \
-  X(git_revparse_single) X(git_object_peel) X(git_object_free) X(git_commit_free) X(git_commit_tree)         \
-  X(git_commit_id) X(git_tree_free) X(git_tree_entry_bypath) X(git_tree_entry_free) X(git_tree_entry_type)   \
-  X(git_tree_entry_id) X(git_blob_lookup) X(git_blob_free) X(git_blob_rawcontent) X(git_blob_rawsize)        \
-  X(git_checkout_tree) X(git_checkout_head) X(git_remote_lookup) X(git_remote_free) X(git_remote_url)       \
+#define INMANTA_GIT_FUNCTIONS(X)      \
+  X(git_libgit2_init)                 \
+  X(git_libgit2_shutdown)             \
+  X(git_error_last)                   \
+  X(git_clone)                        \
+  X(git_repository_open_ext)          \
+  X(git_repository_free)              \
+  X(git_repository_set_head_detached) \
+  X(git_tag_list)                     \
+  X(git_strarray_dispose)             \
+  X(git_revparse_single)              \
+  X(git_object_peel)                  \
+  X(git_object_free)                  \
+  X(git_commit_free)                  \
+  X(git_commit_tree)                  \
+  X(git_commit_id)                    \
+  X(git_tree_free)                    \
+  X(git_tree_entry_bypath)            \
+  X(git_tree_entry_free)              \
+  X(git_tree_entry_type)              \
+  X(git_tree_entry_id)                \
+  X(git_blob_lookup)                  \
+  X(git_blob_free)                    \
+  X(git_blob_rawcontent)              \
+  X(git_blob_rawsize)                 \
+  X(git_checkout_tree)                \
+  X(git_checkout_head)                \
+  X(git_remote_lookup)                \
+  X(git_remote_free)                  \
+  X(git_remote_url)                   \
   X(git_remote_fetch)
 
 // The libgit2 functions this file calls, each with the type its declaration gives it.
@@ -102,7 +125,9 @@ struct Owned {
 }  // namespace
 
 GitRepository::GitRepository(git_repository* repo, std::string path) : repo_(repo), path_(std::move(path)) {}
-GitRepository::GitRepository(GitRepository&& o) noexcept : repo_(o.repo_), path_(std::move(o.path_)) { o.repo_ = nullptr; }
+GitRepository::GitRepository(GitRepository&& o) noexcept : repo_(o.repo_), path_(std::move(o.path_)) {
+  o.repo_ = nullptr;
+}
 GitRepository& GitRepository::operator=(GitRepository&& o) noexcept {
   if (this != &o) {
     if (repo_ != nullptr) git().git_repository_free(repo_);
@@ -186,7 +211,8 @@ void GitRepository::checkoutTag(const std::string& tag, bool force) {
 
 std::string GitRepository::checkoutBranch(const std::string& branch, bool force) {
   std::string ref;
-  for (const std::string& candidate : {"refs/remotes/origin/" + branch, "refs/heads/" + branch, std::string("refs/remotes/origin/HEAD")}) {
+  for (const std::string& candidate :
+       {"refs/remotes/origin/" + branch, "refs/heads/" + branch, std::string("refs/remotes/origin/HEAD")}) {
     Owned<git_object, &Libgit2::git_object_free> probe;
     if (git().git_revparse_single(&probe.p, repo_, candidate.c_str()) == 0) {
       ref = candidate;

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "compiler/diag/diagnostic.h"
-#include "installer/git.h"
 #include "compiler/parse/parser.h"
+#include "installer/git.h"
 
 namespace fs = std::filesystem;
 using inmanta::compiler::CompileError;
@@ -57,7 +57,8 @@ struct Entry {
 class Resolver {
  public:
   Resolver(ProjectConfig project, const InstallOptions& options)
-      : project_(std::move(project)), options_(options),
+      : project_(std::move(project)),
+        options_(options),
         allowPre_(options.allowPrereleases || project_.allowPrereleases()) {}
 
   ResolveResult run(std::ostream& progress);
@@ -68,9 +69,7 @@ class Resolver {
     return r.empty() || r.rfind("..", 0) == 0 ? path : r;
   }
   [[noreturn]] void fail(const std::string& message) const { throw ProjectError(message); }
-  std::string render(const CompileError& e) const {
-    return compiler::renderDiagnostic(e.diagnostic(), sources_);
-  }
+  std::string render(const CompileError& e) const { return compiler::renderDiagnostic(e.diagnostic(), sources_); }
 
   std::vector<std::pair<std::string, int>> importsOf(const std::string& file);
   std::vector<std::string> moduleImports(const Entry& e);
@@ -85,7 +84,8 @@ class Resolver {
   void loadRequirements(Entry& e);
   // every constraint holds, and a pre-release only when asked for (also without constraints)
   bool acceptable(const Version& v, const std::vector<Constraint>& cons) const {
-    bool pre = allowPre_ || std::any_of(cons.begin(), cons.end(), [](const Constraint& c) { return c.requirement.namesPrerelease(); });
+    bool pre = allowPre_ || std::any_of(cons.begin(), cons.end(),
+                                        [](const Constraint& c) { return c.requirement.namesPrerelease(); });
     if (v.isPrerelease() && !pre) return false;
     return std::all_of(cons.begin(), cons.end(), [&](const Constraint& c) { return c.requirement.contains(v, pre); });
   }
@@ -149,7 +149,8 @@ std::vector<std::string> Resolver::moduleImports(const Entry& e) {
   std::sort(files.begin(), files.end());
   for (const std::string& f : files)
     for (auto& [name, line] : importsOf(f)) {
-      if (name != e.name && !wantedBy_.count(name)) wantedBy_[name] = "imported at " + rel(f) + ":" + std::to_string(line);
+      if (name != e.name && !wantedBy_.count(name))
+        wantedBy_[name] = "imported at " + rel(f) + ":" + std::to_string(line);
       names.insert(name);
     }
   names.erase(e.name);
@@ -190,9 +191,9 @@ void Resolver::cloneModule(Entry& e) {
   if (project_.repos.empty()) {
     std::vector<std::string> searched;
     for (const auto& d : project_.modulepath) searched.push_back(rel(d));
-    fail("module " + e.name + why + " is not on the modulepath (searched: " +
-         (searched.empty() ? std::string("nothing") : join(searched, ", ")) + ") and " + project_.configFile +
-         " lists no repo to install it from");
+    fail("module " + e.name + why +
+         " is not on the modulepath (searched: " + (searched.empty() ? std::string("nothing") : join(searched, ", ")) +
+         ") and " + project_.configFile + " lists no repo to install it from");
   }
   fs::path dest = fs::path(project_.downloadpath) / e.name;
   std::error_code ec;
@@ -232,8 +233,7 @@ std::string Resolver::conflict(const std::string& name, const std::vector<Versio
     return false;
   };
   for (const Constraint& c : cons)
-    if (!matchesAny({&c}))
-      return "no version of " + name + " satisfies " + describe(c) + ": " + where + " has " + list;
+    if (!matchesAny({&c})) return "no version of " + name + " satisfies " + describe(c) + ": " + where + " has " + list;
   for (size_t i = 0; i < cons.size(); ++i)
     for (size_t j = i + 1; j < cons.size(); ++j)
       if (!matchesAny({&cons[i], &cons[j]}))
@@ -257,7 +257,8 @@ void Resolver::select(Entry& e) {
       try {
         e.git->checkoutBranch("master", e.state == ModuleStatus::State::Installed);
       } catch (const GitError& err) {
-        fail("cannot install module " + e.name + " from " + (e.source.empty() ? rel(e.dir) : e.source) + ": " + err.what());
+        fail("cannot install module " + e.name + " from " + (e.source.empty() ? rel(e.dir) : e.source) + ": " +
+             err.what());
       }
       e.tag = "master";
       e.loaded = false;
@@ -271,7 +272,8 @@ void Resolver::select(Entry& e) {
   std::vector<Constraint> cons = constraintsOn(e.name);
   std::string where = e.source.empty() ? rel(e.dir) : e.source;
   if (tagged.empty()) {
-    bool constrained = std::any_of(cons.begin(), cons.end(), [](const Constraint& c) { return !c.requirement.specifiers.empty(); });
+    bool constrained =
+        std::any_of(cons.begin(), cons.end(), [](const Constraint& c) { return !c.requirement.specifiers.empty(); });
     if (constrained) fail(conflict(e.name, {}, where));
     if (e.state == ModuleStatus::State::Installed && e.tag.empty()) {
       e.git->checkoutHead();  // no version tags and no constraint: the default branch
@@ -317,9 +319,8 @@ void Resolver::locate(Entry& e) {
   }
   if (!dir.empty()) {
     e.dir = dir;
-    bool onModulepath = std::any_of(project_.modulepath.begin(), project_.modulepath.end(), [&](const std::string& m) {
-      return fs::path(dir).parent_path() == fs::path(m);
-    });
+    bool onModulepath = std::any_of(project_.modulepath.begin(), project_.modulepath.end(),
+                                    [&](const std::string& m) { return fs::path(dir).parent_path() == fs::path(m); });
     if (e.name == "std" && !onModulepath) {
       e.state = ModuleStatus::State::Bundled;
       e.source = "bundled with inmanta-cpp";
@@ -363,7 +364,8 @@ void Resolver::loadRequirements(Entry& e) {
   }
   std::string yml = rel((fs::path(e.dir) / "module.yml").string());
   for (const compiler::RequirementEntry& r : e.config->requires_) {
-    Constraint c{r.requirement, "module " + e.name + " " + e.config->version.str() + " (" + yml + ":" + std::to_string(r.line) + ")"};
+    Constraint c{r.requirement,
+                 "module " + e.name + " " + e.config->version.str() + " (" + yml + ":" + std::to_string(r.line) + ")"};
     constraints_[r.requirement.name].emplace_back(e.name, c);
     touched.insert(r.requirement.name);
     if (!wantedBy_.count(r.requirement.name)) wantedBy_[r.requirement.name] = "required by " + c.setBy;
@@ -386,7 +388,8 @@ void Resolver::process(const std::string& name) {
     // new constraints may rule out the chosen tag
     std::vector<Constraint> cons = constraintsOn(name);
     auto version = e.config ? std::optional<Version>(e.config->version) : std::nullopt;
-    bool ok = version && std::all_of(cons.begin(), cons.end(), [&](const Constraint& c) { return c.requirement.contains(*version, true); });
+    bool ok = version && std::all_of(cons.begin(), cons.end(),
+                                     [&](const Constraint& c) { return c.requirement.contains(*version, true); });
     if (!ok) select(e);
   }
   if (e.state != ModuleStatus::State::Missing && !e.loaded) loadRequirements(e);
@@ -410,7 +413,8 @@ ResolveResult Resolver::run(std::ostream& progress) {
   for (const std::string& r : roots)
     if (seenRoots.insert(r).second) result.mainImports.push_back(r);
   if (options_.mode != ResolveMode::Inspect && !project_.downloadpath.empty() &&
-      std::find(project_.modulepath.begin(), project_.modulepath.end(), project_.downloadpath) == project_.modulepath.end())
+      std::find(project_.modulepath.begin(), project_.modulepath.end(), project_.downloadpath) ==
+          project_.modulepath.end())
     progress << "warning: downloadpath " << rel(project_.downloadpath)
              << " is not on the modulepath: the compiler will not find modules installed there\n";
 
@@ -440,7 +444,8 @@ ResolveResult Resolver::run(std::ostream& progress) {
           if (options_.mode != ResolveMode::Inspect) {
             std::string hint =
                 e.state == ModuleStatus::State::Bundled
-                    ? "; std is bundled with inmanta-cpp (its plugins are built in): put a std module on the modulepath to use another version"
+                    ? "; std is bundled with inmanta-cpp (its plugins are built in): put a std module on the "
+                      "modulepath to use another version"
                 : options_.mode == ResolveMode::Install
                     ? "; `inmanta project update` moves installed modules to the newest allowed version"
                     : "; it is not a git clone with a remote, so `inmanta project update` cannot move it";
@@ -466,22 +471,16 @@ ResolveResult Resolver::run(std::ostream& progress) {
     for (const ModuleStatus& s : result.modules) {
       progress << s.name << " " << s.version << " ";
       switch (s.state) {
-        case ModuleStatus::State::Installed:
-          progress << "installed from " << s.source << " into " << rel(s.dir);
-          break;
+        case ModuleStatus::State::Installed: progress << "installed from " << s.source << " into " << rel(s.dir); break;
         case ModuleStatus::State::Updated:
           if (s.previousVersion == s.version) progress << "up to date with " << s.source;
-          else progress << "updated from " << (s.previousVersion.empty() ? "?" : s.previousVersion) << " (" << s.source << ")";
+          else
+            progress << "updated from " << (s.previousVersion.empty() ? "?" : s.previousVersion) << " (" << s.source
+                     << ")";
           break;
-        case ModuleStatus::State::Present:
-          progress << "present at " << rel(s.dir);
-          break;
-        case ModuleStatus::State::Bundled:
-          progress << "bundled with inmanta-cpp";
-          break;
-        case ModuleStatus::State::Missing:
-          progress << "missing";
-          break;
+        case ModuleStatus::State::Present: progress << "present at " << rel(s.dir); break;
+        case ModuleStatus::State::Bundled: progress << "bundled with inmanta-cpp"; break;
+        case ModuleStatus::State::Missing: progress << "missing"; break;
       }
       progress << "\n";
     }
@@ -498,7 +497,9 @@ std::string repoUrlFor(const std::string& repoUrl, const std::string& name, cons
 std::string locateProject(const std::string& start) {
   std::string from = start.empty() ? fs::current_path().string() : start;
   auto dir = compiler::findProjectDir(from);
-  if (!dir) throw ProjectError("Unable to find an inmanta project (project.yml expected) in " + from + " or any folder above it");
+  if (!dir)
+    throw ProjectError("Unable to find an inmanta project (project.yml expected) in " + from +
+                       " or any folder above it");
   return *dir;
 }
 

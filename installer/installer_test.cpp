@@ -27,7 +27,7 @@ namespace {
 
 struct ModuleVersion {
   std::string tag;
-  std::string requires_;  // module.yml `requires:` lines, e.g. "  - c >= 2.0\n"
+  std::string requires_;   // module.yml `requires:` lines, e.g. "  - c >= 2.0\n"
   std::string model = "";  // model/_init.cf
   std::string compilerVersion = "";
 };
@@ -76,7 +76,8 @@ class InstallerTest : public ::testing::Test {
       if (!v.compilerVersion.empty()) yml += "compiler_version: " + v.compilerVersion + "\n";
       if (!v.requires_.empty()) yml += "requires:\n" + v.requires_;
       write(work / "module.yml", yml);
-      write(work / "model/_init.cf", v.model.empty() ? "entity Thing:\n  string v = \"" + v.tag + "\"\nend\n" : v.model);
+      write(work / "model/_init.cf",
+            v.model.empty() ? "entity Thing:\n  string v = \"" + v.tag + "\"\nend\n" : v.model);
       sh(git + " add -A && " + git + " commit -qm v" + v.tag + " && " + git + " tag " + v.tag);
     }
     if (!fs::exists(bare)) sh("git clone -q --bare " + work.string() + " " + bare.string());
@@ -84,8 +85,9 @@ class InstallerTest : public ::testing::Test {
   }
 
   void project(const std::string& requires_, const std::string& main, const std::string& extra = "") {
-    write(project_() / "project.yml", "name: p\n# a comment that freeze keeps\nmodulepath: libs\ndownloadpath: libs\nrepo:\n  - " +
-                                          repoTemplate() + "\n" + requires_ + extra);
+    write(project_() / "project.yml",
+          "name: p\n# a comment that freeze keeps\nmodulepath: libs\ndownloadpath: libs\nrepo:\n  - " + repoTemplate() +
+              "\n" + requires_ + extra);
     write(project_() / "main.cf", main);
   }
 
@@ -181,7 +183,8 @@ TEST_F(InstallerTest, ConflictNamesBothConstraintsAndWhoSetThem) {
   publish("a", {{"1.0.0", "  - c >= 2.0\n", "import c\n"}});
   project("requires:\n  - c ~= 1.0\n", "import a\n");
   std::string e = failure();
-  EXPECT_NE(e.find("conflicting requirements on c: `c ~= 1.0` (set by project.yml:8) and `c >= 2.0` (set by module a 1.0.0 (libs/a/module.yml:5))"),
+  EXPECT_NE(e.find("conflicting requirements on c: `c ~= 1.0` (set by project.yml:8) and `c >= 2.0` (set by module a "
+                   "1.0.0 (libs/a/module.yml:5))"),
             std::string::npos)
       << e;
   EXPECT_NE(e.find("versions 1.0.0, 2.0.0"), std::string::npos) << e;
@@ -219,7 +222,9 @@ TEST_F(InstallerTest, UpdateMovesInstalledModulesInstallOnlyChecks) {
   // a constraint the installed version breaks: install says so, update fixes it
   project("requires:\n  - mod >= 2.0\n", "import mod\n");
   std::string e = failure();
-  EXPECT_NE(e.find("module mod 1.2.0 at libs/mod does not satisfy `mod >= 2.0` (set by project.yml:8)"), std::string::npos) << e;
+  EXPECT_NE(e.find("module mod 1.2.0 at libs/mod does not satisfy `mod >= 2.0` (set by project.yml:8)"),
+            std::string::npos)
+      << e;
   EXPECT_NE(e.find("inmanta project update"), std::string::npos) << e;
   run(ResolveMode::Update);
   EXPECT_EQ(installedVersion("mod"), "2.0.0");
@@ -248,7 +253,8 @@ TEST_F(InstallerTest, BundledStdIsCheckedNotFetched) {
 TEST_F(InstallerTest, UnreachableRepositoryNamesTheUrlAndTheGitError) {
   project("", "import ghost\n");
   std::string e = failure();
-  EXPECT_NE(e.find("cannot install module ghost (imported at main.cf:1): cannot clone file://" + (root_ / "repos/ghost").string() + ": "),
+  EXPECT_NE(e.find("cannot install module ghost (imported at main.cf:1): cannot clone file://" +
+                   (root_ / "repos/ghost").string() + ": "),
             std::string::npos)
       << e;
   EXPECT_FALSE(fs::exists(project_() / "libs/ghost"));
@@ -320,7 +326,9 @@ TEST_F(InstallerTest, ListAndFreeze) {
 
   freezeProject({project_().string(), std::nullopt, std::nullopt, ""}, out, err);
   std::string yml = read(project_() / "project.yml");
-  EXPECT_NE(yml.find("requires:\n  - mod == 1.1.0\n  - std == 5.2.8\n  - top == 1.0.0\nfreeze_operator"), std::string::npos) << yml;
+  EXPECT_NE(yml.find("requires:\n  - mod == 1.1.0\n  - std == 5.2.8\n  - top == 1.0.0\nfreeze_operator"),
+            std::string::npos)
+      << yml;
   EXPECT_NE(yml.find("# a comment that freeze keeps"), std::string::npos) << yml;
   out.str("");
   freezeProject({project_().string(), true, std::string(">="), "-"}, out, err);

@@ -155,19 +155,20 @@ void freezeProject(const FreezeOptions& options, std::ostream& out, std::ostream
   install.mode = ResolveMode::Inspect;
   ResolveResult r = resolveProject(install, err);
   std::string op = options.op.value_or(r.project.freezeOperator);
-  if (op != "==" && op != "~=" && op != ">=") throw ProjectError("freeze operator must be ==, ~= or >= (got '" + op + "')");
+  if (op != "==" && op != "~=" && op != ">=")
+    throw ProjectError("freeze operator must be ==, ~= or >= (got '" + op + "')");
   bool recursive = options.recursive.value_or(r.project.freezeRecursive);
   std::vector<std::string> names;
   if (recursive)
     for (const ModuleStatus& m : r.modules) names.push_back(m.name);
-  else
-    names = r.mainImports;
+  else names = r.mainImports;
   std::sort(names.begin(), names.end());
   std::vector<std::string> lines;
   for (const std::string& name : names) {
     auto it = std::find_if(r.modules.begin(), r.modules.end(), [&](const ModuleStatus& m) { return m.name == name; });
     if (it == r.modules.end() || it->state == ModuleStatus::State::Missing)
-      throw ProjectError("module " + name + " is not installed, so its version cannot be frozen; run `inmanta project install` first");
+      throw ProjectError("module " + name +
+                         " is not installed, so its version cannot be frozen; run `inmanta project install` first");
     lines.push_back(name + " " + op + " " + it->version);
   }
   std::string text = replaceRequires(readFile(r.project.configFile), lines, r.project.configFile);
@@ -192,17 +193,18 @@ std::string initProject(const std::string& name, const std::string& outputDir) {
   YAML::Emitter quotedName;
   quotedName << YAML::DoubleQuoted << name;
   writeFile((dir / "project.yml").string(),
-            "name: " + std::string(quotedName.c_str()) + "\n"
-            "description: \"\"\n"
-            "# folders searched for modules, in order; `inmanta project install` puts modules in downloadpath\n"
-            "modulepath: libs\n"
-            "downloadpath: libs\n"
-            "# where modules come from: {} is replaced by the module name\n"
-            "repo:\n"
-            "  - url: https://github.com/inmanta/{}.git\n"
-            "    type: git\n"
-            "# version constraints on modules, e.g. `- mymodule ~= 1.2`\n"
-            "requires: []\n");
+            "name: " + std::string(quotedName.c_str()) +
+                "\n"
+                "description: \"\"\n"
+                "# folders searched for modules, in order; `inmanta project install` puts modules in downloadpath\n"
+                "modulepath: libs\n"
+                "downloadpath: libs\n"
+                "# where modules come from: {} is replaced by the module name\n"
+                "repo:\n"
+                "  - url: https://github.com/inmanta/{}.git\n"
+                "    type: git\n"
+                "# version constraints on modules, e.g. `- mymodule ~= 1.2`\n"
+                "requires: []\n");
   writeFile((dir / "main.cf").string(), "# The model of " + name + ". `inmanta compile` compiles it.\n");
   writeFile((dir / ".gitignore").string(), ".inmanta\nlibs/\ndata/\n");
   return dir.string();

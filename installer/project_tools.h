@@ -17,9 +17,9 @@ void listModules(const ListOptions& options, std::ostream& out, std::ostream& er
 
 struct FreezeOptions {
   std::string projectDir;
-  std::optional<bool> recursive;         // default: project.yml's freeze_recursive
-  std::optional<std::string> op;         // ==, ~= or >=; default: project.yml's freeze_operator
-  std::string outFile;                   // empty: project.yml itself; "-": `out`
+  std::optional<bool> recursive;  // default: project.yml's freeze_recursive
+  std::optional<std::string> op;  // ==, ~= or >=; default: project.yml's freeze_operator
+  std::string outFile;            // empty: project.yml itself; "-": `out`
 };
 // Writes `requires` with the installed version of every module main.cf imports (all modules
 // when recursive), keeping the rest of project.yml as written. Throws ProjectError.

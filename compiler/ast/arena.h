@@ -187,7 +187,8 @@ class NameMap {
     T value{};
   };
   void grow() {
-    growSlots(slots_, 16, [](const Slot& s) { return !s.used; }, [](const Slot& s) { return s.hash; });
+    growSlots(
+        slots_, 16, [](const Slot& s) { return !s.used; }, [](const Slot& s) { return s.hash; });
   }
   std::vector<Slot> slots_;
   size_t count_ = 0;
@@ -264,8 +265,9 @@ class SymbolTable {
     return bytes;
   }
   void grow() {
-    growSlots(slots_, 256, [](uint64_t s) { return s == 0; },
-              [](uint64_t s) { return SymbolHeader::of(reinterpret_cast<const char*>(s & kAddress))->hash; });
+    growSlots(
+        slots_, 256, [](uint64_t s) { return s == 0; },
+        [](uint64_t s) { return SymbolHeader::of(reinterpret_cast<const char*>(s & kAddress))->hash; });
   }
 
   Arena memory_;

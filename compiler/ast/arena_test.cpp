@@ -13,8 +13,15 @@ TEST(NameMap, FindsWhatWasInsertedAndNothingElse) {
   NameMap<size_t> map;
   EXPECT_EQ(map.find("a"), nullptr);  // empty: no table yet
   // names of every length class of the hash and the comparison (1-3, 4-7, 8-16, longer)
-  std::vector<std::string> names = {"a", "ab", "abc", "abcd", "abcdefg", "abcdefgh", "abcdefghijklmnop",
-                                    "abcdefghijklmnopq", "a_much_longer_attribute_name_than_usual"};
+  std::vector<std::string> names = {"a",
+                                    "ab",
+                                    "abc",
+                                    "abcd",
+                                    "abcdefg",
+                                    "abcdefgh",
+                                    "abcdefghijklmnop",
+                                    "abcdefghijklmnopq",
+                                    "a_much_longer_attribute_name_than_usual"};
   for (size_t i = 0; i < names.size(); ++i) EXPECT_TRUE(map.insert(names[i], i));
   EXPECT_EQ(map.size(), names.size());
   for (size_t i = 0; i < names.size(); ++i) {
@@ -107,7 +114,8 @@ TEST(Arena, KeepsItsObjectsIntactWhenItGrowsIntoPrefaultedBlocks) {
   Arena arena;
   std::vector<uint64_t*> values;
   const size_t count = (80 * 64 * 1024) / sizeof(uint64_t) + PrefaultedBlocks::kSize / sizeof(uint64_t);
-  for (size_t i = 0; i < count; ++i) values.push_back(new (arena.allocate(sizeof(uint64_t), alignof(uint64_t))) uint64_t(i));
+  for (size_t i = 0; i < count; ++i)
+    values.push_back(new (arena.allocate(sizeof(uint64_t), alignof(uint64_t))) uint64_t(i));
   for (size_t i = 0; i < count; i += 4099) EXPECT_EQ(*values[i], i);
   EXPECT_EQ(*values.back(), count - 1);
   // an allocation larger than a prefaulted block gets a block of its own

@@ -96,8 +96,10 @@ void quote(std::string& out, std::string_view s) {
   for (char c : s) {
     if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
-    else if (c == '\'' || c == '\\') { out += '\\'; out += c; }
-    else out += c;
+    else if (c == '\'' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else out += c;
   }
   out += '\'';
 }
@@ -178,9 +180,7 @@ void dumpExpr(std::string& out, const Expr* e) {
       if (gDetailed) dumpLoc(out, static_cast<const Regex*>(e)->patternLoc);
       out += ')';
       return;
-    case Kind::VarRef:
-      dumpName(out, static_cast<const VarRef*>(e)->name());
-      return;
+    case Kind::VarRef: dumpName(out, static_cast<const VarRef*>(e)->name()); return;
     case Kind::AttrRef: {
       auto* a = static_cast<const AttrRef*>(e);
       dumpExpr(out, a->object);
@@ -312,11 +312,17 @@ void dumpExpr(std::string& out, const Expr* e) {
       out += "}";
       return;
     }
-    case Kind::ExprStmt: case Kind::Assign: case Kind::For: case Kind::If: case Kind::Import:
-    case Kind::Entity: case Kind::Implementation: case Kind::Implement: case Kind::Relation:
-    case Kind::Typedef: case Kind::Index:
-      out += "<stmt>";
-      return;
+    case Kind::ExprStmt:
+    case Kind::Assign:
+    case Kind::For:
+    case Kind::If:
+    case Kind::Import:
+    case Kind::Entity:
+    case Kind::Implementation:
+    case Kind::Implement:
+    case Kind::Relation:
+    case Kind::Typedef:
+    case Kind::Index: out += "<stmt>"; return;
   }
 }
 
@@ -329,9 +335,7 @@ void dumpMult(std::string& out, const Multiplicity& m) {
 void dumpStmt(std::string& out, const Stmt* s) {
   if (gDetailed && s->kind != Kind::ExprStmt) dumpLoc(out, s->loc());
   switch (s->kind) {
-    case Kind::ExprStmt:
-      dumpExpr(out, static_cast<const ExprStmt*>(s)->expr);
-      return;
+    case Kind::ExprStmt: dumpExpr(out, static_cast<const ExprStmt*>(s)->expr); return;
     case Kind::Assign: {
       auto* a = static_cast<const Assign*>(s);
       out += a->listOnly ? "(+= " : "(= ";
@@ -471,9 +475,24 @@ void dumpStmt(std::string& out, const Stmt* s) {
       out += ')';
       return;
     }
-    case Kind::Literal: case Kind::StringFormat: case Kind::FString: case Kind::Regex: case Kind::VarRef: case Kind::AttrRef: case Kind::MapLookup: case Kind::IsDefined: case Kind::Binary: case Kind::Not: case Kind::Conditional: case Kind::Call: case Kind::Constructor: case Kind::IndexLookup: case Kind::ShortIndexLookup: case Kind::ListLit: case Kind::ListComp: case Kind::DictLit:
-      dumpExpr(out, static_cast<const Expr*>(static_cast<const Node*>(s)));
-      return;
+    case Kind::Literal:
+    case Kind::StringFormat:
+    case Kind::FString:
+    case Kind::Regex:
+    case Kind::VarRef:
+    case Kind::AttrRef:
+    case Kind::MapLookup:
+    case Kind::IsDefined:
+    case Kind::Binary:
+    case Kind::Not:
+    case Kind::Conditional:
+    case Kind::Call:
+    case Kind::Constructor:
+    case Kind::IndexLookup:
+    case Kind::ShortIndexLookup:
+    case Kind::ListLit:
+    case Kind::ListComp:
+    case Kind::DictLit: dumpExpr(out, static_cast<const Expr*>(static_cast<const Node*>(s))); return;
   }
 }
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "compiler/ast/arena.h"
-#include "compiler/runtime/variable.h"
 #include "compiler/runtime/value.h"
+#include "compiler/runtime/variable.h"
 #include "compiler/source/source.h"
 
 namespace inmanta::compiler::ast {

@@ -13,8 +13,9 @@ SourceLocation roundTrip(SourceLocation at) {
 
 TEST(Node, KeepsEveryFileLineAndColumnTheLoaderAccepts) {
   static_assert(sizeof(Node) == 8);
-  for (SourceLocation at : {SourceLocation{0, 1, 1}, SourceLocation{7, 2300000, 45}, SourceLocation{kMaxFiles - 1, kMaxLines, kMaxColumn},
-                            SourceLocation{3, 12, 0}, SourceLocation{0, 0, 0}}) {
+  for (SourceLocation at :
+       {SourceLocation{0, 1, 1}, SourceLocation{7, 2300000, 45}, SourceLocation{kMaxFiles - 1, kMaxLines, kMaxColumn},
+        SourceLocation{3, 12, 0}, SourceLocation{0, 0, 0}}) {
     SourceLocation back = roundTrip(at);
     EXPECT_EQ(back.file, at.file);
     EXPECT_EQ(back.line, at.line);

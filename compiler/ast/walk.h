@@ -21,8 +21,9 @@ void forEachChild(const Expr* e, F&& f) {
     for (const Expr* w : a.wrapped) f(w);
   };
   switch (e->kind) {
-    case Kind::Literal: case Kind::Regex: case Kind::VarRef:
-      return;
+    case Kind::Literal:
+    case Kind::Regex:
+    case Kind::VarRef: return;
     case Kind::StringFormat:
       for (const auto& p : static_cast<const StringFormat*>(e)->parts) f(static_cast<const Expr*>(p.ref));
       return;
@@ -80,9 +81,17 @@ void forEachChild(const Expr* e, F&& f) {
     case Kind::DictLit:
       for (const auto& entry : static_cast<const DictLit*>(e)->entries) f(static_cast<const Expr*>(entry.value));
       return;
-    case Kind::ExprStmt: case Kind::Assign: case Kind::For: case Kind::If: case Kind::Import: case Kind::Entity:
-    case Kind::Implementation: case Kind::Implement: case Kind::Relation: case Kind::Typedef: case Kind::Index:
-      return;  // (statements: forEachBlock)
+    case Kind::ExprStmt:
+    case Kind::Assign:
+    case Kind::For:
+    case Kind::If:
+    case Kind::Import:
+    case Kind::Entity:
+    case Kind::Implementation:
+    case Kind::Implement:
+    case Kind::Relation:
+    case Kind::Typedef:
+    case Kind::Index: return;  // (statements: forEachBlock)
   }
 }
 
@@ -105,13 +114,32 @@ void forEachBlock(const Stmt* s, F&& f) {
       return;
     }
     case Kind::Implementation: f(static_cast<const Implementation*>(s)->body, static_cast<const For*>(nullptr)); return;
-    case Kind::ExprStmt: case Kind::Assign: case Kind::Import: case Kind::Entity: case Kind::Implement:
-    case Kind::Relation: case Kind::Typedef: case Kind::Index:
-    case Kind::Literal: case Kind::StringFormat: case Kind::FString: case Kind::Regex: case Kind::VarRef:
-    case Kind::AttrRef: case Kind::MapLookup: case Kind::IsDefined: case Kind::Binary: case Kind::Not:
-    case Kind::Conditional: case Kind::Call: case Kind::Constructor: case Kind::IndexLookup:
-    case Kind::ShortIndexLookup: case Kind::ListLit: case Kind::ListComp: case Kind::DictLit:
-      return;
+    case Kind::ExprStmt:
+    case Kind::Assign:
+    case Kind::Import:
+    case Kind::Entity:
+    case Kind::Implement:
+    case Kind::Relation:
+    case Kind::Typedef:
+    case Kind::Index:
+    case Kind::Literal:
+    case Kind::StringFormat:
+    case Kind::FString:
+    case Kind::Regex:
+    case Kind::VarRef:
+    case Kind::AttrRef:
+    case Kind::MapLookup:
+    case Kind::IsDefined:
+    case Kind::Binary:
+    case Kind::Not:
+    case Kind::Conditional:
+    case Kind::Call:
+    case Kind::Constructor:
+    case Kind::IndexLookup:
+    case Kind::ShortIndexLookup:
+    case Kind::ListLit:
+    case Kind::ListComp:
+    case Kind::DictLit: return;
   }
 }
 

@@ -71,8 +71,8 @@ void appendSourceLine(std::string& out, const SourceManager& sources, const Sour
   out += indent + "    " + caret + "^\n";
 }
 
-void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& sources,
-                const std::string& indent, bool first) {
+void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& sources, const std::string& indent,
+                bool first) {
   std::string_view message = diag.message;
   size_t nl = message.find('\n');
   std::string_view head = message.substr(0, nl);

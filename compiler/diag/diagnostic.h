@@ -26,14 +26,14 @@ bool isA(ErrorKind kind, ErrorKind ancestor);
 
 struct Diagnostic {
   ErrorKind kind = ErrorKind::CompilerException;
-  std::string message;       // may span several lines
-  SourceLocation location;   // invalid: no location
-  bool showColumn = true;    // print FILE:LINE:COL rather than FILE:LINE
-  SourceLocation caret;      // where to draw the caret when not at `location` (a syntax error
-                             // is reported after its token, but the token is what to point at)
+  std::string message;      // may span several lines
+  SourceLocation location;  // invalid: no location
+  bool showColumn = true;   // print FILE:LINE:COL rather than FILE:LINE
+  SourceLocation caret;     // where to draw the caret when not at `location` (a syntax error
+                            // is reported after its token, but the token is what to point at)
   std::vector<Diagnostic> causes;
-  std::string nativeCause;   // "AssertionError: boom" for a plugin's non-compiler failure
-  std::string warningName;   // for warnings: TypeDeprecationWarning, VariableShadowWarning, ...
+  std::string nativeCause;  // "AssertionError: boom" for a plugin's non-compiler failure
+  std::string warningName;  // for warnings: TypeDeprecationWarning, VariableShadowWarning, ...
 
   Diagnostic() = default;
   Diagnostic(ErrorKind k, std::string msg, SourceLocation loc = {}, bool column = true)

@@ -21,7 +21,8 @@ void Evaluator::setAttribute(runtime::Instance* instance, const model::Attribute
 void Evaluator::attributeFailure(runtime::Instance* instance, const model::Attribute* attribute, Diagnostic cause,
                                  SourceLocation at) {
   Diagnostic d(ErrorKind::AttributeException,
-               "Could not set attribute `" + attribute->name + "` on instance `" + instance->display() + "`", at, false);
+               "Could not set attribute `" + attribute->name + "` on instance `" + instance->display() + "`", at,
+               false);
   // a cause without a statement of its own (a value the type refuses) is the assignment's, as
   // the reference sets it
   if (!cause.location.valid()) {
@@ -78,9 +79,9 @@ void Evaluator::assignmentUnit(runtime::Instance* instance, const model::Attribu
   scheduler_.submit(new AssignmentUnit(*this, instance, attribute, value, promise, at, of, target));
 }
 
-void Evaluator::assignFromAttribute(runtime::Instance* instance, const model::Attribute* attribute, const ast::AttrRef* ref,
-                                    Scope* scope, runtime::Promise* promise, SourceLocation at, AssignmentOf of,
-                                    const ast::Expr* target) {
+void Evaluator::assignFromAttribute(runtime::Instance* instance, const model::Attribute* attribute,
+                                    const ast::AttrRef* ref, Scope* scope, runtime::Promise* promise, SourceLocation at,
+                                    AssignmentOf of, const ast::Expr* target) {
   whenSlot(ref, scope, [this, instance, attribute, promise, at, of, target](Variable* slot) {
     assignmentUnit(instance, attribute, slot, promise, at, of, target);
   });
@@ -103,7 +104,9 @@ Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
   // as the reference's two units, one after the other: the first waits for the object and finds
   // the attribute's slot, the second waits for that slot and passes its value on (one unit that
   // runs twice; it keeps no evaluator: 260,000 wait at once at 100,000 services)
-  scheduler_.unit({object}, [object, ref, result, slot = static_cast<Variable*>(nullptr)]() mutable {
+  scheduler_.unit(
+      {object},
+      [object, ref, result, slot = static_cast<Variable*>(nullptr)]() mutable {
         if (slot == nullptr) {
           slot = attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc());
           return runtime::Scheduler::active()->runAgainWhen(slot);
@@ -123,7 +126,9 @@ Variable* Evaluator::emitAttrRef(const ast::AttrRef* ref, Scope* scope) {
 void Evaluator::emitAttributeAssign(const ast::Assign* assign, Scope* scope) {
   auto* target = static_cast<const ast::AttrRef*>(assign->target);
   Variable* object = emit(target->object, scope);
-  scheduler_.unit({object}, [this, object, target, assign, scope] {
+  scheduler_.unit(
+      {object},
+      [this, object, target, assign, scope] {
         Value o = object->get();
         std::string name(target->attribute.text());
         if (!o.isInstance())

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "compiler/exec/operators.h"
-#include "compiler/sema/typecheck.h"
 #include "compiler/sema/define.h"
+#include "compiler/sema/typecheck.h"
 
 namespace inmanta::compiler::exec {
 
@@ -69,14 +69,25 @@ std::string pretty(const ast::Expr* e) {
     }
     case ast::Kind::StringFormat:  // the reference's repr of its StringFormat node
       return "Format(" + runtime::pyReprString(static_cast<const ast::StringFormat*>(e)->text) + ")";
-    case ast::Kind::FString: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined:
-    case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup:
-    case ast::Kind::ListComp:
-      break;
-    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
-    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
-    case ast::Kind::Typedef: case ast::Kind::Index:
-      break;  // (not expressions)
+    case ast::Kind::FString:
+    case ast::Kind::AttrRef:
+    case ast::Kind::MapLookup:
+    case ast::Kind::IsDefined:
+    case ast::Kind::Constructor:
+    case ast::Kind::IndexLookup:
+    case ast::Kind::ShortIndexLookup:
+    case ast::Kind::ListComp: break;
+    case ast::Kind::ExprStmt:
+    case ast::Kind::Assign:
+    case ast::Kind::For:
+    case ast::Kind::If:
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Relation:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: break;  // (not expressions)
   }
   return ast::dump(e);
 }
@@ -88,38 +99,74 @@ namespace {
 // (true for an expression without parts).
 bool everyPart(const ast::Expr* e, bool (*test)(const ast::Expr*)) {
   switch (e->kind) {
-    case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::ListLit:
-    case ast::Kind::DictLit: case ast::Kind::MapLookup:
-      break;
-    case ast::Kind::Literal: case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex:
-    case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::IsDefined: case ast::Kind::Call:
-    case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::ListComp:
-    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
-    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
-    case ast::Kind::Typedef: case ast::Kind::Index:
-      return true;  // (its parts, if any, are computed by units of their own)
+    case ast::Kind::Binary:
+    case ast::Kind::Not:
+    case ast::Kind::Conditional:
+    case ast::Kind::ListLit:
+    case ast::Kind::DictLit:
+    case ast::Kind::MapLookup: break;
+    case ast::Kind::Literal:
+    case ast::Kind::StringFormat:
+    case ast::Kind::FString:
+    case ast::Kind::Regex:
+    case ast::Kind::VarRef:
+    case ast::Kind::AttrRef:
+    case ast::Kind::IsDefined:
+    case ast::Kind::Call:
+    case ast::Kind::Constructor:
+    case ast::Kind::IndexLookup:
+    case ast::Kind::ShortIndexLookup:
+    case ast::Kind::ListComp:
+    case ast::Kind::ExprStmt:
+    case ast::Kind::Assign:
+    case ast::Kind::For:
+    case ast::Kind::If:
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Relation:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: return true;  // (its parts, if any, are computed by units of their own)
   }
   bool all = true;
   ast::forEachChild(e, [&](const ast::Expr* part) { all = all && test(part); });
   return all;
 }
 
-
 // True when evaluating `e` directly can only compute (no plugin call that might print or ask a
 // server): its result then depends on `self` alone.
 bool computesOnly(const ast::Expr* e) {
   switch (e->kind) {
-    case ast::Kind::Literal: case ast::Kind::VarRef: case ast::Kind::Regex: return true;
-    case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::ListLit:
-    case ast::Kind::DictLit:
-      return everyPart(e, computesOnly);
-    case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::AttrRef: case ast::Kind::MapLookup:
-    case ast::Kind::IsDefined: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup:
-    case ast::Kind::ShortIndexLookup: case ast::Kind::ListComp:
-    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
-    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
-    case ast::Kind::Typedef: case ast::Kind::Index:
-      break;
+    case ast::Kind::Literal:
+    case ast::Kind::VarRef:
+    case ast::Kind::Regex: return true;
+    case ast::Kind::Binary:
+    case ast::Kind::Not:
+    case ast::Kind::Conditional:
+    case ast::Kind::ListLit:
+    case ast::Kind::DictLit: return everyPart(e, computesOnly);
+    case ast::Kind::StringFormat:
+    case ast::Kind::FString:
+    case ast::Kind::AttrRef:
+    case ast::Kind::MapLookup:
+    case ast::Kind::IsDefined:
+    case ast::Kind::Call:
+    case ast::Kind::Constructor:
+    case ast::Kind::IndexLookup:
+    case ast::Kind::ShortIndexLookup:
+    case ast::Kind::ListComp:
+    case ast::Kind::ExprStmt:
+    case ast::Kind::Assign:
+    case ast::Kind::For:
+    case ast::Kind::If:
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Relation:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: break;
   }
   return false;
 }
@@ -127,21 +174,38 @@ bool computesOnly(const ast::Expr* e) {
 
 bool computedPurely(const ast::Expr* e) {
   switch (e->kind) {
-    case ast::Kind::Literal: case ast::Kind::VarRef: case ast::Kind::Regex: case ast::Kind::AttrRef:
-    case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Conditional: case ast::Kind::IsDefined:
-    case ast::Kind::ListComp: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup:
-      return true;
+    case ast::Kind::Literal:
+    case ast::Kind::VarRef:
+    case ast::Kind::Regex:
+    case ast::Kind::AttrRef:
+    case ast::Kind::StringFormat:
+    case ast::Kind::FString:
+    case ast::Kind::Conditional:
+    case ast::Kind::IsDefined:
+    case ast::Kind::ListComp:
+    case ast::Kind::IndexLookup:
+    case ast::Kind::ShortIndexLookup: return true;
     case ast::Kind::Binary: {
       auto* b = static_cast<const ast::Binary*>(e);
       return b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or || everyPart(e, computedPurely);
     }
-    case ast::Kind::Not: case ast::Kind::ListLit: case ast::Kind::DictLit: case ast::Kind::MapLookup:
-      return everyPart(e, computedPurely);
-    case ast::Kind::Call: case ast::Kind::Constructor:  // plugin calls and casts, constructors
-    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
-    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
-    case ast::Kind::Typedef: case ast::Kind::Index:
-      break;
+    case ast::Kind::Not:
+    case ast::Kind::ListLit:
+    case ast::Kind::DictLit:
+    case ast::Kind::MapLookup: return everyPart(e, computedPurely);
+    case ast::Kind::Call:
+    case ast::Kind::Constructor:  // plugin calls and casts, constructors
+    case ast::Kind::ExprStmt:
+    case ast::Kind::Assign:
+    case ast::Kind::For:
+    case ast::Kind::If:
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Relation:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: break;
   }
   return false;
 }
@@ -174,13 +238,15 @@ std::optional<Diagnostic> Evaluator::evaluateConstraint(const model::Typedef& t,
   }
   if (result.isUnknown() || runtime::pyTruthy(result)) return std::nullopt;
   return Diagnostic(ErrorKind::RuntimeException,
-                    "Invalid value " + runtime::repr(v) + ", does not match constraint `" + pretty(t.definition->constraint) + "`",
+                    "Invalid value " + runtime::repr(v) + ", does not match constraint `" +
+                        pretty(t.definition->constraint) + "`",
                     t.location, false);
 }
 
 Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t, const DirectLocal* locals) {
   auto bad = [&](const ast::Expr* x) -> Value {
-    fail(ErrorKind::DirectExecuteException, "The statement " + pretty(x) + " can not be executed in this context", x->loc());
+    fail(ErrorKind::DirectExecuteException, "The statement " + pretty(x) + " can not be executed in this context",
+         x->loc());
   };
   switch (e->kind) {
     case ast::Kind::Literal: {
@@ -192,7 +258,8 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
         if (l->name == n) return l->value;
       if (n == "self") return self;  // (not the typedef's own name: only `self` is bound, spec 3.6)
       fail(ErrorKind::NotFoundException,
-           "Unable to resolve `" + std::string(n) + "`: a type constraint can not reference variables.", e->loc(), true);
+           "Unable to resolve `" + std::string(n) + "`: a type constraint can not reference variables.", e->loc(),
+           true);
     }
     case ast::Kind::Regex: {
       auto* r = static_cast<const ast::Regex*>(e);
@@ -213,7 +280,8 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       Value l = evalDirect(b->lhs, self, t, locals);
       if (b->op == ast::BinaryOp::And || b->op == ast::BinaryOp::Or) {
         switch (lazyLeft(b->op, l, b->loc())) {
-          case LazyOutcome::Unknown: case LazyOutcome::Left: return l;
+          case LazyOutcome::Unknown:
+          case LazyOutcome::Left: return l;
           case LazyOutcome::Right: break;
         }
         return lazyRight(b->op, evalDirect(b->rhs, self, t, locals), b->loc(), true);
@@ -266,7 +334,8 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
     }
     case ast::Kind::DictLit: {
       ValueDict out;
-      for (const auto& [k, x] : static_cast<const ast::DictLit*>(e)->entries) out.items.emplace_back(k, evalDirect(x, self, t, locals));
+      for (const auto& [k, x] : static_cast<const ast::DictLit*>(e)->entries)
+        out.items.emplace_back(k, evalDirect(x, self, t, locals));
       return Value(std::move(out));
     }
     case ast::Kind::Call: {
@@ -280,27 +349,44 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       const model::Definition* def = sema::resolveName(model_, t.ns, call->function, &primitive);
       if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
         fail(ErrorKind::RuntimeException,
-             "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc(), true);
+             "Can not call '" + std::string(name) + "', can only call plugin or primitive type cast", call->loc(),
+             true);
       std::vector<std::pair<std::string, Value>> kwargs;
-      for (const ast::KwArg& kw : call->named.kwargs) kwargs.emplace_back(std::string(kw.name.text()), evalDirect(kw.value, self, t, locals));
+      for (const ast::KwArg& kw : call->named.kwargs)
+        kwargs.emplace_back(std::string(kw.name.text()), evalDirect(kw.value, self, t, locals));
       // as the reference's direct calls: an unknown argument is an error, not an unknown result
-      bool unknownArgument = std::any_of(args.begin(), args.end(), [](const Value& a) { return a.isUnknown(); }) ||
-                             std::any_of(kwargs.begin(), kwargs.end(), [](const auto& k) { return k.second.isUnknown(); });
+      bool unknownArgument =
+          std::any_of(args.begin(), args.end(), [](const Value& a) { return a.isUnknown(); }) ||
+          std::any_of(kwargs.begin(), kwargs.end(), [](const auto& k) { return k.second.isUnknown(); });
       if (unknownArgument && !def->plugin()->acceptsUnknown)
         fail(ErrorKind::RuntimeException, "Received unknown value during direct execution", call->loc(), true);
       if (def->plugin()->contextAware)
-        fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc(), true);
+        fail(ErrorKind::RuntimeException, "Context Aware functions are not allowed in direct execution", call->loc(),
+             true);
       context_->callingNs = t.ns;
       context_->location = call->loc();
       context_->scope = nullptr;
       return callPlugin(*def->plugin(), call->loc(), args, kwargs);
     }
-    case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::AttrRef: case ast::Kind::MapLookup:
-    case ast::Kind::IsDefined: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup:
-    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
-    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
-    case ast::Kind::Typedef: case ast::Kind::Index:
-      break;
+    case ast::Kind::StringFormat:
+    case ast::Kind::FString:
+    case ast::Kind::AttrRef:
+    case ast::Kind::MapLookup:
+    case ast::Kind::IsDefined:
+    case ast::Kind::Constructor:
+    case ast::Kind::IndexLookup:
+    case ast::Kind::ShortIndexLookup:
+    case ast::Kind::ExprStmt:
+    case ast::Kind::Assign:
+    case ast::Kind::For:
+    case ast::Kind::If:
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Relation:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: break;
   }
   return bad(e);
 }

@@ -7,7 +7,6 @@
 
 namespace inmanta::compiler::exec {
 
-
 // A [1] relation end: a plain slot whose value also sets the inverse end.
 struct SingleHolder : runtime::Variable {
   explicit SingleHolder(runtime::Scheduler* s) : Variable(Kind::Single, s) {}
@@ -64,11 +63,14 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
   AttributePolicy(Evaluator* evaluator, const model::Attribute* attribute)
       : evaluator_(evaluator),
         attribute_(attribute),
-        checkConstraint_([evaluator](const model::Typedef& t, const Value& x) { return evaluator->checkConstraint(t, x); }),
+        checkConstraint_(
+            [evaluator](const model::Typedef& t, const Value& x) { return evaluator->checkConstraint(t, x); }),
         selfBinding_(isSelfBinding(attribute)) {}
 
   // A plain attribute named `self`: its slot holds the instance itself, untyped (spec 3.7).
-  static bool isSelfBinding(const model::Attribute* attribute) { return !attribute->isRelation && attribute->name == "self"; }
+  static bool isSelfBinding(const model::Attribute* attribute) {
+    return !attribute->isRelation && attribute->name == "self";
+  }
 
   std::optional<Diagnostic> validate(const Value& v) const override {
     if (!attribute_->isRelation)
@@ -91,8 +93,8 @@ class Evaluator::AttributePolicy : public runtime::SlotPolicy {
   bool hasInverse() const override { return attribute_->isRelation && attribute_->inverse != nullptr; }
 
   void setInverse(const Variable& self, const Value& other, SourceLocation location) const override {
-    evaluator_->setAttribute(static_cast<runtime::Instance*>(other.asInstance()), attribute_->inverse, Value(self.owner()),
-                             location, false);
+    evaluator_->setAttribute(static_cast<runtime::Instance*>(other.asInstance()), attribute_->inverse,
+                             Value(self.owner()), location, false);
   }
 
  private:
@@ -119,7 +121,8 @@ const Evaluator::EntityPlan& Evaluator::planOf(const model::Entity* entity) {
       const model::Attribute* attr = entity->attribute(name);
       bool literalIndexDefault = dflt.expr->kind == ast::Kind::Literal &&
                                  std::binary_search(indexAttributes.begin(), indexAttributes.end(), name);
-      plan.defaults.push_back({&name, attr, entity->positionOf(attr), dflt.expr, topScopes_.at(dflt.ns), literalIndexDefault});
+      plan.defaults.push_back(
+          {&name, attr, entity->positionOf(attr), dflt.expr, topScopes_.at(dflt.ns), literalIndexDefault});
     }
   }
   return plan;
@@ -158,7 +161,8 @@ runtime::Instance* Evaluator::createInstance(const model::Entity* entity, const 
   // as the reference's instances: their own `self` binding takes the slot of an attribute of that
   // name, set to the instance with no location, so that setting the attribute is a
   // DoubleSetException (spec 3.7 [QUIRK])
-  if (plan.selfSlot >= 0) instance->slot(static_cast<size_t>(plan.selfSlot))
+  if (plan.selfSlot >= 0)
+    instance->slot(static_cast<size_t>(plan.selfSlot))
         ->set(Value(static_cast<runtime::InstanceBase*>(instance)), SourceLocation{}, false);
   return instance;
 }
@@ -191,7 +195,8 @@ class Evaluator::AssignmentBatch final : public runtime::Waiter {
     }
   }
   std::string describe() const override {
-    return instance_->entity->shortName + "(" + (entries_.empty() ? std::string() : entries_.front().attribute->name) + "=...)";
+    return instance_->entity->shortName + "(" + (entries_.empty() ? std::string() : entries_.front().attribute->name) +
+           "=...)";
   }
   SourceLocation location() const override { return unpackLocation(at_); }
   bool isExecutionUnit() const override { return true; }
@@ -240,7 +245,8 @@ const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Construc
   // the plan depends on the entity and the argument names only: calls of the same shape share one
   const ast::Span<ast::KwArg>& arguments = ctor->named.kwargs;
   uint64_t shape = std::hash<const void*>()(entity);
-  for (const ast::KwArg& kw : arguments) shape = (shape ^ reinterpret_cast<uintptr_t>(kw.name.symbol())) * 0x9E3779B97F4A7C15ull;
+  for (const ast::KwArg& kw : arguments)
+    shape = (shape ^ reinterpret_cast<uintptr_t>(kw.name.symbol())) * 0x9E3779B97F4A7C15ull;
   auto [first, last] = plansByShape_.equal_range(shape);
   for (auto it = first; it != last; ++it) {
     ConstructorPlan& other = *it->second;
@@ -266,8 +272,7 @@ const Evaluator::ConstructorPlan& Evaluator::constructorPlan(const ast::Construc
     std::string_view name = ctor->named.kwargs[i].name.text();
     if (std::binary_search(plan.indexAttributes->begin(), plan.indexAttributes->end(), name, std::less<>()))
       plan.early.push_back(i);
-    else
-      plan.late.push_back(i);
+    else plan.late.push_back(i);
   }
   // the order of the other arguments and defaults when the construction values are the index
   // arguments and the index attributes' literal defaults (no `**`, no implicit inverse)
@@ -321,13 +326,15 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
   // that reads its value (an assignment, an attribute, an argument): that unit waits for the index
   // arguments and `**` dicts, creates the instance and its attribute units, and only then sets its
   // own target.
-  return scheduler_.makeDirect(std::move(inputs), [this, ctor, &plan, scope, target](const runtime::VarList& in) -> Value {
+  return scheduler_.makeDirect(
+      std::move(inputs), [this, ctor, &plan, scope, target](const runtime::VarList& in) -> Value {
         const size_t earlyCount = plan.early.size();
         const model::Entity* entity = plan.entity;
         const std::vector<std::string>& indexAttributes = *plan.indexAttributes;
         const ast::Span<ast::KwArg>& kwargs = ctor->named.kwargs;
         auto isLate = [&](std::string_view name) {
-          return std::any_of(plan.late.begin(), plan.late.end(), [&](uint32_t i) { return kwargs[i].name.text() == name; });
+          return std::any_of(plan.late.begin(), plan.late.end(),
+                             [&](uint32_t i) { return kwargs[i].name.text() == name; });
         };
         // construction-time values: index arguments and **dict entries (most constructions have
         // a few: they take no memory of the heap)
@@ -344,10 +351,12 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           for (const auto& [k, v] : d.asDict().items) {
             if (entity->attribute(k) == nullptr)
               fail(ErrorKind::TypingException, "no attribute " + k + " on type " + entity->fullName, ctor->loc());
-            bool repeated = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == k; }) || isLate(k);
+            bool repeated = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == k; }) ||
+                            isLate(k);
             if (repeated)
               fail(ErrorKind::RuntimeException,
-                   "The attribute " + k + " is set twice in the constructor call of " + entity->shortName + ".", ctor->loc());
+                   "The attribute " + k + " is set twice in the constructor call of " + entity->shortName + ".",
+                   ctor->loc());
             values.emplace_back(k, v);
             planned = false;
           }
@@ -355,7 +364,8 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         // the implicit inverse: `x.r = E(...)` sets E's index attribute that is r's inverse (4.8 step 3)
         if (target && target->attribute->inverse != nullptr) {
           const std::string& inv = target->attribute->inverse->name;
-          bool given = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == inv; }) || isLate(inv);
+          bool given = std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == inv; }) ||
+                       isLate(inv);
           if (!given && std::binary_search(indexAttributes.begin(), indexAttributes.end(), inv) &&
               entity->attribute(inv) == target->attribute->inverse) {
             values.emplace_back(inv, Value(static_cast<runtime::InstanceBase*>(target->instance)));
@@ -408,8 +418,8 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         if (instance != nullptr) {
           if (instance->entity != entity)
             fail(ErrorKind::DuplicateException,
-                 "Type found in index is not an exact match (original at (" + where(ctor->loc()) + ")) (duplicate at (" +
-                     where(instance->constructedAt()) + "))",
+                 "Type found in index is not an exact match (original at (" + where(ctor->loc()) +
+                     ")) (duplicate at (" + where(instance->constructedAt()) + "))",
                  ctor->loc());
           instance->matchedAt(ctor->loc());
         } else {
@@ -425,7 +435,8 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         // the assignments of known values go into one unit while nothing else is queued
         AssignmentBatch* batch = nullptr;
         uint64_t batchMark = 0;
-        auto assignKnown = [&](const model::Attribute* attribute, Variable* value, runtime::Promise* promise, size_t step) {
+        auto assignKnown = [&](const model::Attribute* attribute, Variable* value, runtime::Promise* promise,
+                               size_t step) {
           if (batch == nullptr || scheduler_.queueChanges() != batchMark) {
             batch = new AssignmentBatch(*this, instance, ctor->loc(), steps.size() - step);
             batch->add(attribute, value, promise);
@@ -458,8 +469,8 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               continue;
             }
             if (kw.value->kind == ast::Kind::AttrRef) {
-              assignFromAttribute(instance, attr, static_cast<const ast::AttrRef*>(kw.value), scope, promise, ctor->loc(),
-                                  AssignmentOf::Argument);
+              assignFromAttribute(instance, attr, static_cast<const ast::AttrRef*>(kw.value), scope, promise,
+                                  ctor->loc(), AssignmentOf::Argument);
               continue;
             }
             Lhs here{instance, attr};
@@ -474,7 +485,8 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];
           Variable* slot = instance->slot(dflt.position);
           if (dflt.expr->kind == ast::Kind::Literal) {
-            assignKnown(dflt.attribute, static_cast<const ast::Literal*>(dflt.expr)->variable(), slot->delayed() ? slot->setPromise() : nullptr, stepIndex);
+            assignKnown(dflt.attribute, static_cast<const ast::Literal*>(dflt.expr)->variable(),
+                        slot->delayed() ? slot->setPromise() : nullptr, stepIndex);
             continue;
           }
           Variable* value = emit(dflt.expr, dflt.scope);

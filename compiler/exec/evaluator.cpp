@@ -22,15 +22,15 @@ Variable* attributeSlot(const Value& o, std::string_view attribute, const ast::E
     if (Variable* slot = instance->slot(attribute)) return slot;
   std::string name(attribute);
   if (o.isList())
-    fail(ErrorKind::RuntimeException, "can not get attribute " + name + ", " + runtime::repr(o) + " is not an entity but a list",
-         at);
+    fail(ErrorKind::RuntimeException,
+         "can not get attribute " + name + ", " + runtime::repr(o) + " is not an entity but a list", at);
   if (!o.isInstance())
     fail(ErrorKind::RuntimeException,
          "can not get attribute " + name + ", " + ast::dump(objectExpr) + " is not an entity but a " +
              runtime::pythonTypeName(o) + " with value '" + runtime::str(o) + "'",
          at);
-  fail(ErrorKind::NotFoundException, "could not find attribute with name: " + name + " in type " + instance->entity->fullName,
-       at);
+  fail(ErrorKind::NotFoundException,
+       "could not find attribute with name: " + name + " in type " + instance->entity->fullName, at);
 }
 
 // ------------------------------------------------------------------ setup and run
@@ -49,15 +49,16 @@ Evaluator::Evaluator(model::Model& model, const PluginRegistry& plugins, const S
 
 std::string Evaluator::where(const SourceLocation& loc) const { return sources_.format(loc, false); }
 
-
 Evaluator::~Evaluator() { deleteLiveSinks(); }
 
 void Evaluator::run() {
-  sema::normalize(model_, [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); },
-                  [this](const ast::Constructor* ctor, const model::Entity* entity) { annotateEntity(ctor, entity); });
+  sema::normalize(
+      model_, [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); },
+      [this](const ast::Constructor* ctor, const model::Entity* entity) { annotateEntity(ctor, entity); });
   freezeRanks_ = sema::relationFreezeRanks(model_, options_.relationPrecedencePolicy,
                                            [this](std::string_view level, const std::string& message) {
-                                             if (options_.log) options_.log("inmanta.execute.scheduler", level, message);
+                                             if (options_.log)
+                                               options_.log("inmanta.execute.scheduler", level, message);
                                            });
   // every file's top-level scope first: qualified references may point into any of them
   std::vector<TopLevel> tops;
@@ -70,9 +71,9 @@ void Evaluator::run() {
   // a variable that hides one of an enclosing block is reported (as the reference does before
   // it runs a file's statements); the top level hides nothing, and its variables are its scope's
   for (TopLevel& top : tops)
-    sema::warnShadowedVariables(*top.block, top.withBlocks,
-                                [&top](std::string_view name) { return top.scope->own(name) != nullptr; }, sources_,
-                                options_.warn);
+    sema::warnShadowedVariables(
+        *top.block, top.withBlocks, [&top](std::string_view name) { return top.scope->own(name) != nullptr; }, sources_,
+        options_.warn);
   for (const auto& ns : model_.namespaces()) emitBlock(ns->file->statements, topScopes_[ns.get()], true);
   std::vector<runtime::Waiter*> left = scheduler_.run(options_.maxIterations);
   finalChecks();

@@ -38,8 +38,8 @@
 #include "compiler/parse/pyregex.h"
 #include "compiler/plugin.h"
 #include "compiler/resource_types.h"
-#include "compiler/runtime/scheduler.h"
 #include "compiler/runtime/instance.h"
+#include "compiler/runtime/scheduler.h"
 #include "compiler/sema/normalize.h"
 #include "compiler/source/source.h"
 
@@ -142,10 +142,11 @@ class Evaluator {
   static void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, const Value& value,
                            SourceLocation at, bool recur);
   // Sets it to the value of `value`, read here: a failure to compute it is the assignment's too.
-  static void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, Variable* value, SourceLocation at);
+  static void setAttribute(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
+                           SourceLocation at);
   // The AttributeException of a failed assignment, caused by `cause`.
-  [[noreturn]] static void attributeFailure(runtime::Instance* instance, const model::Attribute* attribute, Diagnostic cause,
-                                            SourceLocation at);
+  [[noreturn]] static void attributeFailure(runtime::Instance* instance, const model::Attribute* attribute,
+                                            Diagnostic cause, SourceLocation at);
   class AssignmentBatch;
   // The unit of an attribute assignment: sets the attribute from `value` once it is ready, then
   // keeps `promise` (on the slot), if any. It names itself (for "not all statements executed")
@@ -177,7 +178,7 @@ class Evaluator {
   Variable* emitIndexLookup(const ast::IndexLookup* l, Scope* scope);
   Variable* emitShortIndexLookup(const ast::ShortIndexLookup* l, Scope* scope);
   Variable* emitConstructor(const ast::Constructor* ctor, Scope* scope, const Lhs* lhs);  // constructors.cpp
-  Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);                            // assignments.cpp
+  Variable* emitAttrRef(const ast::AttrRef* ref, Scope* scope);                           // assignments.cpp
   // An operator (isOperator) and the operators nested in it, as one direct value over the other
   // operands (emitOperands: their variables, in the order written).
   Variable* emitOperators(const ast::Expr* e, Scope* scope);
@@ -218,7 +219,7 @@ class Evaluator {
   // What creating an instance of an entity needs, worked out at its first instance.
   struct EntityPlan {
     std::vector<const runtime::SlotPolicy*> policies;  // parallel to entity->order
-    runtime::SlotLayout layout;                         // of its instances' blocks
+    runtime::SlotLayout layout;                        // of its instances' blocks
     struct Default {
       const std::string* name;
       const model::Attribute* attribute;
@@ -243,8 +244,8 @@ class Evaluator {
     const EntityPlan* entityPlan = nullptr;
     const std::vector<std::string>* indexAttributes = nullptr;
     std::vector<const model::Attribute*> attributes;  // parallel to the arguments
-    std::vector<uint32_t> early;                     // the index arguments
-    std::vector<uint32_t> late;                      // the others
+    std::vector<uint32_t> early;                      // the index arguments
+    std::vector<uint32_t> late;                       // the others
     // an argument (kwarg >= 0) or a default (dflt: its place in entityPlan->defaults)
     struct Step {
       int32_t kwarg;
@@ -295,8 +296,8 @@ class Evaluator {
   // A plain attribute of type float or float?: index keys take ints given for it as floats.
   bool floatTyped(const model::Attribute* a);
   Variable* lookupInIndex(const model::Entity* entity, std::vector<std::pair<std::string, Variable*>> args,
-                            std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
-                            const ast::Node* at);
+                          std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
+                          const ast::Node* at);
   // The index keys of one construction's values, each worked out once.
   class IndexKeys {
    public:
@@ -333,7 +334,9 @@ class Evaluator {
   Value evalDirect(const ast::Expr* e, const Value& self, const model::Typedef& t, const DirectLocal* locals = nullptr);
   std::string where(const SourceLocation& loc) const;
   // where(), for the instances' messages
-  const std::function<std::string(const SourceLocation&)> whereFormatter_ = [this](const SourceLocation& l) { return where(l); };
+  const std::function<std::string(const SourceLocation&)> whereFormatter_ = [this](const SourceLocation& l) {
+    return where(l);
+  };
 
   model::Model& model_;
   const PluginRegistry& plugins_;
@@ -384,8 +387,10 @@ class Evaluator {
 template <class F>
 void Evaluator::whenSlot(const ast::AttrRef* ref, Scope* scope, F then) {
   Variable* object = emit(ref->object, scope);
-  scheduler_.unit({object}, [object, ref, then] { then(attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc())); },
-                  exprLabel(ref), ref->loc(), true);
+  scheduler_.unit(
+      {object},
+      [object, ref, then] { then(attributeSlot(object->get(), ref->attribute.text(), ref->object, ref->loc())); },
+      exprLabel(ref), ref->loc(), true);
 }
 
 }  // namespace inmanta::compiler::exec

@@ -69,11 +69,19 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     case ast::Kind::AttrRef: return emitAttrRef(static_cast<const ast::AttrRef*>(expr), scope);
     case ast::Kind::Constructor: return emitConstructor(static_cast<const ast::Constructor*>(expr), scope, lhs);
     case ast::Kind::IndexLookup: return emitIndexLookup(static_cast<const ast::IndexLookup*>(expr), scope);
-    case ast::Kind::ShortIndexLookup: return emitShortIndexLookup(static_cast<const ast::ShortIndexLookup*>(expr), scope);
-    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
-    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
-    case ast::Kind::Typedef: case ast::Kind::Index:
-      break;  // (statements are never emitted as expressions)
+    case ast::Kind::ShortIndexLookup:
+      return emitShortIndexLookup(static_cast<const ast::ShortIndexLookup*>(expr), scope);
+    case ast::Kind::ExprStmt:
+    case ast::Kind::Assign:
+    case ast::Kind::For:
+    case ast::Kind::If:
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Relation:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: break;  // (statements are never emitted as expressions)
   }
   throw std::logic_error(std::string("no evaluation for the expression kind ") + ast::kindName(expr->kind));
 }
@@ -86,12 +94,14 @@ Variable* Evaluator::lookup(const ast::Name& name, Scope* scope) {
     auto vis = scope->ns->visible.find(prefix);
     if (vis == scope->ns->visible.end())
       fail(ErrorKind::NotFoundException,
-           "Namespace " + std::string(prefix) + " not found. Try importing it with `import " + std::string(prefix) + "`",
+           "Namespace " + std::string(prefix) + " not found. Try importing it with `import " + std::string(prefix) +
+               "`",
            name.loc, true);
     Scope* top = topScopes_.at(vis->second);
     Variable* found = top->own(text.substr(sep + 2));
     if (found == nullptr)
-      fail(ErrorKind::NotFoundException, "variable " + std::string(text.substr(sep + 2)) + " not found", name.loc, true);
+      fail(ErrorKind::NotFoundException, "variable " + std::string(text.substr(sep + 2)) + " not found", name.loc,
+           true);
     return found;
   }
   if (Variable* v = scope->find(name)) return v;
@@ -122,7 +132,9 @@ Variable* Evaluator::emitBinary(const ast::Binary* b, Scope* scope) {
   // lazy: the right operand is emitted only when the left one does not decide
   Variable* left = emit(b->lhs, scope);
   Variable* result = scheduler_.makePlain();
-  scheduler_.unit({left}, [this, left, result, b, scope] {
+  scheduler_.unit(
+      {left},
+      [this, left, result, b, scope] {
         Value l = left->get();
         switch (lazyLeft(b->op, l, b->loc())) {
           case LazyOutcome::Unknown: return result->set(Value::unknown(), b->loc());
@@ -130,8 +142,9 @@ Variable* Evaluator::emitBinary(const ast::Binary* b, Scope* scope) {
           case LazyOutcome::Right: break;
         }
         Variable* right = emit(b->rhs, scope);
-        scheduler_.unit({right}, [right, result, b] { result->set(lazyRight(b->op, right->get(), b->loc(), false), b->loc()); },
-                        "and/or", b->loc(), true);
+        scheduler_.unit(
+            {right}, [right, result, b] { result->set(lazyRight(b->op, right->get(), b->loc(), false), b->loc()); },
+            "and/or", b->loc(), true);
       },
       "and/or", b->loc(), true);
   return result;
@@ -140,12 +153,15 @@ Variable* Evaluator::emitBinary(const ast::Binary* b, Scope* scope) {
 Variable* Evaluator::emitConditional(const ast::Conditional* c, Scope* scope, const Lhs* lhs) {
   Variable* cond = emit(c->condition, scope);
   Variable* result = scheduler_.makePlain();
-  scheduler_.unit({cond}, [this, cond, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
+  scheduler_.unit(
+      {cond},
+      [this, cond, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
         Value v = cond->get();
         if (v.isUnknown()) return result->set(Value::unknown(), c->loc());
-        Variable* branch = emit(conditionHolds(v, c->loc()) ? c->whenTrue : c->whenFalse, scope, lhsCopy ? &*lhsCopy : nullptr);
-        scheduler_.unit({branch}, [branch, result, c] { result->set(branch->get(), c->loc()); }, "conditional", c->loc(),
-                        true);
+        Variable* branch =
+            emit(conditionHolds(v, c->loc()) ? c->whenTrue : c->whenFalse, scope, lhsCopy ? &*lhsCopy : nullptr);
+        scheduler_.unit(
+            {branch}, [branch, result, c] { result->set(branch->get(), c->loc()); }, "conditional", c->loc(), true);
       },
       "conditional", c->loc(), true);
   return result;
@@ -159,7 +175,8 @@ Variable* Evaluator::emitList(const ast::ListLit* l, Scope* scope, const Lhs* lh
   };
   if (std::all_of(l->elements.begin(), l->elements.end(), isLiteral))
     return constantVariable(l->annotation, [&] {
-      return build(l->elements.size(), [&](size_t i) { return static_cast<const ast::Literal*>(l->elements[i])->value(); });
+      return build(l->elements.size(),
+                   [&](size_t i) { return static_cast<const ast::Literal*>(l->elements[i])->value(); });
     });
   runtime::VarList elements;
   for (const ast::Expr* e : l->elements) elements.push_back(emit(e, scope, lhs));
@@ -194,15 +211,16 @@ Variable* Evaluator::emitMapLookup(const ast::MapLookup* m, Scope* scope) {
     Value k = key->get();
     if (d.isUnknown() || k.isUnknown()) return Value::unknown();
     if (!d.isDict())
-      fail(ErrorKind::TypingException, "dict lookup is only possible on dicts, " + runtime::str(d) + " is not an object",
-           m->loc());
+      fail(ErrorKind::TypingException,
+           "dict lookup is only possible on dicts, " + runtime::str(d) + " is not an object", m->loc());
     if (!k.isString())
       fail(ErrorKind::TypingException, "dict keys must be string, " + runtime::str(k) + " is not a string", m->loc());
     const Value* found = d.asDict().find(k.asString());
     if (found == nullptr) {
       std::string options;
       for (const auto& [name, v] : d.asDict().items) options += (options.empty() ? "" : ",") + name;
-      fail(ErrorKind::KeyException, "key " + k.asString() + " not found in dict, options are [" + options + "]", m->loc());
+      fail(ErrorKind::KeyException, "key " + k.asString() + " not found in dict, options are [" + options + "]",
+           m->loc());
     }
     return *found;
   });
@@ -217,7 +235,9 @@ Variable* Evaluator::emitIsDefined(const ast::IsDefined* d, Scope* scope) {
       collectors_.push_back(std::make_unique<IsDefinedListener>(result, d->loc()));
       slot->listen(collectors_.back().get(), d->loc());
     }
-    scheduler_.unit({slot}, [slot, result, d] {
+    scheduler_.unit(
+        {slot},
+        [slot, result, d] {
           if (result->isReady()) return;
           // an empty optional relation is not defined (reading it would raise)
           if (slot->kind() == Variable::Kind::Option && slot->isReady() && slot->current().isNull())
@@ -239,7 +259,9 @@ Variable* Evaluator::emitIsDefined(const ast::IsDefined* d, Scope* scope) {
     return result;
   }
   Variable* object = emit(d->object, scope);
-  scheduler_.unit({object}, [object, d, onSlot] {
+  scheduler_.unit(
+      {object},
+      [object, d, onSlot] {
         Value o = object->get();
         Variable* slot = attributeSlot(o, d->attribute.text(), d->object, d->loc());
         onSlot(slot);
@@ -251,21 +273,25 @@ Variable* Evaluator::emitIsDefined(const ast::IsDefined* d, Scope* scope) {
 Variable* Evaluator::emitStringFormat(const ast::StringFormat* f, Scope* scope) {
   runtime::VarList refs;
   for (const auto& p : f->parts) refs.push_back(emit(p.ref, scope));
-  return scheduler_.makeDirect(std::move(refs),
-                               [this, f](const runtime::VarList& in) -> Value { return formatString(f, valuesOf(in)); });
+  return scheduler_.makeDirect(std::move(refs), [this, f](const runtime::VarList& in) -> Value {
+    return formatString(f, valuesOf(in));
+  });
 }
 
 Variable* Evaluator::emitFString(const ast::FString* f, Scope* scope) {
   runtime::VarList refs;
   for (const auto& r : f->refs) refs.push_back(emit(r.ref, scope));
-  return scheduler_.makeDirect(std::move(refs),
-                               [this, f](const runtime::VarList& in) -> Value { return formatFString(f, valuesOf(in)); });
+  return scheduler_.makeDirect(std::move(refs), [this, f](const runtime::VarList& in) -> Value {
+    return formatFString(f, valuesOf(in));
+  });
 }
 
 Variable* Evaluator::emitListComp(const ast::ListComp* c, Scope* scope, const Lhs* lhs) {
   Variable* iterable = emit(c->iterable, scope);
   Variable* result = scheduler_.makePlain();
-  scheduler_.unit({iterable}, [this, iterable, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
+  scheduler_.unit(
+      {iterable},
+      [this, iterable, result, c, scope, lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt] {
         Value it = iterable->get();
         if (it.isUnknown()) return result->set(Value(ValueList{Value::unknown()}), c->loc());
         if (!it.isList())
@@ -281,14 +307,17 @@ Variable* Evaluator::emitListComp(const ast::ListComp* c, Scope* scope, const Lh
           auto emitValue = [this, c, inner, part, element, lhsCopy] {
             if (element.isUnknown()) return part->set(Value::unknown(), c->loc());
             Variable* v = emit(c->value, inner, lhsCopy ? &*lhsCopy : nullptr);
-            scheduler_.unit({v}, [v, part, c] { part->set(v->get(), c->loc()); }, "list comprehension", c->loc(), true);
+            scheduler_.unit(
+                {v}, [v, part, c] { part->set(v->get(), c->loc()); }, "list comprehension", c->loc(), true);
           };
           if (c->guard == nullptr) {
             emitValue();
             continue;
           }
           Variable* guard = emit(c->guard, inner);
-          scheduler_.unit({guard}, [guard, part, c, element, emitValue] {
+          scheduler_.unit(
+              {guard},
+              [guard, part, c, element, emitValue] {
                 Value g = guard->get();
                 if (g.isUnknown()) return part->set(Value::unknown(), c->loc());
                 if (!conditionHolds(g, c->loc())) return part->set(Value(ValueList{}), c->loc());
@@ -296,7 +325,9 @@ Variable* Evaluator::emitListComp(const ast::ListComp* c, Scope* scope, const Lh
               },
               "list comprehension", c->loc(), true);
         }
-        scheduler_.unit(runtime::VarList(parts), [parts, result, c] {
+        scheduler_.unit(
+            runtime::VarList(parts),
+            [parts, result, c] {
               ValueList out;
               for (Variable* p : parts) runtime::appendSpliced(out, p->get());
               result->set(Value(std::move(out)), c->loc());
@@ -331,7 +362,8 @@ Variable* Evaluator::emitCall(const ast::Call* call, Scope* scope) {
       });
     }
     Variable* arg = emit(call->args[0], scope);
-    return scheduler_.makeDirect({arg}, [arg, to = *to, call]() -> Value { return applyCast(to, arg->get(), call->loc()); });
+    return scheduler_.makeDirect({arg},
+                                 [arg, to = *to, call]() -> Value { return applyCast(to, arg->get(), call->loc()); });
   }
   const model::Type* primitive = nullptr;
   const model::Definition* def = sema::resolveName(model_, scope->ns, call->function, &primitive);
@@ -350,11 +382,13 @@ Variable* Evaluator::emitCall(const ast::Call* call, Scope* scope) {
     for (; next < in.size(); ++next) {
       Value d = in[next]->get();
       // (an unknown is not a dict either: the reference's WrappedKwargs refuses it)
-      if (!d.isDict()) fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", call->loc(), true);
+      if (!d.isDict())
+        fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", call->loc(), true);
       for (const auto& [k, v] : d.asDict().items) {
         for (const auto& existing : kwargs)
           if (existing.first == k)
-            fail(ErrorKind::RuntimeException, "Keyword argument " + k + " repeated in function call", call->loc(), true);
+            fail(ErrorKind::RuntimeException, "Keyword argument " + k + " repeated in function call", call->loc(),
+                 true);
         kwargs.emplace_back(k, v);
       }
     }
@@ -384,12 +418,15 @@ Variable* Evaluator::emitShortIndexLookup(const ast::ShortIndexLookup* l, Scope*
   std::vector<Variable*> wrapped;
   for (const ast::Expr* w : l->named.wrapped) wrapped.push_back(emit(w, scope));
   Variable* result = scheduler_.makePlain();
-  scheduler_.unit({object}, [this, object, l, args, wrapped, result] {
+  scheduler_.unit(
+      {object},
+      [this, object, l, args, wrapped, result] {
         Value o = object->get();
         std::string rel(l->relation.text());
         if (!o.isInstance())
           fail(ErrorKind::TypingException,
-               "short index lookup is only possible on an instance, " + runtime::repr(o) + " is not an instance", l->loc());
+               "short index lookup is only possible on an instance, " + runtime::repr(o) + " is not an instance",
+               l->loc());
         auto* instance = static_cast<runtime::Instance*>(o.asInstance());
         const model::Attribute* attr = instance->entity->attribute(rel);
         // (a name that is no attribute at all is not a relation either: the reference names it None)
@@ -397,16 +434,18 @@ Variable* Evaluator::emitShortIndexLookup(const ast::ShortIndexLookup* l, Scope*
           fail(ErrorKind::TypingException, "short index lookup is only possible on relations, None is an attribute",
                l->loc());
         if (!attr->isRelation)
-          fail(ErrorKind::TypingException, "short index lookup is only possible on relations, " + rel + " is an attribute",
-               l->loc());
+          fail(ErrorKind::TypingException,
+               "short index lookup is only possible on relations, " + rel + " is an attribute", l->loc());
         if (attr->inverse == nullptr)
           fail(ErrorKind::TypingException,
                "short index lookup is only possible on bi-drectional relations, " + attr->entity->fullName + "." + rel +
                    " is unidirectional",
                l->loc());
         Variable* found = lookupInIndex(attr->target(), args, wrapped,
-                                        {{attr->inverse->name, Value(static_cast<runtime::InstanceBase*>(instance))}}, l);
-        scheduler_.unit({found}, [found, result, l] { result->set(found->get(), l->loc()); }, "index lookup", l->loc(), true);
+                                        {{attr->inverse->name, Value(static_cast<runtime::InstanceBase*>(instance))}},
+                                        l);
+        scheduler_.unit(
+            {found}, [found, result, l] { result->set(found->get(), l->loc()); }, "index lookup", l->loc(), true);
       },
       "index lookup", l->loc(), true);
   return result;

@@ -27,7 +27,8 @@ void Evaluator::finalChecks() {
   for (const Annotation& a : annotations_)
     if (a.value->isReady() && a.value->get().isUnknown())
       for (int i = 0; i < a.ends; ++i)
-        errors.emplace_back(ErrorKind::TypingException, "Relation annotation can not be Unknown", a.relation->loc(), false);
+        errors.emplace_back(ErrorKind::TypingException, "Relation annotation can not be Unknown", a.relation->loc(),
+                            false);
   const std::vector<runtime::Instance*>& all = instances_.all();
   for (size_t n = 0; n < all.size(); ++n) {
     runtime::Instance* instance = all[n];

@@ -1,10 +1,10 @@
 #include "compiler/exec/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 
 #include "compiler/parse/strings.h"
 
@@ -43,11 +43,11 @@ struct Spec {
   std::string fillUtf8 = " ";
   char align = 0;  // < > ^ = (the value's default when none is written)
   bool alignWritten = false;
-  char sign = 0;   // + - space
+  char sign = 0;                // + - space
   bool noNegativeZero = false;  // z
   bool alternate = false;
   int width = -1;
-  char grouping = 0;  // , _
+  char grouping = 0;         // , _
   bool groupByFour = false;  // `_` with b o x X
   int precision = -1;
   char type = 0;
@@ -134,8 +134,19 @@ bool parseSpec(const std::string& s, Spec& spec, std::string& error, char defaul
   if (i < s.size()) spec.type = s[i];
   if (spec.grouping != 0) {
     switch (spec.type) {
-      case 'd': case 'e': case 'f': case 'g': case 'E': case 'G': case '%': case 'F': case 0: break;
-      case 'b': case 'o': case 'x': case 'X':
+      case 'd':
+      case 'e':
+      case 'f':
+      case 'g':
+      case 'E':
+      case 'G':
+      case '%':
+      case 'F':
+      case 0: break;
+      case 'b':
+      case 'o':
+      case 'x':
+      case 'X':
         if (spec.grouping == '_') {
           spec.groupByFour = true;
           break;
@@ -214,7 +225,8 @@ std::string rebase(std::string digits, int base, bool upper) {
 }
 
 // A whole number given by its sign and decimal digits (an int, or a float's whole value).
-std::optional<std::string> formatInteger(bool negative, const std::string& decimal, const Spec& spec, std::string& error) {
+std::optional<std::string> formatInteger(bool negative, const std::string& decimal, const Spec& spec,
+                                         std::string& error) {
   // CPython's format_long_internal checks
   if (spec.precision >= 0) {
     error = "Precision not allowed in integer format specifier";
@@ -270,23 +282,28 @@ std::string formatDouble(double d, const Spec& spec) {
   char buf[512];
   int precision = spec.precision < 0 ? 6 : spec.precision;
   switch (type) {
-    case 'f': case 'F':
+    case 'f':
+    case 'F':
       std::snprintf(buf, sizeof buf, spec.alternate ? "%#.*f" : "%.*f", precision, mag);
       body = buf;
       break;
-    case 'e': case 'E':
-      std::snprintf(buf, sizeof buf, type == 'e' ? (spec.alternate ? "%#.*e" : "%.*e") : (spec.alternate ? "%#.*E" : "%.*E"),
-                    precision, mag);
+    case 'e':
+    case 'E':
+      std::snprintf(buf, sizeof buf,
+                    type == 'e' ? (spec.alternate ? "%#.*e" : "%.*e") : (spec.alternate ? "%#.*E" : "%.*E"), precision,
+                    mag);
       body = buf;
       break;
     case '%':
       std::snprintf(buf, sizeof buf, spec.alternate ? "%#.*f" : "%.*f", precision, mag * 100);
       body = std::string(buf) + "%";
       break;
-    case 'g': case 'G': case 'n': {
+    case 'g':
+    case 'G':
+    case 'n': {
       int p = spec.precision < 0 ? 6 : (spec.precision == 0 ? 1 : spec.precision);
-      std::snprintf(buf, sizeof buf, spec.alternate ? (type == 'G' ? "%#.*G" : "%#.*g") : (type == 'G' ? "%.*G" : "%.*g"), p,
-                    mag);
+      std::snprintf(buf, sizeof buf,
+                    spec.alternate ? (type == 'G' ? "%#.*G" : "%#.*g") : (type == 'G' ? "%.*G" : "%.*g"), p, mag);
       body = buf;
       break;
     }
@@ -300,7 +317,8 @@ std::string formatDouble(double d, const Spec& spec) {
       std::snprintf(buf, sizeof buf, "%.*e", p - 1, mag);
       int exponent = std::atoi(std::strchr(buf, 'e') + 1);
       bool scientific = exponent < -4 || exponent >= p - 1;
-      if (!scientific) std::snprintf(buf, sizeof buf, spec.alternate ? "%#.*f" : "%.*f", std::max(p - 1 - exponent, 0), mag);
+      if (!scientific)
+        std::snprintf(buf, sizeof buf, spec.alternate ? "%#.*f" : "%.*f", std::max(p - 1 - exponent, 0), mag);
       body = buf;
       if (!spec.alternate) {  // trailing zeros go, as with 'g'
         size_t e = body.find('e');
@@ -354,7 +372,8 @@ std::optional<std::string> formatValue(const Value& v, const std::string& specTe
   // lists, dicts, instances and null (the reference's NoneValue) have object.__format__, which
   // refuses any spec (for null the reference crashes; spec 9.5: a located error instead)
   if (!v.isString() && !v.isBool() && !v.isInt() && !v.isFloat()) {
-    error = "unsupported format string passed to " + (v.isNull() ? std::string("NoneValue") : typeName(v)) + ".__format__";
+    error = "unsupported format string passed to " + (v.isNull() ? std::string("NoneValue") : typeName(v)) +
+            ".__format__";
     return std::nullopt;
   }
   Spec spec;
@@ -371,11 +390,22 @@ std::optional<std::string> formatValue(const Value& v, const std::string& specTe
   };
   if (v.isBool() || v.isInt() || wholeNumber) {
     switch (spec.type) {
-      case 'd': case 'b': case 'o': case 'x': case 'X': case 'c': case 'n':
+      case 'd':
+      case 'b':
+      case 'o':
+      case 'x':
+      case 'X':
+      case 'c':
+      case 'n':
         if (wholeNumber) return formatInteger(v.asFloat() < 0, wholeDigits(v.asFloat()), spec, error);
         return formatInteger(v.toInt(), spec, error);
-      case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case '%':
-        return formatDouble(wholeNumber ? v.asFloat() : static_cast<double>(v.toInt()), spec);
+      case 'e':
+      case 'E':
+      case 'f':
+      case 'F':
+      case 'g':
+      case 'G':
+      case '%': return formatDouble(wholeNumber ? v.asFloat() : static_cast<double>(v.toInt()), spec);
       default:
         if (wholeNumber) {
           error = std::string("Unknown format code '") + spec.type + "' for object of type 'int'";
@@ -386,15 +416,23 @@ std::optional<std::string> formatValue(const Value& v, const std::string& specTe
   }
   if (v.isFloat()) {
     switch (spec.type) {
-      case 0: case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'n': case '%':
-        return formatDouble(v.asFloat(), spec);
+      case 0:
+      case 'e':
+      case 'E':
+      case 'f':
+      case 'F':
+      case 'g':
+      case 'G':
+      case 'n':
+      case '%': return formatDouble(v.asFloat(), spec);
       default: return unknownCode(v);
     }
   }
   // a string: CPython's format_string_internal checks
   if (spec.type != 's') return unknownCode(v);
   if (spec.sign) {
-    error = spec.sign == ' ' ? "Space not allowed in string format specifier" : "Sign not allowed in string format specifier";
+    error = spec.sign == ' ' ? "Space not allowed in string format specifier"
+                             : "Sign not allowed in string format specifier";
     return std::nullopt;
   }
   if (spec.noNegativeZero) {
@@ -423,8 +461,7 @@ std::optional<std::string> formatValue(const Value& v, const std::string& specTe
 }
 
 std::optional<std::string> formatPython(const std::string& format,
-                                        const std::vector<std::pair<std::string, Value>>& fields,
-                                        std::string& error) {
+                                        const std::vector<std::pair<std::string, Value>>& fields, std::string& error) {
   std::vector<FormatChunk> chunks;
   if (auto err = parseFormatString(format, chunks)) {
     error = "Invalid f-string: " + *err;

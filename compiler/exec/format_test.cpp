@@ -16,8 +16,8 @@ std::string formatted(const Value& v, const std::string& spec) {
 
 TEST(FormatValue, PaddingLikePython) {
   EXPECT_EQ(formatted(Value(std::string("ab")), "05"), "ab000");  // strings: fill only, left aligned
-  EXPECT_EQ(formatted(Value(int64_t(-7)), "05"), "-0007");         // numbers: sign-aware
-  EXPECT_EQ(formatted(Value(int64_t(-7)), "<05"), "-7000");        // an explicit align keeps the zero fill
+  EXPECT_EQ(formatted(Value(int64_t(-7)), "05"), "-0007");        // numbers: sign-aware
+  EXPECT_EQ(formatted(Value(int64_t(-7)), "<05"), "-7000");       // an explicit align keeps the zero fill
   EXPECT_EQ(formatted(Value(int64_t(42)), "*^9"), "***42****");
   EXPECT_EQ(formatted(Value(int64_t(65)), "5c"), "    A");
   EXPECT_EQ(formatted(Value(int64_t(255)), "_b"), "1111_1111");
@@ -37,7 +37,8 @@ TEST(FormatValue, ErrorsLikePython) {
   EXPECT_EQ(formatted(Value(int64_t(42)), ".2"), "ERR Precision not allowed in integer format specifier");
   EXPECT_EQ(formatted(Value(int64_t(42)), ",b"), "ERR Cannot specify ',' with 'b'.");
   EXPECT_EQ(formatted(Value(int64_t(42)), ",_"), "ERR Cannot specify both ',' and '_'.");
-  EXPECT_EQ(formatted(Value(int64_t(42)), "z"), "ERR Negative zero coercion (z) not allowed in integer format specifier");
+  EXPECT_EQ(formatted(Value(int64_t(42)), "z"),
+            "ERR Negative zero coercion (z) not allowed in integer format specifier");
   EXPECT_EQ(formatted(Value(int64_t(42)), "+c"), "ERR Sign not allowed with integer format specifier 'c'");
   EXPECT_EQ(formatted(Value(std::string("ab")), "#"), "ERR Alternate form (#) not allowed in string format specifier");
   EXPECT_EQ(formatted(Value(std::string("ab")), "=5"), "ERR '=' alignment not allowed in string format specifier");
@@ -53,7 +54,8 @@ TEST(FormatPython, Conversions) {
                                                     {"y", Value(std::string("\U0001F600\x07"))}};
   EXPECT_EQ(formatPython("{x!a} {y!a} {x!r}", fields, error).value_or("ERR " + error),
             "'\\xe9\\n' '\\U0001f600\\x07' '\u00e9\\n'");
-  EXPECT_EQ(formatPython("{x!z}", fields, error).value_or("ERR " + error), "ERR Invalid f-string: Unknown conversion specifier z");
+  EXPECT_EQ(formatPython("{x!z}", fields, error).value_or("ERR " + error),
+            "ERR Invalid f-string: Unknown conversion specifier z");
 }
 
 TEST(FormatValue, WholeFloatsPast64BitsAsInts) {
@@ -61,7 +63,8 @@ TEST(FormatValue, WholeFloatsPast64BitsAsInts) {
   EXPECT_EQ(renderInterpolated(Value(1e30)), "1000000000000000019884624838656");
   EXPECT_EQ(renderInterpolated(Value(-9.3e18)), "-9300000000000000000");
   std::string error;
-  EXPECT_EQ(formatValue(Value(1e30), ",", error, true).value_or("ERR " + error), "1,000,000,000,000,000,019,884,624,838,656");
+  EXPECT_EQ(formatValue(Value(1e30), ",", error, true).value_or("ERR " + error),
+            "1,000,000,000,000,000,019,884,624,838,656");
   EXPECT_EQ(formatValue(Value(1e30), "x", error, true).value_or("ERR " + error), "c9f2c9cd04675000000000000");
   EXPECT_EQ(formatValue(Value(1e30), ".2", error, true).value_or("ERR " + error),
             "ERR Precision not allowed in integer format specifier");

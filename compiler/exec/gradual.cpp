@@ -181,7 +181,9 @@ class Evaluator::ComprehensionSink final : public GradualSink {
     if (comp_->guard == nullptr) return result(value, inner);
     Variable* guard = evaluator_.emit(comp_->guard, inner);
     open();
-    evaluator_.scheduler_.unit({guard}, [this, guard, value, inner] {
+    evaluator_.scheduler_.unit(
+        {guard},
+        [this, guard, value, inner] {
           Value g = guard->get();
           if (g.isUnknown()) out_->take(Value::unknown(), false);
           else if (conditionHolds(g, comp_->loc())) result(value, inner);
@@ -245,10 +247,14 @@ void Evaluator::feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink,
       Variable* cond = emit(c->condition, scope);
       std::optional<Lhs> lhsCopy = lhs ? std::optional<Lhs>(*lhs) : std::nullopt;
       sink->open();
-      scheduler_.unit({cond}, [this, cond, c, scope, sink, lhsCopy, whole] {
+      scheduler_.unit(
+          {cond},
+          [this, cond, c, scope, sink, lhsCopy, whole] {
             Value v = cond->get();
             if (v.isUnknown()) sink->take(Value::unknown(), whole);
-            else feedGradual(conditionHolds(v, c->loc()) ? c->whenTrue : c->whenFalse, scope, sink, lhsCopy ? &*lhsCopy : nullptr, whole);
+            else
+              feedGradual(conditionHolds(v, c->loc()) ? c->whenTrue : c->whenFalse, scope, sink,
+                          lhsCopy ? &*lhsCopy : nullptr, whole);
             sink->close();
           },
           "conditional", c->loc(), true);
@@ -260,14 +266,39 @@ void Evaluator::feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink,
       feedGradual(c->iterable, scope, elements, nullptr, true);
       return elements->close();
     }
-    case ast::Kind::Literal: case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex: case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined: case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::DictLit: case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import: case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation: case ast::Kind::Typedef: case ast::Kind::Index:
-      break;
+    case ast::Kind::Literal:
+    case ast::Kind::StringFormat:
+    case ast::Kind::FString:
+    case ast::Kind::Regex:
+    case ast::Kind::VarRef:
+    case ast::Kind::AttrRef:
+    case ast::Kind::MapLookup:
+    case ast::Kind::IsDefined:
+    case ast::Kind::Binary:
+    case ast::Kind::Not:
+    case ast::Kind::Call:
+    case ast::Kind::Constructor:
+    case ast::Kind::IndexLookup:
+    case ast::Kind::ShortIndexLookup:
+    case ast::Kind::DictLit:
+    case ast::Kind::ExprStmt:
+    case ast::Kind::Assign:
+    case ast::Kind::For:
+    case ast::Kind::If:
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Relation:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: break;
   }
   auto fromVariable = [this, sink, whole](Variable* v) {
     // a list variable or relation passes its values on as they arrive
     if (v->kind() == Variable::Kind::List) {
       v->listen(sink, sink->at());
-      return scheduler_.unit({v}, [sink] { sink->close(); }, sink->label(), sink->at(), sink->executionUnit());
+      return scheduler_.unit(
+          {v}, [sink] { sink->close(); }, sink->label(), sink->at(), sink->executionUnit());
     }
     if (!whole && v->kind() == Variable::Kind::Plain && v->isReady()) {
       if (sink->batch == nullptr || scheduler_.queueChanges() != sink->batchMark) {
@@ -280,7 +311,9 @@ void Evaluator::feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink,
       }
       return;
     }
-    scheduler_.unit({v}, [v, sink, whole] {
+    scheduler_.unit(
+        {v},
+        [v, sink, whole] {
           sink->takeFrom(v, whole);
           sink->close();
         },
@@ -297,7 +330,8 @@ void declaredIn(const ast::Block& block, std::set<std::string>& names) {
   for (const ast::Stmt* s : block) {
     if (s->kind == ast::Kind::Assign) {
       auto* a = static_cast<const ast::Assign*>(s);
-      if (a->target->kind == ast::Kind::VarRef) names.insert(std::string(static_cast<const ast::VarRef*>(a->target)->name().text()));
+      if (a->target->kind == ast::Kind::VarRef)
+        names.insert(std::string(static_cast<const ast::VarRef*>(a->target)->name().text()));
     } else if (s->kind == ast::Kind::For) {
       auto* f = static_cast<const ast::For*>(s);
       names.insert(std::string(f->variable.text()));
@@ -332,14 +366,17 @@ void attributeAssignments(const ast::Block& block, std::vector<const ast::AttrRe
 void Evaluator::whenInstance(const ast::Expr* expr, Scope* scope, std::function<void(const Value&)> then) {
   if (expr->kind != ast::Kind::AttrRef) {
     Variable* v = emit(expr, scope);
-    scheduler_.unit({v}, [v, then = std::move(then)] { then(v->get()); }, "eager promise", expr->loc(), false);
+    scheduler_.unit(
+        {v}, [v, then = std::move(then)] { then(v->get()); }, "eager promise", expr->loc(), false);
     return;
   }
   auto* ref = static_cast<const ast::AttrRef*>(expr);
   whenInstance(ref->object, scope, [this, ref, then = std::move(then)](const Value& o) {
     if (o.isUnknown()) return then(o);
     Variable* slot = attributeSlot(o, ref->attribute.text(), ref->object, ref->loc());
-    scheduler_.unit({slot}, [slot, then] {
+    scheduler_.unit(
+        {slot},
+        [slot, then] {
           const Value* v = nullptr;
           try {
             v = &slot->get();

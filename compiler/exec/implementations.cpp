@@ -36,7 +36,9 @@ void Evaluator::selectImplementations(runtime::Instance* instance) {
   // one unit per rule, as the reference's SubConstructor (an execution unit even without `when`)
   for (const model::ImplementRule* rule : implementRulesOf(instance->entity)) {
     if (rule->when == nullptr) {
-      scheduler_.unit({}, [this, rule, instance] {
+      scheduler_.unit(
+          {},
+          [this, rule, instance] {
             for (const model::Implementation* impl : rule->implementations) runImplementation(instance, impl);
           },
           "implement", rule->location, true);
@@ -44,7 +46,9 @@ void Evaluator::selectImplementations(runtime::Instance* instance) {
     }
     Scope* scope = instanceScope(instance, rule->ns);
     Variable* cond = emit(rule->when, scope);
-    scheduler_.unit({cond}, [this, cond, rule, instance] {
+    scheduler_.unit(
+        {cond},
+        [this, cond, rule, instance] {
           Value c = cond->get();
           if (c.isUnknown()) return;
           if (!c.isBool())

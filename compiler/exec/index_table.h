@@ -106,7 +106,8 @@ class IndexTable {
     return length == key.size() && std::memcmp(stored + sizeof length, key.data(), key.size()) == 0;
   }
   void grow() {
-    growSlots(slots_, 16, [](const Slot& s) { return s.number == 0; }, [](const Slot& s) { return s.hash; });
+    growSlots(
+        slots_, 16, [](const Slot& s) { return s.number == 0; }, [](const Slot& s) { return s.hash; });
   }
   std::vector<Slot> slots_;
   size_t count_ = 0;

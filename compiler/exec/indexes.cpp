@@ -37,7 +37,8 @@ bool Evaluator::indexKeyBytes(const std::vector<std::string>& attributes, NamedV
       case Value::Type::Instance: key.instance(static_cast<runtime::Instance*>(v.asInstance())->ordinal); break;
       // (the reference keys an unknown by its object's repr: each unknown its own key)
       case Value::Type::Unknown: key.repr("<unknown " + std::to_string(v.unknownId()) + ">"); break;
-      case Value::Type::List: case Value::Type::Dict: key.repr(runtime::repr(v)); break;
+      case Value::Type::List:
+      case Value::Type::Dict: key.repr(runtime::repr(v)); break;
     }
   }
   return true;
@@ -94,20 +95,23 @@ void Evaluator::registerInIndexes(runtime::Instance* instance, IndexKeys& keys, 
         if (waiting != pendingHere->second.end()) {
           std::vector<PendingLookup> lookups = std::move(waiting->second);
           pendingHere->second.erase(waiting);
-          for (const PendingLookup& p : lookups) p.result->set(Value(static_cast<runtime::InstanceBase*>(instance)), at->loc());
+          for (const PendingLookup& p : lookups)
+            p.result->set(Value(static_cast<runtime::InstanceBase*>(instance)), at->loc());
         }
       }
   }
 }
 
 Variable* Evaluator::lookupInIndex(const model::Entity* entity, std::vector<std::pair<std::string, Variable*>> args,
-                                     std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
-                                     const ast::Node* at) {
+                                   std::vector<Variable*> wrapped, std::vector<std::pair<std::string, Value>> fixed,
+                                   const ast::Node* at) {
   std::vector<Variable*> inputs;
   for (auto& [n, v] : args) inputs.push_back(v);
   inputs.insert(inputs.end(), wrapped.begin(), wrapped.end());
   Variable* result = scheduler_.makePlain();
-  scheduler_.unit(runtime::VarList(inputs), [this, entity, args, wrapped, fixed, at, result] {
+  scheduler_.unit(
+      runtime::VarList(inputs),
+      [this, entity, args, wrapped, fixed, at, result] {
         std::vector<std::pair<std::string, Value>> values = fixed;
         auto add = [&](const std::string& name, const Value& v) {
           if (std::any_of(values.begin(), values.end(), [&](const auto& p) { return p.first == name; }))
@@ -117,7 +121,8 @@ Variable* Evaluator::lookupInIndex(const model::Entity* entity, std::vector<std:
         for (const auto& [n, v] : args) add(n, v->get());
         for (Variable* w : wrapped) {
           Value d = w->get();
-          if (!d.isDict()) fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", at->loc());
+          if (!d.isDict())
+            fail(ErrorKind::TypingException, "The ** operator can only be applied to dictionaries", at->loc());
           for (const auto& [k, v] : d.asDict().items) add(k, v);
         }
         for (auto& [n, v] : values)
@@ -131,9 +136,10 @@ Variable* Evaluator::lookupInIndex(const model::Entity* entity, std::vector<std:
             if (idx == names) index = &idx;
         if (index == nullptr) {
           std::string listed;
-          for (const auto& [n, v] : values) listed += (listed.empty() ? "" : ", ") + ("('" + n + "', " + runtime::repr(v) + ")");
-          fail(ErrorKind::NotFoundException, "No index defined on " + entity->fullName + " for this lookup: [" + listed + "]",
-               at->loc());
+          for (const auto& [n, v] : values)
+            listed += (listed.empty() ? "" : ", ") + ("('" + n + "', " + runtime::repr(v) + ")");
+          fail(ErrorKind::NotFoundException,
+               "No index defined on " + entity->fullName + " for this lookup: [" + listed + "]", at->loc());
         }
         std::vector<NamedValue> named(values.begin(), values.end());
         std::pmr::string key;

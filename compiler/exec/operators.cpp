@@ -7,14 +7,17 @@ namespace inmanta::compiler::exec {
 
 Value applyNot(const Value& v, SourceLocation at) {
   if (v.isUnknown()) return v;
-  if (!v.isBool()) fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", at);
+  if (!v.isBool())
+    fail(ErrorKind::RuntimeException, "Invalid value `" + runtime::str(v) + "`: `not` expects a boolean", at);
   return Value(!v.asBool());
 }
 
 bool conditionHolds(const Value& v, SourceLocation at) {
   if (!v.isBool())
     fail(ErrorKind::RuntimeException,
-         "Invalid value `" + runtime::str(v) + "`: the condition for a conditional expression must be a boolean expression", at);
+         "Invalid value `" + runtime::str(v) +
+             "`: the condition for a conditional expression must be a boolean expression",
+         at);
   return v.asBool();
 }
 
@@ -22,14 +25,23 @@ Value applyBinary(ast::BinaryOp op, const Value& l, const Value& r, SourceLocati
   runtime::OpResult res;
   switch (op) {
     case ast::BinaryOp::In: res = runtime::contains(l, r); break;
-    case ast::BinaryOp::Eq: case ast::BinaryOp::Ne:
+    case ast::BinaryOp::Eq:
+    case ast::BinaryOp::Ne:
       if (l.isUnknown() || r.isUnknown()) return Value::unknown();
       return Value(runtime::pyEquals(l, r) == (op == ast::BinaryOp::Eq));
-    case ast::BinaryOp::And: case ast::BinaryOp::Or:  // lazy: lazyLeft and lazyRight
+    case ast::BinaryOp::And:
+    case ast::BinaryOp::Or:  // lazy: lazyLeft and lazyRight
       throw std::logic_error("and/or are not computed from two values");
-    case ast::BinaryOp::Add: case ast::BinaryOp::Sub: case ast::BinaryOp::Mul: case ast::BinaryOp::Div:
-    case ast::BinaryOp::Mod: case ast::BinaryOp::Pow: case ast::BinaryOp::Lt: case ast::BinaryOp::Gt:
-    case ast::BinaryOp::Le: case ast::BinaryOp::Ge:
+    case ast::BinaryOp::Add:
+    case ast::BinaryOp::Sub:
+    case ast::BinaryOp::Mul:
+    case ast::BinaryOp::Div:
+    case ast::BinaryOp::Mod:
+    case ast::BinaryOp::Pow:
+    case ast::BinaryOp::Lt:
+    case ast::BinaryOp::Gt:
+    case ast::BinaryOp::Le:
+    case ast::BinaryOp::Ge:
       if (l.isUnknown() || r.isUnknown()) return Value::unknown();
       switch (op) {
         case ast::BinaryOp::Add: res = arithmetic(runtime::ArithOp::Add, l, r); break;
@@ -42,12 +54,15 @@ Value applyBinary(ast::BinaryOp op, const Value& l, const Value& r, SourceLocati
         case ast::BinaryOp::Gt: res = compare(runtime::CompareOp::Gt, l, r); break;
         case ast::BinaryOp::Le: res = compare(runtime::CompareOp::Le, l, r); break;
         case ast::BinaryOp::Ge: res = compare(runtime::CompareOp::Ge, l, r); break;
-        case ast::BinaryOp::Eq: case ast::BinaryOp::Ne: case ast::BinaryOp::And: case ast::BinaryOp::Or:
-        case ast::BinaryOp::In:
-          break;  // (handled above)
+        case ast::BinaryOp::Eq:
+        case ast::BinaryOp::Ne:
+        case ast::BinaryOp::And:
+        case ast::BinaryOp::Or:
+        case ast::BinaryOp::In: break;  // (handled above)
       }
   }
-  if (res.error) fail(res.error->typing ? ErrorKind::TypingException : ErrorKind::RuntimeException, res.error->message, at);
+  if (res.error)
+    fail(res.error->typing ? ErrorKind::TypingException : ErrorKind::RuntimeException, res.error->message, at);
   return res.value;
 }
 

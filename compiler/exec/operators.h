@@ -9,9 +9,9 @@
 #include <string_view>
 
 #include "compiler/ast/ast.h"
+#include "compiler/runtime/value.h"
 #include "compiler/runtime/var_list.h"
 #include "compiler/runtime/variable.h"
-#include "compiler/runtime/value.h"
 #include "compiler/source/source.h"
 
 namespace inmanta::compiler::exec {

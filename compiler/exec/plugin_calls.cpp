@@ -6,7 +6,6 @@
 
 namespace inmanta::compiler::exec {
 
-
 // ------------------------------------------------------------------ plugins
 
 Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const std::vector<Value>& positional,
@@ -38,7 +37,8 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
       missingKeyword.push_back(p.name);
     }
   }
-  for (const auto& [missing, sort] : {std::pair{&missingPositional, "positional"}, std::pair{&missingKeyword, "keyword-only"}}) {
+  for (const auto& [missing, sort] :
+       {std::pair{&missingPositional, "positional"}, std::pair{&missingKeyword, "keyword-only"}}) {
     if (missing->empty()) continue;
     std::string names;
     for (size_t i = 0; i < missing->size(); ++i)
@@ -55,7 +55,9 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
       return;
     }
     if (auto err = sema::validatePluginType(model_, model_.findNamespace(plugin.ns), p.type, v,
-                                        [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); })) {
+                                            [this](const model::Typedef& t, const Value& x) {
+                                              return checkConstraint(t, x);
+                                            })) {
       Diagnostic d(ErrorKind::PluginTypeException,
                    "Value " + runtime::repr(v) + " for argument " + p.name + " of plugin " + full +
                        " has incompatible type. Expected type: " + p.type,
@@ -71,7 +73,8 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
   }
   std::vector<std::pair<std::string, Value>> extra;
   for (const auto& [name, value] : named) {
-    auto it = std::find_if(plugin.params.begin(), plugin.params.end(), [&](const PluginParam& p) { return p.name == name; });
+    auto it =
+        std::find_if(plugin.params.begin(), plugin.params.end(), [&](const PluginParam& p) { return p.name == name; });
     if (it == plugin.params.end()) {
       if (!plugin.varKeywords)
         fail(ErrorKind::RuntimeException, full + "() got an unexpected keyword argument: '" + name + "'", at, true);
@@ -96,7 +99,8 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
   if (plugin.deprecated)
     context_->warn("PluginDeprecationWarning",
                    "Plugin '" + full + "' is deprecated." +
-                       (plugin.replacedBy.empty() ? std::string() : " It should be replaced by '" + plugin.replacedBy + "'."));
+                       (plugin.replacedBy.empty() ? std::string()
+                                                  : " It should be replaced by '" + plugin.replacedBy + "'."));
   Value result;
   try {
     result = plugin.run(*context_, args, extra);
@@ -110,8 +114,8 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
     throw CompileError(std::move(d));
   } catch (const ExplicitPluginFailure& f) {
     if (nested) throw;
-    throw CompileError(Diagnostic(ErrorKind::ExplicitPluginException, "PluginException in plugin " + full + ": " + f.message(),
-                                  at, true));
+    throw CompileError(Diagnostic(ErrorKind::ExplicitPluginException,
+                                  "PluginException in plugin " + full + ": " + f.message(), at, true));
   } catch (const CompileError& e) {
     if (nested) throw;
     Diagnostic d(ErrorKind::WrappingRuntimeException, "Exception in plugin " + full, at, true);
@@ -120,12 +124,15 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
   }
   // an unknown the plugin made gets an identity of the compile's own (a plugin of a shared module
   // counts its unknowns apart); one of its arguments handed back stays the same unknown
-  if (result.isUnknown() &&
-      std::none_of(args.begin(), args.end(), [&](const Value& a) { return a.isUnknown() && a.unknownId() == result.unknownId(); }))
+  if (result.isUnknown() && std::none_of(args.begin(), args.end(), [&](const Value& a) {
+        return a.isUnknown() && a.unknownId() == result.unknownId();
+      }))
     result = Value::unknown();
   if (!plugin.returnType.empty() && plugin.returnType != "null" && plugin.returnType != "any" && !result.isUnknown()) {
     if (auto err = sema::validatePluginType(model_, model_.findNamespace(plugin.ns), plugin.returnType, result,
-                                        [this](const model::Typedef& t, const Value& x) { return checkConstraint(t, x); })) {
+                                            [this](const model::Typedef& t, const Value& x) {
+                                              return checkConstraint(t, x);
+                                            })) {
       Diagnostic d(ErrorKind::PluginTypeException,
                    "Return value " + runtime::repr(result) + " of plugin " + full +
                        " has incompatible type. Expected type: " + plugin.returnType,

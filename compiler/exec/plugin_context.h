@@ -29,12 +29,14 @@ class Evaluator::Context : public PluginContext {
     auto* i = static_cast<runtime::Instance*>(instance.asInstance());
     Variable* slot = i->slot(name);
     if (slot == nullptr)
-      throw PluginFailure("AttributeError", "'" + i->entity->fullName + "' object has no attribute '" + std::string(name) + "'");
+      throw PluginFailure("AttributeError",
+                          "'" + i->entity->fullName + "' object has no attribute '" + std::string(name) + "'");
     return read(slot);
   }
   Value variable(std::string_view name) override {
     Variable* slot = scope != nullptr ? scope->find(name) : nullptr;
-    if (slot == nullptr) fail(ErrorKind::NotFoundException, "variable " + std::string(name) + " not found", location, true);
+    if (slot == nullptr)
+      fail(ErrorKind::NotFoundException, "variable " + std::string(name) + " not found", location, true);
     return read(slot);
   }
   bool isInstanceOf(const Value& instance, std::string_view entityName) override {

@@ -86,8 +86,8 @@ void Scope::declare(const ScopeName& name, Variable* variable) {
 
 void Scope::indexSlot(size_t position) {
   uint32_t h = NameHashing::hash(names_[position].first);
-  freeSlotFor(*names_.index(), h, [](uint64_t word) { return word == 0; }) =
-      (static_cast<uint64_t>(h) << 32) | static_cast<uint32_t>(position + 1);
+  freeSlotFor(*names_.index(), h, [](uint64_t word) { return word == 0; }) = (static_cast<uint64_t>(h) << 32) |
+                                                                             static_cast<uint32_t>(position + 1);
 }
 
 void Scope::growIndex() {

@@ -21,10 +21,10 @@ using runtime::Variable;
 struct ScopeName {
   std::string_view text;
   SymbolHeader* header = nullptr;
-  ScopeName(std::string_view t) : text(t) {}                                 // NOLINT: any text
-  ScopeName(const char* t) : text(t) {}                                      // NOLINT
-  ScopeName(const std::string& t) : text(t) {}                               // NOLINT
-  ScopeName(const ast::Name& n) : text(n.text()), header(n.header()) {}      // NOLINT
+  ScopeName(std::string_view t) : text(t) {}                             // NOLINT: any text
+  ScopeName(const char* t) : text(t) {}                                  // NOLINT
+  ScopeName(const std::string& t) : text(t) {}                           // NOLINT
+  ScopeName(const ast::Name& n) : text(n.text()), header(n.header()) {}  // NOLINT
   uint32_t hash() const { return header != nullptr ? header->hash : NameHashing::hash(text); }
 };
 

@@ -9,8 +9,8 @@
 #include "compiler/ast/arena.h"
 #include "compiler/ast/ast.h"
 #include "compiler/exec/scope.h"
-#include "compiler/runtime/scheduler.h"
 #include "compiler/runtime/instance.h"
+#include "compiler/runtime/scheduler.h"
 
 namespace inmanta::compiler::exec {
 namespace {
@@ -160,7 +160,8 @@ TEST(Instance, ShowsWhereItWasConstructedAndMatched) {
     auto lone = std::make_unique<LoneInstance>();
     lone->where = [](const SourceLocation& l) { return "f" + std::to_string(l.file) + ":" + std::to_string(l.line); };
     lone->instance->~Instance();
-    lone->instance = new (lone->memory) runtime::Instance(&lone->entity, 1, &lone->layout, SourceLocation{4, 2000000, 300});
+    lone->instance = new (lone->memory)
+        runtime::Instance(&lone->entity, 1, &lone->layout, SourceLocation{4, 2000000, 300});
     EXPECT_EQ(lone->instance->constructedAt().file, 4u);
     EXPECT_EQ(lone->instance->constructedAt().line, 2000000u);
     EXPECT_EQ(lone->instance->constructedAt().col, 300u);

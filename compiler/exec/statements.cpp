@@ -43,39 +43,42 @@ void Evaluator::evaluateStatement(const ast::Expr* expr, Scope* scope) {
   Variable* v = emit(expr, scope);
   // an expression evaluated directly needs a unit of its own when nothing reads its value
   if (v->kind() == Variable::Kind::Direct)
-    scheduler_.unit({v}, [v] { (void)v->get(); },
-                                               ast::kindName(expr->kind), expr->loc(), true);
+    scheduler_.unit(
+        {v}, [v] { (void)v->get(); }, ast::kindName(expr->kind), expr->loc(), true);
 }
 
 void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
   switch (stmt->kind) {
-    case ast::Kind::Import: case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement:
-    case ast::Kind::Typedef: case ast::Kind::Index:
-      return;  // definitions were handled by the definition phase
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: return;  // definitions were handled by the definition phase
     case ast::Kind::Relation: {
       // its annotations are evaluated (each by a unit, as the reference's DefineRelation.emit) and
       // otherwise ignored; an unknown one is reported by the final checks
       auto* r = static_cast<const ast::Relation*>(stmt);
       int ends = (r->leftAttr.empty() ? 0 : 1) + (r->rightAttr.empty() ? 0 : 1);
-      if (ends == 2 && r->left.text() == r->right.text() && r->leftAttr.text() == r->rightAttr.text()) ends = 1;  // self-inverse
+      if (ends == 2 && r->left.text() == r->right.text() && r->leftAttr.text() == r->rightAttr.text())
+        ends = 1;  // self-inverse
       for (const ast::Expr* e : r->annotations) {
         Variable* v = emit(e, scope);
-        scheduler_.unit({v}, [v] { (void)v->get(); }, "relation annotation", e->loc(), true);
+        scheduler_.unit(
+            {v}, [v] { (void)v->get(); }, "relation annotation", e->loc(), true);
         annotations_.push_back({v, r, ends});
       }
       return;
     }
-    case ast::Kind::ExprStmt:
-      evaluateStatement(static_cast<const ast::ExprStmt*>(stmt)->expr, scope);
-      return;
+    case ast::Kind::ExprStmt: evaluateStatement(static_cast<const ast::ExprStmt*>(stmt)->expr, scope); return;
     case ast::Kind::Assign: {
       auto* a = static_cast<const ast::Assign*>(stmt);
       if (a->target->kind != ast::Kind::VarRef) return emitAttributeAssign(a, scope);
       auto* ref = static_cast<const ast::VarRef*>(a->target);
       Variable* target = scope->find(ref->name());
       Variable* value = emit(a->value, scope);
-      scheduler_.unit({value}, [target, value, a] { target->set(value->get(), a->loc()); },
-          assignLabel(ref), a->loc(), true);
+      scheduler_.unit(
+          {value}, [target, value, a] { target->set(value->get(), a->loc()); }, assignLabel(ref), a->loc(), true);
       return;
     }
     case ast::Kind::If: {
@@ -84,7 +87,9 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
       both.insert(both.end(), i->elseBlock.begin(), i->elseBlock.end());
       auto commit = eagerPromises(both, {}, scope);
       Variable* cond = emit(i->condition, scope);
-      scheduler_.unit({cond}, [this, cond, i, scope, commit] {
+      scheduler_.unit(
+          {cond},
+          [this, cond, i, scope, commit] {
             struct Committer {
               const std::function<void()>& f;  // (the unit's own: no copy per run)
               ~Committer() { f(); }
@@ -93,7 +98,8 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
             if (c.isUnknown()) return;
             if (!c.isBool())
               fail(ErrorKind::RuntimeException,
-                   "Invalid value `" + runtime::str(c) + "`: the condition for an if statement can only be a boolean expression",
+                   "Invalid value `" + runtime::str(c) +
+                       "`: the condition for an if statement can only be a boolean expression",
                    i->loc());
             const ast::Block& branch = c.asBool() ? i->thenBlock : i->elseBlock;
             emitBlock(branch, blockScope(branch, scope), false);
@@ -101,14 +107,25 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
           "if", i->loc(), false);
       return;
     }
-    case ast::Kind::For:
-      emitFor(static_cast<const ast::For*>(stmt), scope);
-      return;
-    case ast::Kind::Literal: case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex:
-    case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined:
-    case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::Call:
-    case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::ListLit:
-    case ast::Kind::ListComp: case ast::Kind::DictLit:
+    case ast::Kind::For: emitFor(static_cast<const ast::For*>(stmt), scope); return;
+    case ast::Kind::Literal:
+    case ast::Kind::StringFormat:
+    case ast::Kind::FString:
+    case ast::Kind::Regex:
+    case ast::Kind::VarRef:
+    case ast::Kind::AttrRef:
+    case ast::Kind::MapLookup:
+    case ast::Kind::IsDefined:
+    case ast::Kind::Binary:
+    case ast::Kind::Not:
+    case ast::Kind::Conditional:
+    case ast::Kind::Call:
+    case ast::Kind::Constructor:
+    case ast::Kind::IndexLookup:
+    case ast::Kind::ShortIndexLookup:
+    case ast::Kind::ListLit:
+    case ast::Kind::ListComp:
+    case ast::Kind::DictLit:
       // (an expression written as a statement: a call, a constructor)
       evaluateStatement(static_cast<const ast::Expr*>(static_cast<const ast::Node*>(stmt)), scope);
       return;

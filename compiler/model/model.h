@@ -86,11 +86,11 @@ struct Multiplicity {
 class Attribute {
  public:
   std::string name;
-  Entity* entity = nullptr;  // the declaring entity
+  Entity* entity = nullptr;    // the declaring entity
   const Type* type = nullptr;  // the declared type (for relations: the target entity)
   SourceLocation location;
   // plain attributes
-  bool isList = false;      // T[] or list: still a plain slot (spec 4.3)
+  bool isList = false;  // T[] or list: still a plain slot (spec 4.3)
   bool isNullable = false;
   // relations
   bool isRelation = false;
@@ -107,7 +107,9 @@ class Attribute {
   Entity* target() const;
   // slot kinds of spec 4.3
   bool isSingle() const { return isRelation && multiplicity.low == 1 && multiplicity.high && *multiplicity.high == 1; }
-  bool isOptional() const { return isRelation && multiplicity.low == 0 && multiplicity.high && *multiplicity.high == 1; }
+  bool isOptional() const {
+    return isRelation && multiplicity.low == 0 && multiplicity.high && *multiplicity.high == 1;
+  }
   bool isMulti() const { return isRelation && !isSingle() && !isOptional(); }
 };
 
@@ -137,9 +139,9 @@ class Entity : public Type {
   Namespace* ns = nullptr;
   const ast::Entity* definition = nullptr;  // null for std::Entity
   SourceLocation location;
-  std::vector<Entity*> parents;    // direct, in declaration order
-  std::vector<Entity*> children;   // direct subtypes
-  std::vector<Attribute*> own;     // declared here (attributes and relation ends)
+  std::vector<Entity*> parents;   // direct, in declaration order
+  std::vector<Entity*> children;  // direct subtypes
+  std::vector<Attribute*> own;    // declared here (attributes and relation ends)
   // every attribute, inherited ones included, by name; `order` lists them in slot order
   std::map<std::string, Attribute*, std::less<>> attributes;
   std::vector<Attribute*> order;
@@ -149,9 +151,9 @@ class Entity : public Type {
   // the names of `defaults` in the reference's order: the parents' (right-most first), then own
   // declarations; constructors assign them in this order
   std::vector<std::string> defaultOrder;
-  std::vector<ImplementRule> rules;  // own rules only (3.9)
+  std::vector<ImplementRule> rules;               // own rules only (3.9)
   std::vector<std::vector<std::string>> indexes;  // own and inherited, attribute names sorted
-  bool defined = false;  // parents and attributes resolved
+  bool defined = false;                           // parents and attributes resolved
 
   const Attribute* attribute(std::string_view n) const {
     if (defined) {
@@ -209,12 +211,12 @@ struct Definition {
 
 class Namespace {
  public:
-  std::string name;               // `__config__`, `std`, `m::sub`
-  Namespace* parent = nullptr;    // `m` for `m::sub`
+  std::string name;             // `__config__`, `std`, `m::sub`
+  Namespace* parent = nullptr;  // `m` for `m::sub`
   const ast::File* file = nullptr;
   FileId fileId = kNoFile;
-  std::string displayPath;        // of its file, as messages show it (`./main.cf`)
-  std::string module;             // first segment
+  std::string displayPath;  // of its file, as messages show it (`./main.cf`)
+  std::string module;       // first segment
   std::map<std::string, Definition, std::less<>> definitions;
   std::map<std::string, Namespace*, std::less<>> visible;  // import names (3.2)
 };

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
-#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -21,30 +21,77 @@
 
 namespace inmanta::compiler {
 
+using antlr4::Token;
 using gen::InmantaLexer;
 using gen::InmantaParser;
-using antlr4::Token;
 
 namespace {
 
 // tokens.h repeats the generated token numbers so that the fast path needs no ANTLR header.
 #define INMANTA_SAME_TOKEN(name) static_assert(static_cast<size_t>(tok::name) == InmantaParser::name, #name);
-INMANTA_SAME_TOKEN(TYPEDEF) INMANTA_SAME_TOKEN(AS) INMANTA_SAME_TOKEN(ENTITY) INMANTA_SAME_TOKEN(EXTENDS)
-INMANTA_SAME_TOKEN(END) INMANTA_SAME_TOKEN(IN) INMANTA_SAME_TOKEN(IMPLEMENTATION) INMANTA_SAME_TOKEN(FOR)
-INMANTA_SAME_TOKEN(INDEX) INMANTA_SAME_TOKEN(IMPLEMENT) INMANTA_SAME_TOKEN(USING) INMANTA_SAME_TOKEN(WHEN)
-INMANTA_SAME_TOKEN(AND) INMANTA_SAME_TOKEN(OR) INMANTA_SAME_TOKEN(NOT) INMANTA_SAME_TOKEN(KW_TRUE)
-INMANTA_SAME_TOKEN(KW_FALSE) INMANTA_SAME_TOKEN(IMPORT) INMANTA_SAME_TOKEN(IS) INMANTA_SAME_TOKEN(DEFINED)
-INMANTA_SAME_TOKEN(DICT) INMANTA_SAME_TOKEN(KW_NULL) INMANTA_SAME_TOKEN(UNDEF) INMANTA_SAME_TOKEN(PARENTS)
-INMANTA_SAME_TOKEN(IF) INMANTA_SAME_TOKEN(ELSE) INMANTA_SAME_TOKEN(ELIF) INMANTA_SAME_TOKEN(REGEX)
-INMANTA_SAME_TOKEN(MATCHING) INMANTA_SAME_TOKEN(FSTRING) INMANTA_SAME_TOKEN(RSTRING) INMANTA_SAME_TOKEN(CID)
-INMANTA_SAME_TOKEN(ID) INMANTA_SAME_TOKEN(SEP) INMANTA_SAME_TOKEN(REL) INMANTA_SAME_TOKEN(CMP_OP)
-INMANTA_SAME_TOKEN(PEQ) INMANTA_SAME_TOKEN(COMMENT) INMANTA_SAME_TOKEN(MLS) INMANTA_SAME_TOKEN(FLOAT)
-INMANTA_SAME_TOKEN(INT) INMANTA_SAME_TOKEN(STRING) INMANTA_SAME_TOKEN(PLUS_OP) INMANTA_SAME_TOKEN(MINUS_OP)
-INMANTA_SAME_TOKEN(DIVISION_OP) INMANTA_SAME_TOKEN(DOUBLE_STAR) INMANTA_SAME_TOKEN(COLON)
-INMANTA_SAME_TOKEN(LBRACK) INMANTA_SAME_TOKEN(RBRACK) INMANTA_SAME_TOKEN(LPAREN) INMANTA_SAME_TOKEN(RPAREN)
-INMANTA_SAME_TOKEN(ASSIGN) INMANTA_SAME_TOKEN(COMMA) INMANTA_SAME_TOKEN(DOT) INMANTA_SAME_TOKEN(LBRACE)
-INMANTA_SAME_TOKEN(RBRACE) INMANTA_SAME_TOKEN(QMARK) INMANTA_SAME_TOKEN(STAR) INMANTA_SAME_TOKEN(PERCENT)
-INMANTA_SAME_TOKEN(WS) INMANTA_SAME_TOKEN(NEWLINE) INMANTA_SAME_TOKEN(ERRCHAR) INMANTA_SAME_TOKEN(LOOKUP_BRACK)
+INMANTA_SAME_TOKEN(TYPEDEF)
+INMANTA_SAME_TOKEN(AS)
+INMANTA_SAME_TOKEN(ENTITY)
+INMANTA_SAME_TOKEN(EXTENDS)
+INMANTA_SAME_TOKEN(END)
+INMANTA_SAME_TOKEN(IN)
+INMANTA_SAME_TOKEN(IMPLEMENTATION)
+INMANTA_SAME_TOKEN(FOR)
+INMANTA_SAME_TOKEN(INDEX)
+INMANTA_SAME_TOKEN(IMPLEMENT)
+INMANTA_SAME_TOKEN(USING)
+INMANTA_SAME_TOKEN(WHEN)
+INMANTA_SAME_TOKEN(AND)
+INMANTA_SAME_TOKEN(OR)
+INMANTA_SAME_TOKEN(NOT)
+INMANTA_SAME_TOKEN(KW_TRUE)
+INMANTA_SAME_TOKEN(KW_FALSE)
+INMANTA_SAME_TOKEN(IMPORT)
+INMANTA_SAME_TOKEN(IS)
+INMANTA_SAME_TOKEN(DEFINED)
+INMANTA_SAME_TOKEN(DICT)
+INMANTA_SAME_TOKEN(KW_NULL)
+INMANTA_SAME_TOKEN(UNDEF)
+INMANTA_SAME_TOKEN(PARENTS)
+INMANTA_SAME_TOKEN(IF)
+INMANTA_SAME_TOKEN(ELSE)
+INMANTA_SAME_TOKEN(ELIF)
+INMANTA_SAME_TOKEN(REGEX)
+INMANTA_SAME_TOKEN(MATCHING)
+INMANTA_SAME_TOKEN(FSTRING)
+INMANTA_SAME_TOKEN(RSTRING)
+INMANTA_SAME_TOKEN(CID)
+INMANTA_SAME_TOKEN(ID)
+INMANTA_SAME_TOKEN(SEP)
+INMANTA_SAME_TOKEN(REL)
+INMANTA_SAME_TOKEN(CMP_OP)
+INMANTA_SAME_TOKEN(PEQ)
+INMANTA_SAME_TOKEN(COMMENT)
+INMANTA_SAME_TOKEN(MLS)
+INMANTA_SAME_TOKEN(FLOAT)
+INMANTA_SAME_TOKEN(INT)
+INMANTA_SAME_TOKEN(STRING)
+INMANTA_SAME_TOKEN(PLUS_OP)
+INMANTA_SAME_TOKEN(MINUS_OP)
+INMANTA_SAME_TOKEN(DIVISION_OP)
+INMANTA_SAME_TOKEN(DOUBLE_STAR)
+INMANTA_SAME_TOKEN(COLON)
+INMANTA_SAME_TOKEN(LBRACK)
+INMANTA_SAME_TOKEN(RBRACK)
+INMANTA_SAME_TOKEN(LPAREN)
+INMANTA_SAME_TOKEN(RPAREN)
+INMANTA_SAME_TOKEN(ASSIGN)
+INMANTA_SAME_TOKEN(COMMA)
+INMANTA_SAME_TOKEN(DOT)
+INMANTA_SAME_TOKEN(LBRACE)
+INMANTA_SAME_TOKEN(RBRACE)
+INMANTA_SAME_TOKEN(QMARK)
+INMANTA_SAME_TOKEN(STAR)
+INMANTA_SAME_TOKEN(PERCENT)
+INMANTA_SAME_TOKEN(WS)
+INMANTA_SAME_TOKEN(NEWLINE)
+INMANTA_SAME_TOKEN(ERRCHAR)
+INMANTA_SAME_TOKEN(LOOKUP_BRACK)
 INMANTA_SAME_TOKEN(NOT_IN)
 #undef INMANTA_SAME_TOKEN
 
@@ -53,18 +100,36 @@ constexpr int kMaxChain = 1000;
 
 bool isKeyword(size_t type) {
   switch (type) {
-    case InmantaLexer::TYPEDEF: case InmantaLexer::AS: case InmantaLexer::ENTITY:
-    case InmantaLexer::EXTENDS: case InmantaLexer::END: case InmantaLexer::IN:
-    case InmantaLexer::IMPLEMENTATION: case InmantaLexer::FOR: case InmantaLexer::MATCHING:
-    case InmantaLexer::INDEX: case InmantaLexer::IMPLEMENT: case InmantaLexer::USING:
-    case InmantaLexer::WHEN: case InmantaLexer::AND: case InmantaLexer::OR: case InmantaLexer::NOT:
-    case InmantaLexer::KW_TRUE: case InmantaLexer::KW_FALSE: case InmantaLexer::IMPORT:
-    case InmantaLexer::IS: case InmantaLexer::DEFINED: case InmantaLexer::DICT:
-    case InmantaLexer::KW_NULL: case InmantaLexer::UNDEF: case InmantaLexer::PARENTS:
-    case InmantaLexer::IF: case InmantaLexer::ELSE: case InmantaLexer::ELIF: case InmantaParser::NOT_IN:
-      return true;
-    default:
-      return false;
+    case InmantaLexer::TYPEDEF:
+    case InmantaLexer::AS:
+    case InmantaLexer::ENTITY:
+    case InmantaLexer::EXTENDS:
+    case InmantaLexer::END:
+    case InmantaLexer::IN:
+    case InmantaLexer::IMPLEMENTATION:
+    case InmantaLexer::FOR:
+    case InmantaLexer::MATCHING:
+    case InmantaLexer::INDEX:
+    case InmantaLexer::IMPLEMENT:
+    case InmantaLexer::USING:
+    case InmantaLexer::WHEN:
+    case InmantaLexer::AND:
+    case InmantaLexer::OR:
+    case InmantaLexer::NOT:
+    case InmantaLexer::KW_TRUE:
+    case InmantaLexer::KW_FALSE:
+    case InmantaLexer::IMPORT:
+    case InmantaLexer::IS:
+    case InmantaLexer::DEFINED:
+    case InmantaLexer::DICT:
+    case InmantaLexer::KW_NULL:
+    case InmantaLexer::UNDEF:
+    case InmantaLexer::PARENTS:
+    case InmantaLexer::IF:
+    case InmantaLexer::ELSE:
+    case InmantaLexer::ELIF:
+    case InmantaParser::NOT_IN: return true;
+    default: return false;
   }
 }
 
@@ -73,11 +138,11 @@ bool isKeyword(size_t type) {
 // they are no longer on its stack. Other keywords stay on the stack and are blamed.
 bool keywordReducedAlone(size_t type) {
   switch (type) {
-    case InmantaLexer::KW_TRUE: case InmantaLexer::KW_FALSE: case InmantaLexer::KW_NULL:
-    case InmantaLexer::DEFINED:
-      return true;
-    default:
-      return false;
+    case InmantaLexer::KW_TRUE:
+    case InmantaLexer::KW_FALSE:
+    case InmantaLexer::KW_NULL:
+    case InmantaLexer::DEFINED: return true;
+    default: return false;
   }
 }
 
@@ -154,7 +219,8 @@ class CheckingLexer : public InmantaLexer {
       std::string text = tok->getText();
       tok::TokenCheck check = tok::checkToken(kind, text);
       if (check.error) {
-        reject(*tok, Diagnostic(ErrorKind::ParserException, "Syntax error: " + *check.error, errorLoc(*tok, text, check)));
+        reject(*tok,
+               Diagnostic(ErrorKind::ParserException, "Syntax error: " + *check.error, errorLoc(*tok, text, check)));
       } else if (check.warning && warn_) {
         warn_(Diagnostic(ErrorKind::ParserException, *check.warning,
                          SourceLocation{file_, static_cast<uint32_t>(tok->getLine()), 0}, false));
@@ -176,9 +242,11 @@ class CheckingLexer : public InmantaLexer {
   SourceLocation errorLoc(const Token& t, std::string_view text, const tok::TokenCheck& check) const {
     if (check.errorOffset == 0) return tokenLoc(file_, &t);
     if (t.getType() == REGEX) {
-      auto before = static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(check.errorOffset), '\n'));
+      auto before = static_cast<uint32_t>(
+          std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(check.errorOffset), '\n'));
       return SourceLocation{file_, static_cast<uint32_t>(t.getLine()) + before,
-                            static_cast<uint32_t>(t.getCharPositionInLine() + 1 + codePointCount(text.substr(0, check.errorOffset)))};
+                            static_cast<uint32_t>(t.getCharPositionInLine() + 1 +
+                                                  codePointCount(text.substr(0, check.errorOffset)))};
     }
     uint32_t line = static_cast<uint32_t>(t.getLine());
     size_t lineStart = 0;
@@ -187,9 +255,10 @@ class CheckingLexer : public InmantaLexer {
         ++line;
         lineStart = i + 1;
       }
-    uint32_t col = line == t.getLine()
-                       ? static_cast<uint32_t>(t.getCharPositionInLine() + 1 + codePointCount(text.substr(0, check.errorOffset)))
-                       : static_cast<uint32_t>(codePointCount(text.substr(lineStart, check.errorOffset - lineStart)) + 1);
+    uint32_t col =
+        line == t.getLine()
+            ? static_cast<uint32_t>(t.getCharPositionInLine() + 1 + codePointCount(text.substr(0, check.errorOffset)))
+            : static_cast<uint32_t>(codePointCount(text.substr(lineStart, check.errorOffset - lineStart)) + 1);
     return SourceLocation{file_, line, col};
   }
 
@@ -219,7 +288,8 @@ class TrackingSimulator : public antlr4::atn::ParserATNSimulator {
  public:
   using ParserATNSimulator::ParserATNSimulator;
   antlr4::NoViableAltException noViableAlt(antlr4::TokenStream* input, antlr4::ParserRuleContext* outer,
-                                           antlr4::atn::ATNConfigSet* configs, size_t startIndex, bool deleteConfigs) override {
+                                           antlr4::atn::ATNConfigSet* configs, size_t startIndex,
+                                           bool deleteConfigs) override {
     size_t index = input->index();
     if (!failed || index > furthest) furthest = index;
     failed = true;
@@ -234,7 +304,11 @@ class ErrorListener : public antlr4::BaseErrorListener {
  public:
   ErrorListener(FileId file, const CheckingLexer& lexer, const TrackingSimulator& simulator, const ColumnMap& columns,
                 uint32_t eofLine, std::function<void(const Token*)> beforeReport)
-      : file_(file), lexer_(lexer), simulator_(simulator), columns_(columns), eofLine_(eofLine),
+      : file_(file),
+        lexer_(lexer),
+        simulator_(simulator),
+        columns_(columns),
+        eofLine_(eofLine),
         beforeReport_(std::move(beforeReport)) {}
 
   void syntaxError(antlr4::Recognizer* recognizer, Token* token, size_t line, size_t col,
@@ -249,8 +323,7 @@ class ErrorListener : public antlr4::BaseErrorListener {
     // Checks of constructs the reference had already reduced come first.
     if (beforeReport_) beforeReport_(token);
     // The reference's lexer sits one past the end of the data when it reports the end of file.
-    if (token->getType() == Token::EOF)
-      syntaxError("Unexpected end of file", SourceLocation{file_, eofLine_, 2});
+    if (token->getType() == Token::EOF) syntaxError("Unexpected end of file", SourceLocation{file_, eofLine_, 2});
     if (token->getType() == InmantaLexer::ERRCHAR) {
       if (const Diagnostic* d = lexer_.rejected(token->getTokenIndex())) {
         Diagnostic located = *d;
@@ -266,8 +339,7 @@ class ErrorListener : public antlr4::BaseErrorListener {
     if (parser != nullptr && token->getTokenIndex() > 0) {
       Token* previous = parser->getTokenStream()->get(token->getTokenIndex() - 1);
       if (isKeyword(previous->getType()) && !keywordReducedAlone(previous->getType()))
-        syntaxError("invalid identifier, " + previous->getText() + " is a reserved keyword",
-                    at(previous));
+        syntaxError("invalid identifier, " + previous->getText() + " is a reserved keyword", at(previous));
     }
     // The reference reports the lexer's position, just after the offending token.
     std::string text = token->getText();
@@ -275,7 +347,8 @@ class ErrorListener : public antlr4::BaseErrorListener {
     if (token->getType() == InmantaLexer::MLS)
       for (char c : text) endLine += c == '\n';
     auto endCol = static_cast<uint32_t>(columns_.column(token) + (token->getStopIndex() + 1 - token->getStartIndex()));
-    Diagnostic diag(ErrorKind::ParserException, "Syntax error at token " + text, SourceLocation{file_, endLine, endCol});
+    Diagnostic diag(ErrorKind::ParserException, "Syntax error at token " + text,
+                    SourceLocation{file_, endLine, endCol});
     diag.caret = at(token);
     throw CompileError(std::move(diag));
   }
@@ -284,8 +357,12 @@ class ErrorListener : public antlr4::BaseErrorListener {
   SourceLocation at(const Token* t) const {
     return SourceLocation{file_, static_cast<uint32_t>(t->getLine()), columns_.column(t)};
   }
-  [[noreturn]] void syntaxError(SourceLocation loc, std::string message) { compiler::syntaxError(std::move(message), loc); }
-  [[noreturn]] void syntaxError(std::string message, SourceLocation loc) { compiler::syntaxError(std::move(message), loc); }
+  [[noreturn]] void syntaxError(SourceLocation loc, std::string message) {
+    compiler::syntaxError(std::move(message), loc);
+  }
+  [[noreturn]] void syntaxError(std::string message, SourceLocation loc) {
+    compiler::syntaxError(std::move(message), loc);
+  }
   FileId file_;
   const CheckingLexer& lexer_;
   const TrackingSimulator& simulator_;
@@ -308,13 +385,21 @@ void checkNesting(antlr4::CommonTokenStream& tokens, FileId file) {
   int elifsOpen = 0;          // their sum
   for (Token* t : tokens.getTokens()) {
     switch (t->getType()) {
-      case InmantaLexer::LPAREN: case InmantaLexer::LBRACK: case InmantaParser::LOOKUP_BRACK:
-      case InmantaLexer::LBRACE: ++brackets; links.push_back(0); break;
-      case InmantaLexer::RPAREN: case InmantaLexer::RBRACK: case InmantaLexer::RBRACE:
+      case InmantaLexer::LPAREN:
+      case InmantaLexer::LBRACK:
+      case InmantaParser::LOOKUP_BRACK:
+      case InmantaLexer::LBRACE:
+        ++brackets;
+        links.push_back(0);
+        break;
+      case InmantaLexer::RPAREN:
+      case InmantaLexer::RBRACK:
+      case InmantaLexer::RBRACE:
         --brackets;
         if (links.size() > 1) links.pop_back();
         break;
-      case InmantaLexer::IF: case InmantaLexer::FOR:
+      case InmantaLexer::IF:
+      case InmantaLexer::FOR:
         links.back() = 0;
         if (brackets <= 0) {
           ++blocks;
@@ -336,17 +421,31 @@ void checkNesting(antlr4::CommonTokenStream& tokens, FileId file) {
           ++elifsOpen;
         }
         break;
-      case InmantaLexer::ASSIGN: case InmantaLexer::PEQ: case InmantaLexer::COMMA: case InmantaLexer::ELSE:
-      case InmantaLexer::WHEN: case InmantaLexer::MATCHING: case InmantaLexer::REL: case InmantaLexer::ENTITY:
-      case InmantaLexer::IMPLEMENTATION: case InmantaLexer::IMPLEMENT: case InmantaLexer::TYPEDEF:
-      case InmantaLexer::INDEX: case InmantaLexer::IMPORT:
-        links.back() = 0;
-        break;
-      case InmantaLexer::PLUS_OP: case InmantaLexer::MINUS_OP: case InmantaLexer::STAR: case InmantaLexer::DIVISION_OP:
-      case InmantaLexer::PERCENT: case InmantaLexer::DOUBLE_STAR: case InmantaLexer::CMP_OP: case InmantaLexer::AND:
-      case InmantaLexer::OR: case InmantaLexer::IN: case InmantaLexer::QMARK: case InmantaLexer::DOT:
-        ++links.back();
-        break;
+      case InmantaLexer::ASSIGN:
+      case InmantaLexer::PEQ:
+      case InmantaLexer::COMMA:
+      case InmantaLexer::ELSE:
+      case InmantaLexer::WHEN:
+      case InmantaLexer::MATCHING:
+      case InmantaLexer::REL:
+      case InmantaLexer::ENTITY:
+      case InmantaLexer::IMPLEMENTATION:
+      case InmantaLexer::IMPLEMENT:
+      case InmantaLexer::TYPEDEF:
+      case InmantaLexer::INDEX:
+      case InmantaLexer::IMPORT: links.back() = 0; break;
+      case InmantaLexer::PLUS_OP:
+      case InmantaLexer::MINUS_OP:
+      case InmantaLexer::STAR:
+      case InmantaLexer::DIVISION_OP:
+      case InmantaLexer::PERCENT:
+      case InmantaLexer::DOUBLE_STAR:
+      case InmantaLexer::CMP_OP:
+      case InmantaLexer::AND:
+      case InmantaLexer::OR:
+      case InmantaLexer::IN:
+      case InmantaLexer::QMARK:
+      case InmantaLexer::DOT: ++links.back(); break;
       default: break;
     }
     nots = t->getType() == InmantaLexer::NOT || t->getType() == InmantaLexer::QMARK ? nots + 1 : 0;
@@ -373,17 +472,36 @@ class ExitRecorder : public antlr4::tree::ParseTreeListener {
 // these (and at the end of the file); on anything else the error comes first.
 bool startsStatement(size_t type) {
   switch (type) {
-    case Token::EOF: case InmantaLexer::ID: case InmantaLexer::CID: case InmantaLexer::INT:
-    case InmantaLexer::FLOAT: case InmantaLexer::STRING: case InmantaLexer::RSTRING: case InmantaLexer::FSTRING:
-    case InmantaLexer::MLS: case InmantaLexer::REGEX: case InmantaLexer::KW_TRUE: case InmantaLexer::KW_FALSE:
-    case InmantaLexer::KW_NULL: case InmantaLexer::NOT: case InmantaLexer::IF: case InmantaLexer::FOR:
-    case InmantaLexer::ENTITY: case InmantaLexer::IMPLEMENT: case InmantaLexer::IMPLEMENTATION:
-    case InmantaLexer::TYPEDEF: case InmantaLexer::INDEX: case InmantaLexer::IMPORT: case InmantaLexer::LPAREN:
-    case InmantaLexer::LBRACK: case InmantaLexer::LBRACE: case InmantaLexer::END: case InmantaLexer::DICT:
-    case InmantaLexer::ELSE: case InmantaLexer::ELIF:
-      return true;
-    default:
-      return false;
+    case Token::EOF:
+    case InmantaLexer::ID:
+    case InmantaLexer::CID:
+    case InmantaLexer::INT:
+    case InmantaLexer::FLOAT:
+    case InmantaLexer::STRING:
+    case InmantaLexer::RSTRING:
+    case InmantaLexer::FSTRING:
+    case InmantaLexer::MLS:
+    case InmantaLexer::REGEX:
+    case InmantaLexer::KW_TRUE:
+    case InmantaLexer::KW_FALSE:
+    case InmantaLexer::KW_NULL:
+    case InmantaLexer::NOT:
+    case InmantaLexer::IF:
+    case InmantaLexer::FOR:
+    case InmantaLexer::ENTITY:
+    case InmantaLexer::IMPLEMENT:
+    case InmantaLexer::IMPLEMENTATION:
+    case InmantaLexer::TYPEDEF:
+    case InmantaLexer::INDEX:
+    case InmantaLexer::IMPORT:
+    case InmantaLexer::LPAREN:
+    case InmantaLexer::LBRACK:
+    case InmantaLexer::LBRACE:
+    case InmantaLexer::END:
+    case InmantaLexer::DICT:
+    case InmantaLexer::ELSE:
+    case InmantaLexer::ELIF: return true;
+    default: return false;
   }
 }
 
@@ -392,14 +510,25 @@ bool startsStatement(size_t type) {
 bool followsExpression(size_t type) {
   if (startsStatement(type)) return true;
   switch (type) {
-    case InmantaLexer::RPAREN: case InmantaLexer::RBRACK: case InmantaLexer::RBRACE: case InmantaLexer::COMMA:
-    case InmantaLexer::COLON: case InmantaLexer::PLUS_OP: case InmantaLexer::MINUS_OP: case InmantaLexer::STAR:
-    case InmantaLexer::DIVISION_OP: case InmantaLexer::PERCENT: case InmantaLexer::DOUBLE_STAR:
-    case InmantaLexer::CMP_OP: case InmantaLexer::AND: case InmantaLexer::OR: case InmantaLexer::IN:
-    case InmantaParser::NOT_IN: case InmantaLexer::QMARK: case InmantaParser::LOOKUP_BRACK:
-      return true;
-    default:
-      return false;
+    case InmantaLexer::RPAREN:
+    case InmantaLexer::RBRACK:
+    case InmantaLexer::RBRACE:
+    case InmantaLexer::COMMA:
+    case InmantaLexer::COLON:
+    case InmantaLexer::PLUS_OP:
+    case InmantaLexer::MINUS_OP:
+    case InmantaLexer::STAR:
+    case InmantaLexer::DIVISION_OP:
+    case InmantaLexer::PERCENT:
+    case InmantaLexer::DOUBLE_STAR:
+    case InmantaLexer::CMP_OP:
+    case InmantaLexer::AND:
+    case InmantaLexer::OR:
+    case InmantaLexer::IN:
+    case InmantaParser::NOT_IN:
+    case InmantaLexer::QMARK:
+    case InmantaParser::LOOKUP_BRACK: return true;
+    default: return false;
   }
 }
 
@@ -802,8 +931,7 @@ class Builder {
     for (auto* a : c->kwarg()) {
       if (auto* kw = dynamic_cast<InmantaParser::KeywordKwargContext*>(a))
         kwargs.push_back({name(kw->ID()->getSymbol()), expression(kw->expression())});
-      else
-        wrapped.push_back(expression(static_cast<InmantaParser::WrappedKwargsKwargContext*>(a)->expression()));
+      else wrapped.push_back(expression(static_cast<InmantaParser::WrappedKwargsKwargContext*>(a)->expression()));
     }
     return ast::Arguments{f_.ctx().span(kwargs), f_.ctx().span(wrapped)};
   }
@@ -838,12 +966,14 @@ void dottedClassBefore(antlr4::CommonTokenStream& tokens, const Token* offending
       continue;
     size_t first = i - 2;
     while (first >= 2 && tokens.get(first - 2)->getType() == InmantaLexer::ID &&
-           (tokens.get(first - 1)->getType() == InmantaLexer::DOT || tokens.get(first - 1)->getType() == InmantaLexer::SEP))
+           (tokens.get(first - 1)->getType() == InmantaLexer::DOT ||
+            tokens.get(first - 1)->getType() == InmantaLexer::SEP))
       first -= 2;
     std::string dotted;
     for (size_t k = first; k <= i; ++k) dotted += tokens.get(k)->getText();
     const Token* start = tokens.get(first);
-    factory.invalidNamespaceAccess(dotted, SourceLocation{file, static_cast<uint32_t>(start->getLine()), columns.column(start)});
+    factory.invalidNamespaceAccess(dotted, SourceLocation{file, static_cast<uint32_t>(start->getLine()),
+                                                          columns.column(start)});
   }
 }
 

@@ -24,15 +24,24 @@ namespace inmanta::compiler {
 // (bump the first number when a change keeps the sizes).
 inline constexpr uint64_t kAntlrParserAbi = [] {
   uint64_t h = 1;
-  for (uint64_t size :
-       {sizeof(ast::Context), sizeof(ast::File), sizeof(ast::Name), sizeof(ast::Literal), sizeof(ast::StringFormat),
-        sizeof(ast::FString), sizeof(ast::Regex), sizeof(ast::VarRef), sizeof(ast::AttrRef), sizeof(ast::MapLookup),
-        sizeof(ast::IsDefined), sizeof(ast::Binary), sizeof(ast::Not), sizeof(ast::Conditional), sizeof(ast::Call),
-        sizeof(ast::Constructor), sizeof(ast::IndexLookup), sizeof(ast::ShortIndexLookup), sizeof(ast::ListLit),
-        sizeof(ast::ListComp), sizeof(ast::DictLit), sizeof(ast::ExprStmt), sizeof(ast::Assign), sizeof(ast::For),
-        sizeof(ast::If), sizeof(ast::Import), sizeof(ast::Entity), sizeof(ast::Implementation),
-        sizeof(ast::Implement), sizeof(ast::Relation), sizeof(ast::Typedef), sizeof(ast::Index),
-        sizeof(Diagnostic), sizeof(CompileError), sizeof(WarningSink)})
+  for (uint64_t size : {sizeof(ast::Context),      sizeof(ast::File),
+                        sizeof(ast::Name),         sizeof(ast::Literal),
+                        sizeof(ast::StringFormat), sizeof(ast::FString),
+                        sizeof(ast::Regex),        sizeof(ast::VarRef),
+                        sizeof(ast::AttrRef),      sizeof(ast::MapLookup),
+                        sizeof(ast::IsDefined),    sizeof(ast::Binary),
+                        sizeof(ast::Not),          sizeof(ast::Conditional),
+                        sizeof(ast::Call),         sizeof(ast::Constructor),
+                        sizeof(ast::IndexLookup),  sizeof(ast::ShortIndexLookup),
+                        sizeof(ast::ListLit),      sizeof(ast::ListComp),
+                        sizeof(ast::DictLit),      sizeof(ast::ExprStmt),
+                        sizeof(ast::Assign),       sizeof(ast::For),
+                        sizeof(ast::If),           sizeof(ast::Import),
+                        sizeof(ast::Entity),       sizeof(ast::Implementation),
+                        sizeof(ast::Implement),    sizeof(ast::Relation),
+                        sizeof(ast::Typedef),      sizeof(ast::Index),
+                        sizeof(Diagnostic),        sizeof(CompileError),
+                        sizeof(WarningSink)})
     h = h * 1000003 + size;
   return h;
 }();

@@ -27,9 +27,7 @@ bool plainBody(std::string_view body) {
 
 }  // namespace
 
-ast::Name AstFactory::name(std::string_view text, SourceLocation loc) {
-  return ctx_.name(text, loc);
-}
+ast::Name AstFactory::name(std::string_view text, SourceLocation loc) { return ctx_.name(text, loc); }
 
 // ------------------------------------------------------------------ checks
 
@@ -41,10 +39,10 @@ void AstFactory::checkHyphen(const ast::Name& n) {
 
 void AstFactory::checkModuleName(const ast::Name& module) {
   if (module.text().find('-') != std::string_view::npos)
-    throw CompileError(Diagnostic(
-        ErrorKind::CompilerException,
-        std::string(module.text()) + " is not a valid module name: hyphens are not allowed, please use underscores instead.",
-        {}, true));
+    throw CompileError(Diagnostic(ErrorKind::CompilerException,
+                                  std::string(module.text()) + " is not a valid module name: hyphens are not allowed, "
+                                                               "please use underscores instead.",
+                                  {}, true));
 }
 
 void AstFactory::entityNameNotCapital(SourceLocation loc) {
@@ -74,7 +72,8 @@ void AstFactory::invalidNamespaceAccess(const std::string& dotted, SourceLocatio
   fail(ErrorKind::InvalidNamespaceAccess,
        "Syntax error: invalid namespace access `" + dotted +
            "`. Namespaces should be accessed with '::' rather than '.'. The '.' separator is reserved for attribute "
-           "and relation access. Did you mean: `" + fixed + "`",
+           "and relation access. Did you mean: `" +
+           fixed + "`",
        loc);
 }
 
@@ -129,12 +128,13 @@ ast::Multiplicity AstFactory::multiplicity(std::string_view lower, bool colon, s
   return result;
 }
 
-void AstFactory::checkKeywordArgument(const ast::Call& call, const std::vector<ast::KwArg>& before, const ast::Name& n) {
+void AstFactory::checkKeywordArgument(const ast::Call& call, const std::vector<ast::KwArg>& before,
+                                      const ast::Name& n) {
   for (const ast::KwArg& existing : before)
     if (existing.name.symbol() == n.symbol())
       fail(ErrorKind::RuntimeException,
-           "Keyword argument " + std::string(n.text()) + " repeated in function call " + std::string(call.function.text()) +
-               "()",
+           "Keyword argument " + std::string(n.text()) + " repeated in function call " +
+               std::string(call.function.text()) + "()",
            call.loc());
 }
 
@@ -198,10 +198,11 @@ ast::Expr* AstFactory::listComprehension(SourceLocation loc, ast::Expr* value,
 }
 
 ast::Stmt* AstFactory::typedefStatement(ast::Name n, ast::Name base, ast::Expr* constraint) {
-  static const std::unordered_set<std::string_view> kPrimitives = {"string", "int", "float", "number",
-                                                                    "bool", "list", "dict"};
+  static const std::unordered_set<std::string_view> kPrimitives = {"string", "int",  "float", "number",
+                                                                   "bool",   "list", "dict"};
   if (kPrimitives.count(n.text()) != 0 && warn_)
-    warn_(Diagnostic(ErrorKind::CompilerException, "Trying to override a built-in type: " + std::string(n.text()), n.loc));
+    warn_(Diagnostic(ErrorKind::CompilerException, "Trying to override a built-in type: " + std::string(n.text()),
+                     n.loc));
   checkHyphen(n);
   std::vector<std::string_view> reads;
   directRequires(constraint, reads);
@@ -211,9 +212,7 @@ ast::Stmt* AstFactory::typedefStatement(ast::Name n, ast::Name base, ast::Expr* 
   return make<ast::Typedef>(n.loc, n, base, constraint);
 }
 
-std::string AstFactory::mlsValue(std::string_view text) {
-  return decodeEscapes(text.substr(3, text.size() - 6)).value;
-}
+std::string AstFactory::mlsValue(std::string_view text) { return decodeEscapes(text.substr(3, text.size() - 6)).value; }
 
 // Builds `a.b.c` (as written inside a string) into references located at the string.
 ast::Expr* AstFactory::dottedRef(std::string_view dotted, SourceLocation loc) {
@@ -227,7 +226,8 @@ ast::Expr* AstFactory::dottedRef(std::string_view dotted, SourceLocation loc) {
   ast::Expr* result = make<ast::VarRef>(ctx_.name(trim(dotted.substr(0, dot)), loc));
   while (dot != std::string_view::npos) {
     size_t next = dotted.find('.', dot + 1);
-    std::string_view part = dotted.substr(dot + 1, next == std::string_view::npos ? std::string_view::npos : next - dot - 1);
+    std::string_view part =
+        dotted.substr(dot + 1, next == std::string_view::npos ? std::string_view::npos : next - dot - 1);
     result = make<ast::AttrRef>(loc, result, ctx_.name(trim(part), loc));
     dot = next;
   }
@@ -277,27 +277,19 @@ ast::Expr* AstFactory::constant(size_t kind, std::string_view text, SourceLocati
       std::from_chars(text.data(), text.data() + text.size(), value);
       return make<ast::Literal>(loc, value);
     }
-    case tok::FLOAT:
-      return make<ast::Literal>(loc, std::strtod(std::string(text).c_str(), nullptr));
-    case tok::KW_TRUE:
-      return make<ast::Literal>(loc, true);
-    case tok::KW_FALSE:
-      return make<ast::Literal>(loc, false);
-    case tok::KW_NULL:
-      return make<ast::Literal>(loc, runtime::Value());
+    case tok::FLOAT: return make<ast::Literal>(loc, std::strtod(std::string(text).c_str(), nullptr));
+    case tok::KW_TRUE: return make<ast::Literal>(loc, true);
+    case tok::KW_FALSE: return make<ast::Literal>(loc, false);
+    case tok::KW_NULL: return make<ast::Literal>(loc, runtime::Value());
     case tok::STRING: {
       std::string_view body = text.substr(1, text.size() - 2);
       if (plainBody(body)) return make<ast::Literal>(loc, ctx_.string(body));
       return interpolated(decodeEscapes(body).value, loc);
     }
-    case tok::RSTRING:
-      return make<ast::Literal>(loc, ctx_.string(text.substr(2, text.size() - 3)));
-    case tok::MLS:
-      return interpolated(mlsValue(text), loc);
-    case tok::FSTRING:
-      return fstring(text, loc);
-    default:
-      return regex(text, loc);
+    case tok::RSTRING: return make<ast::Literal>(loc, ctx_.string(text.substr(2, text.size() - 3)));
+    case tok::MLS: return interpolated(mlsValue(text), loc);
+    case tok::FSTRING: return fstring(text, loc);
+    default: return regex(text, loc);
   }
 }
 
@@ -345,7 +337,8 @@ void directRequires(const ast::Expr* e, std::vector<std::string_view>& out) {
       for (auto* w : c->named.wrapped) directRequires(w, out);
       return;
     }
-    case Kind::Constructor: case Kind::IndexLookup: {
+    case Kind::Constructor:
+    case Kind::IndexLookup: {
       const ast::Arguments& named = e->kind == Kind::Constructor ? static_cast<const ast::Constructor*>(e)->named
                                                                  : static_cast<const ast::IndexLookup*>(e)->named;
       for (const auto& kw : named.kwargs) directRequires(kw.value, out);
@@ -374,10 +367,17 @@ void directRequires(const ast::Expr* e, std::vector<std::string_view>& out) {
     case Kind::DictLit:
       for (const auto& [k, v] : static_cast<const ast::DictLit*>(e)->entries) directRequires(v, out);
       return;
-    case Kind::ExprStmt: case Kind::Assign: case Kind::For: case Kind::If: case Kind::Import:
-    case Kind::Entity: case Kind::Implementation: case Kind::Implement: case Kind::Relation:
-    case Kind::Typedef: case Kind::Index:
-      return;
+    case Kind::ExprStmt:
+    case Kind::Assign:
+    case Kind::For:
+    case Kind::If:
+    case Kind::Import:
+    case Kind::Entity:
+    case Kind::Implementation:
+    case Kind::Implement:
+    case Kind::Relation:
+    case Kind::Typedef:
+    case Kind::Index: return;
   }
 }
 

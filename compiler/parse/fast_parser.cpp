@@ -37,8 +37,23 @@ enum CharClass : uint8_t {
   kMinus,
   kDot,
   kQuote,  // '"', '\''
-  kLess, kGreater, kEquals, kBang, kPlus, kStar, kColon, kSlash, kPercent, kQMark, kComma, kLParen, kRParen,
-  kLBrack, kRBrack, kLBrace, kRBrace,
+  kLess,
+  kGreater,
+  kEquals,
+  kBang,
+  kPlus,
+  kStar,
+  kColon,
+  kSlash,
+  kPercent,
+  kQMark,
+  kComma,
+  kLParen,
+  kRParen,
+  kLBrack,
+  kRBrack,
+  kLBrace,
+  kRBrace,
 };
 
 constexpr std::array<uint8_t, 256> kClass = [] {
@@ -214,7 +229,10 @@ class TokenSink {
 class Lexer {
  public:
   Lexer(std::string_view text, FileId file, TokenSink out, std::vector<Diagnostic>& warnings)
-      : s_(reinterpret_cast<const unsigned char*>(text.data())), n_(text.size()), file_(file), out_(out),
+      : s_(reinterpret_cast<const unsigned char*>(text.data())),
+        n_(text.size()),
+        file_(file),
+        out_(out),
         warnings_(warnings) {}
 
   bool run() {
@@ -308,7 +326,10 @@ class Lexer {
           else if (s[i + 1] == '-') kind = REL, i += 2;
           else kind = CMP_OP, ++i;
           break;
-        case kGreater: kind = CMP_OP; i += s[i + 1] == '=' ? 2 : 1; break;
+        case kGreater:
+          kind = CMP_OP;
+          i += s[i + 1] == '=' ? 2 : 1;
+          break;
         case kEquals:
           if (s[i + 1] == '=') kind = CMP_OP, i += 2;
           else kind = ASSIGN, ++i;
@@ -339,8 +360,7 @@ class Lexer {
         case kRBrack: kind = RBRACK, ++i; break;
         case kLBrace: kind = LBRACE, ++i; break;
         case kRBrace: kind = RBRACE, ++i; break;
-        default:
-          return false;  // ERRCHAR, '\r', '\f', non-ASCII...: the ANTLR path reports it
+        default: return false;  // ERRCHAR, '\r', '\f', non-ASCII...: the ANTLR path reports it
       }
       if (check) {
         TokenCheck result = checkToken(kind, std::string_view(reinterpret_cast<const char*>(s + start), i - start));
@@ -355,9 +375,7 @@ class Lexer {
   }
 
  private:
-  bool finish() {
-    return out_.finish({kEOF, static_cast<uint32_t>(n_), static_cast<uint32_t>(n_), line_, column(n_)});
-  }
+  bool finish() { return out_.finish({kEOF, static_cast<uint32_t>(n_), static_cast<uint32_t>(n_), line_, column(n_)}); }
 
   // Columns count code points from the start of the line of the last newline that moved the
   // column mark; a newline inside an MLS does not move it (spec 1.11, ColumnMap in parser.cpp).
@@ -572,7 +590,8 @@ class Parser {
     bool contiguous = true;
     for (size_t i = first; i < last; ++i) contiguous = contiguous && tok(i).end == tok(i + 1).begin;
     if (contiguous)
-      return f_.asciiName(std::string_view(text_.data() + tok(first).begin, tok(last).end - tok(first).begin), at(first));
+      return f_.asciiName(std::string_view(text_.data() + tok(first).begin, tok(last).end - tok(first).begin),
+                          at(first));
     std::string spelled;
     for (size_t i = first; i <= last; ++i) spelled += text(i);
     return f_.asciiName(spelled, at(first));
@@ -641,7 +660,8 @@ class Parser {
       case TYPEDEF: return typedefDef();
       case INDEX: return indexDef();
       case IMPORT: return importDef();
-      case ID: case CID: {
+      case ID:
+      case CID: {
         size_t i = 0;
         while (kind(i) == ID && kind(i + 1) == SEP) i += 2;
         if (kind(i) == CID && kind(i + 1) == DOT) return relation();
@@ -934,10 +954,14 @@ class Parser {
       uint32_t k = kind();
       int level;
       switch (k) {
-        case IN: case NOT_IN: level = 10; break;
+        case IN:
+        case NOT_IN: level = 10; break;
         case DOUBLE_STAR: level = 8; break;
-        case STAR: case DIVISION_OP: case PERCENT: level = 7; break;
-        case PLUS_OP: case MINUS_OP: level = 6; break;
+        case STAR:
+        case DIVISION_OP:
+        case PERCENT: level = 7; break;
+        case PLUS_OP:
+        case MINUS_OP: level = 6; break;
         case CMP_OP: level = 5; break;
         case AND: level = 4; break;
         case OR: level = 3; break;
@@ -967,21 +991,35 @@ class Parser {
 
   ast::Expr* constant() {
     switch (kind()) {
-      case INT: case FLOAT: case KW_TRUE: case KW_FALSE: case KW_NULL: case STRING: case RSTRING: case FSTRING:
-      case MLS: case REGEX: {
+      case INT:
+      case FLOAT:
+      case KW_TRUE:
+      case KW_FALSE:
+      case KW_NULL:
+      case STRING:
+      case RSTRING:
+      case FSTRING:
+      case MLS:
+      case REGEX: {
         size_t i = p_++;
         return f_.constant(tok(i).kind, text(i), at(i));
       }
-      default:
-        throw GiveUp{};
+      default: throw GiveUp{};
     }
   }
 
   ast::Expr* primary() {
     switch (kind()) {
-      case INT: case FLOAT: case KW_TRUE: case KW_FALSE: case KW_NULL: case STRING: case RSTRING: case FSTRING:
-      case MLS: case REGEX:
-        return constant();
+      case INT:
+      case FLOAT:
+      case KW_TRUE:
+      case KW_FALSE:
+      case KW_NULL:
+      case STRING:
+      case RSTRING:
+      case FSTRING:
+      case MLS:
+      case REGEX: return constant();
       case LPAREN: {
         ++p_;
         ast::Expr* inner = expression(0);
@@ -1090,8 +1128,7 @@ class Parser {
         expect(DEFINED);
         return f_.lookupIsDefined(result, innerMap, lastKey, at(is));
       }
-      default:
-        return chain(links);
+      default: return chain(links);
     }
   }
 

@@ -27,7 +27,8 @@ inline ParseOutcome parseSourceIn(const std::string& text, ParseMode mode, std::
   FileId id = sources.add("main.cf", "./main.cf", normaliseNewlines(text));
   ParseOutcome outcome;
   try {
-    ast::File* file = parseFile(ctx, sources, id, [&](const Diagnostic& d) { outcome.warnings.push_back(d); }, mode);
+    ast::File* file = parseFile(
+        ctx, sources, id, [&](const Diagnostic& d) { outcome.warnings.push_back(d); }, mode);
     if (file == nullptr) return outcome;  // FastOnly gave up
     for (const ast::Stmt* s : file->statements) outcome.statements.push_back(ast::dump(s));
     detailed = ast::dump(file, true);

@@ -37,8 +37,8 @@ Loaded load() {
 AntlrParser& antlrParser(const SourceFile& file) {
   static const Loaded loaded = load();
   if (loaded.parser == nullptr)
-    throw CompileError(Diagnostic(ErrorKind::CompilerException,
-                                  "cannot check the syntax of " + file.display + ": " + loaded.error));
+    throw CompileError(
+        Diagnostic(ErrorKind::CompilerException, "cannot check the syntax of " + file.display + ": " + loaded.error));
   return *loaded.parser;
 }
 

@@ -64,9 +64,7 @@ TEST(LexerQuirks, MultiLineStringQuoteRuns) {
   EXPECT_EQ(parsed("x = \"\"\"\"\"\""), "(= x '')");
 }
 
-TEST(LexerQuirks, TripleSingleQuotesAreThreeStrings) {
-  EXPECT_EQ(parsed("x = '''x'''"), "(= x '') ; 'x' ; ''");
-}
+TEST(LexerQuirks, TripleSingleQuotesAreThreeStrings) { EXPECT_EQ(parsed("x = '''x'''"), "(= x '') ; 'x' ; ''"); }
 
 TEST(LexerQuirks, NewlinesAreNotSignificant) {
   EXPECT_EQ(parsed("a=true b=false"), "(= a true) ; (= b false)");
@@ -130,8 +128,9 @@ TEST(Strings, AdjacentStringsAreSeparateStatements) { EXPECT_EQ(parsed("x = 'a' 
 // ------------------------------------------------------------------ definitions
 
 TEST(Grammar, Entity) {
-  EXPECT_EQ(parsed("entity A extends B, m::C:\n \"\"\"doc\"\"\"\n string a\n int b = 1\n float? c = null\n"
-                   " string[] d = [\"x\", \"y\",]\n int e = undef\n dict f\n dict? g = null\n dict h = {\"a\": 1}\nend"),
+  EXPECT_EQ(parsed(
+                "entity A extends B, m::C:\n \"\"\"doc\"\"\"\n string a\n int b = 1\n float? c = null\n"
+                " string[] d = [\"x\", \"y\",]\n int e = undef\n dict f\n dict? g = null\n dict h = {\"a\": 1}\nend"),
             "(entity A <B <m::C (string a undef) (int b = 1) (float? c = null) (string[] d = ['x' 'y']) "
             "(int e undef) (dict f undef) (dict? g = null) (dict h = {'a':1}))");
   EXPECT_EQ(parsed("entity A:\nend"), "(entity A)");
@@ -196,8 +195,7 @@ TEST(Grammar, ConstructorsAndLookups) {
 TEST(Grammar, IsDefinedForms) {
   EXPECT_EQ(parsed("x is defined"), "(defined x)");
   EXPECT_EQ(parsed("a.b.c is defined"), "(defined a.b.c)");
-  EXPECT_EQ(parsed("d[\"k\"] is defined"),
-            "(and (and (in 'k' d) (!= (lookup d 'k') null)) (!= (lookup d 'k') []))");
+  EXPECT_EQ(parsed("d[\"k\"] is defined"), "(and (and (in 'k' d) (!= (lookup d 'k') null)) (!= (lookup d 'k') []))");
   EXPECT_FALSE(parseSource("a::b is defined").ok);
   EXPECT_FALSE(parseSource("(x) is defined").ok);
 }
@@ -324,15 +322,15 @@ bool fastPathTakes(const std::string& text) {
 
 TEST(FastPath, TakesTheTrickyTokenShapesAndAgreesWithAntlr) {
   const char* sources[] = {
-      "x = \"\xC3\xA9t\xC3\xA9\" + y\nz = 1",                    // columns after non-ASCII count code points
-      "x = \"\"\"a\nb\"\"\" + y\nz = y",                       // tokens after a multi-line MLS (spec 1.11)
-      "x = \"\"\"a\n\xC3\xA9\"\"\" + y",                       // ... with non-ASCII inside it
-      "x = \"\"\"\"q\"\"\"\" ; y = \"\"\"e\"\"\"\"\"",          // 4- and 5-quote runs
-      "typedef t as string matching\n  /a\\/b/ + 1",          // regex after a newline, escaped slash
-      "x = f\"{a}\" + r'\\d' + 'q'",                           // f-, raw and single-quoted strings
+      "x = \"\xC3\xA9t\xC3\xA9\" + y\nz = 1",                       // columns after non-ASCII count code points
+      "x = \"\"\"a\nb\"\"\" + y\nz = y",                            // tokens after a multi-line MLS (spec 1.11)
+      "x = \"\"\"a\n\xC3\xA9\"\"\" + y",                            // ... with non-ASCII inside it
+      "x = \"\"\"\"q\"\"\"\" ; y = \"\"\"e\"\"\"\"\"",              // 4- and 5-quote runs
+      "typedef t as string matching\n  /a\\/b/ + 1",                // regex after a newline, escaped slash
+      "x = f\"{a}\" + r'\\d' + 'q'",                                // f-, raw and single-quoted strings
       "x = [1, 2,]\ny = {\"a\": 1,}\nz = A(a=1,)\nw = f(1, k=2,)",  // trailing commas
-      "x = a not in b\ny = not a in b ? c : d\nz = -.5 - -1",  // NOT_IN, prefix not, signed numbers
-      "x = a.b[c].d\n",                                         // ends at the lookup: `.d` is an error
+      "x = a not in b\ny = not a in b ? c : d\nz = -.5 - -1",       // NOT_IN, prefix not, signed numbers
+      "x = a.b[c].d\n",                                             // ends at the lookup: `.d` is an error
       "# comment at the end without newline",
   };
   for (const char* text : sources) {
@@ -401,11 +399,11 @@ TEST(FastPath, LeavesErrorsToAntlr) {
   std::string wideDuplicate = "x = {";  // a duplicate past the 16 keys scanned
   for (int i = 0; i < 20; ++i) wideDuplicate += "\"k" + std::to_string(i) + "\": 1, ";
   wideDuplicate += "\"k3\": 2}";
-  for (const std::string text : {"x = ", "entity a:\nend", "x = 1 $", "x = \"\\x4\"", "typedef t as string matching /(/",
-                                 "x = 99999999999999999999", "x = 9223372036854775808", "x = -9223372036854775809",
-                                 "a += 1", "x = {\"a\": 1, \"a\": 2}", "import a-b", "x = \"a\\N{NOPE}\"",
-                                 "x = f\"\\x4\"", "x = \"\"\"\\U00110000\"\"\"", "x = \"\\\n\"",
-                                 "x = '\xC3\xA9\nb'", "x = a \xC3\xA9", wideDuplicate.c_str()}) {
+  for (const std::string text :
+       {"x = ", "entity a:\nend", "x = 1 $", "x = \"\\x4\"", "typedef t as string matching /(/",
+        "x = 99999999999999999999", "x = 9223372036854775808", "x = -9223372036854775809", "a += 1",
+        "x = {\"a\": 1, \"a\": 2}", "import a-b", "x = \"a\\N{NOPE}\"", "x = f\"\\x4\"", "x = \"\"\"\\U00110000\"\"\"",
+        "x = \"\\\n\"", "x = '\xC3\xA9\nb'", "x = a \xC3\xA9", wideDuplicate.c_str()}) {
     EXPECT_FALSE(fastPathTakes(text)) << text;
     EXPECT_FALSE(parseSource(text).ok) << text;
   }
@@ -424,8 +422,10 @@ TEST(LiteralStrings, OneValuePerDistinctTextWhateverTheQuoting) {
   for (ParseMode mode : {ParseMode::FastOnly, ParseMode::Antlr}) {
     SourceManager sources;
     ast::Context ctx;
-    FileId id = sources.add("main.cf", "./main.cf", normaliseNewlines("a = \"root\"\nb = 'root'\nc = r\"root\"\nd = \"roots\"\n"));
-    ast::File* file = parseFile(ctx, sources, id, [](const Diagnostic&) {}, mode);
+    FileId id = sources.add("main.cf", "./main.cf",
+                            normaliseNewlines("a = \"root\"\nb = 'root'\nc = r\"root\"\nd = \"roots\"\n"));
+    ast::File* file = parseFile(
+        ctx, sources, id, [](const Diagnostic&) {}, mode);
     ASSERT_NE(file, nullptr);
     const std::string& a = literalOf(file, 0).asString();
     EXPECT_EQ(a, "root");

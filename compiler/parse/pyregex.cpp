@@ -109,7 +109,7 @@ class Translator {
 
   Width sequence(int depth, bool first) {
     Width total;
-    bool haveItem = false;       // something to repeat
+    bool haveItem = false;        // something to repeat
     bool lastRepeatable = false;  // (anchors are not)
     bool lastRepeated = false;
     Width before;  // of the items before the last one
@@ -152,7 +152,8 @@ class Translator {
           ++i_;
           w = {1, 1};
           break;
-        case '^': case '$':
+        case '^':
+        case '$':
           out_ += c;
           ++i_;
           repeatable = false;
@@ -214,7 +215,8 @@ class Translator {
     if (max && lo > hi) throw Failure{"min repeat greater than max repeat", start + 1};
     // PCRE2 counts to 65535: a larger count Python takes cannot be written for it
     if (lo > 65535 || (hi != kInf && hi > 65535)) throw Failure{"the repetition number is too large", start + 1};
-    written = "{" + std::to_string(lo) + (comma ? "," + (max ? std::to_string(hi) : std::string()) : std::string()) + "}";
+    written = "{" + std::to_string(lo) + (comma ? "," + (max ? std::to_string(hi) : std::string()) : std::string()) +
+              "}";
   }
 
   // the code point of `\x..`, `\u....`, `\U........`, `\N{...}`, or none for other escapes
@@ -222,7 +224,8 @@ class Translator {
     auto hex = [&](size_t digits) -> uint32_t {
       size_t b = i_;
       while (i_ < p_.size() && i_ - b < digits && isHex(peek())) ++i_;
-      if (i_ - b < digits) throw Failure{"incomplete escape \\" + std::string(p_.substr(start + 1, i_ - start - 1)), start};
+      if (i_ - b < digits)
+        throw Failure{"incomplete escape \\" + std::string(p_.substr(start + 1, i_ - start - 1)), start};
       return static_cast<uint32_t>(std::stoul(std::string(p_.substr(b, digits)), nullptr, 16));
     };
     switch (e) {
@@ -258,7 +261,9 @@ class Translator {
     if (!more()) throw Failure{"bad escape (end of pattern)", start};
     char e = p_[i_++];
     switch (e) {
-      case 'A': case 'b': case 'B':
+      case 'A':
+      case 'b':
+      case 'B':
         out_ += '\\';
         out_ += e;
         repeatable = false;
@@ -267,14 +272,18 @@ class Translator {
         out_ += "\\z";
         repeatable = false;
         return {0, 0};
-      case 's': case 'S':
+      case 's':
+      case 'S':
         // Python's \s is str.isspace(), which also takes \x1c-\x1f (PCRE2's Unicode \s does not)
         if (!ascii_) {
           out_ += e == 's' ? "[\\s\\x{1c}-\\x{1f}]" : "[^\\s\\x{1c}-\\x{1f}]";
           return {1, 1};
         }
         [[fallthrough]];
-      case 'd': case 'D': case 'w': case 'W':
+      case 'd':
+      case 'D':
+      case 'w':
+      case 'W':
         out_ += '\\';
         out_ += e;
         return {1, 1};
@@ -296,7 +305,9 @@ class Translator {
         if (isOctal(e) && isOctal(peek()) && isOctal(peek(1))) {
           uint32_t v = static_cast<uint32_t>((e - '0') * 64 + (peek() - '0') * 8 + (peek(1) - '0'));
           i_ += 2;
-          if (v > 0377) throw Failure{"octal escape value \\" + std::string(p_.substr(start + 1, 3)) + " outside of range 0-0o377", start};
+          if (v > 0377)
+            throw Failure{"octal escape value \\" + std::string(p_.substr(start + 1, 3)) + " outside of range 0-0o377",
+                          start};
           out_ += codePoint(v);
           return {1, 1};
         }
@@ -349,7 +360,8 @@ class Translator {
         std::optional<uint32_t> hi = setItem();
         if (!lo || !hi)
           throw Failure{"bad character range " + std::string(p_.substr(itemStart, i_ - itemStart)), itemStart};
-        if (*hi < *lo) throw Failure{"bad character range " + std::string(p_.substr(itemStart, i_ - itemStart)), itemStart};
+        if (*hi < *lo)
+          throw Failure{"bad character range " + std::string(p_.substr(itemStart, i_ - itemStart)), itemStart};
         out_ += codePoint(*lo) + "-" + codePoint(*hi);
       } else if (lo) {
         out_ += codePoint(*lo);
@@ -364,7 +376,12 @@ class Translator {
     if (!more()) throw Failure{"bad escape (end of pattern)", start};
     char e = p_[i_++];
     switch (e) {
-      case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
+      case 'd':
+      case 'D':
+      case 's':
+      case 'S':
+      case 'w':
+      case 'W':
         out_ += '\\';
         out_ += e;
         if (e == 's' && !ascii_) out_ += "\\x{1c}-\\x{1f}";  // (as outside a set; \S in a set keeps PCRE2's)
@@ -376,7 +393,10 @@ class Translator {
     if (isOctal(e)) {
       uint32_t v = static_cast<uint32_t>(e - '0');
       for (int k = 0; k < 2 && isOctal(peek()); ++k) v = v * 8 + static_cast<uint32_t>(p_[i_++] - '0');
-      if (v > 0377) throw Failure{"octal escape value \\" + std::string(p_.substr(start + 1, i_ - start - 1)) + " outside of range 0-0o377", start};
+      if (v > 0377)
+        throw Failure{"octal escape value \\" + std::string(p_.substr(start + 1, i_ - start - 1)) +
+                          " outside of range 0-0o377",
+                      start};
       return v;
     }
     if (isDigit(e) || isAsciiLetter(e)) throw Failure{std::string("bad escape \\") + e, start};
@@ -388,7 +408,8 @@ class Translator {
   // Python's rule for a group's name (an identifier), `at` its position for the error
   static void checkGroupName(const std::string& name, size_t at) {
     bool ok = !isDigit(name[0]);
-    for (char c : name) ok = ok && (isAsciiLetter(c) || isDigit(c) || c == '_' || static_cast<unsigned char>(c) >= 0x80);
+    for (char c : name)
+      ok = ok && (isAsciiLetter(c) || isDigit(c) || c == '_' || static_cast<unsigned char>(c) >= 0x80);
     if (!ok) throw Failure{"bad character in group name '" + name + "'", at};
   }
   // the name of a group at i_, up to `end`
@@ -522,7 +543,8 @@ class Translator {
     out_ += ')';
     verbose_ = savedVerbose;
     if (lookbehind) {
-      if (w.lo != w.hi) throw Failure{"look-behind requires fixed-width pattern", std::string_view::npos};  // (no position)
+      if (w.lo != w.hi)
+        throw Failure{"look-behind requires fixed-width pattern", std::string_view::npos};  // (no position)
       return {0, 0};
     }
     if (open == "(?=" || open == "(?!") return {0, 0};
@@ -556,11 +578,11 @@ class Translator {
     if (peek() == '-') {
       ++i_;
       if (!more()) throw Failure{"missing flag", i_};
-      if (std::string_view("aiLmsux").find(peek()) == std::string_view::npos)
-        throw Failure{"unknown flag", i_};
+      if (std::string_view("aiLmsux").find(peek()) == std::string_view::npos) throw Failure{"unknown flag", i_};
       while (more() && std::string_view("aiLmsux").find(peek()) != std::string_view::npos) {
         char c = p_[i_];
-        if (c == 'a' || c == 'L' || c == 'u') throw Failure{"bad inline flags: cannot turn off flags 'a', 'u' and 'L'", i_};
+        if (c == 'a' || c == 'L' || c == 'u')
+          throw Failure{"bad inline flags: cannot turn off flags 'a', 'u' and 'L'", i_};
         if (on.find(c) != std::string::npos) throw Failure{"bad inline flags: flag turned on and off", i_};
         if (off.find(c) == std::string::npos) off += c;
         ++i_;

@@ -46,16 +46,16 @@ TEST(PyRegex, RefusesWhatPythonRefuses) {
 }
 
 TEST(PyRegex, AcceptsWhatPythonAccepts) {
-  for (const char* ok : {"(?a)\\w", "(?u)a", "(?i)(?m)abc", "(?P<a>x)(?P=a)", "(?<=ab|cd)e", "(?>ab)c", "a*+b",
-                         "(a)(?(1)b|c)", "a(?#comment)b", "(?x) a b # c", "a{,}b", "a{}", "\\N{BULLET}", "\\377",
-                         "(?s:.)", "(?i-m:a)"})
+  for (const char* ok :
+       {"(?a)\\w", "(?u)a", "(?i)(?m)abc", "(?P<a>x)(?P=a)", "(?<=ab|cd)e", "(?>ab)c", "a*+b", "(a)(?(1)b|c)",
+        "a(?#comment)b", "(?x) a b # c", "a{,}b", "a{}", "\\N{BULLET}", "\\377", "(?s:.)", "(?i-m:a)"})
     EXPECT_EQ(refused(ok), "accepted") << ok;
 }
 
 TEST(PyRegex, MatchesAsPython) {
   EXPECT_TRUE(matches("\\v", "\x0b"));
-  EXPECT_FALSE(matches("\\v", "\n"));  // PCRE2's \v would take any vertical space
-  EXPECT_TRUE(matches("a{,2}$", "aa"));  // PCRE2 10.42 reads {,2} as text
+  EXPECT_FALSE(matches("\\v", "\n"));           // PCRE2's \v would take any vertical space
+  EXPECT_TRUE(matches("a{,2}$", "aa"));         // PCRE2 10.42 reads {,2} as text
   EXPECT_TRUE(matches("[[:alpha:]]+$", "a]"));  // a set of [ : a l p h, then ]: no POSIX class
   EXPECT_FALSE(matches("[[:alpha:]]+$", "ab"));
   EXPECT_TRUE(matches("\\N{LATIN SMALL LETTER E WITH ACUTE}", "\xC3\xA9"));

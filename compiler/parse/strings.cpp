@@ -66,17 +66,27 @@ DecodedString decodeEscapes(std::string_view s) {
       case 'r': v += '\r'; break;
       case 't': v += '\t'; break;
       case 'v': v += '\v'; break;
-      case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7': {
         uint32_t cp = static_cast<uint32_t>(e - '0');
         for (int k = 0; k < 2 && i < n && s[i] >= '0' && s[i] <= '7'; ++k, ++i) cp = cp * 8 + (s[i] - '0');
         appendUtf8(v, cp);
         break;
       }
-      case 'x': case 'u': case 'U': {
+      case 'x':
+      case 'u':
+      case 'U': {
         int digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
         uint32_t cp = 0;
         int k = 0;
-        for (; k < digits && i < n && hexValue(s[i]) >= 0; ++k, ++i) cp = cp * 16 + static_cast<uint32_t>(hexValue(s[i]));
+        for (; k < digits && i < n && hexValue(s[i]) >= 0; ++k, ++i)
+          cp = cp * 16 + static_cast<uint32_t>(hexValue(s[i]));
         if (k < digits || cp > 0x10FFFF) {
           out.error = std::string(s.substr(start, i - start));
           return out;
@@ -135,7 +145,6 @@ std::vector<Interpolation> findInterpolations(std::string_view t) {
   }
   return result;
 }
-
 
 // Follows CPython's MarkupIterator / parse_field (Objects/stringlib/unicode_format.h).
 std::optional<std::string> parseFormatString(std::string_view s, std::vector<FormatChunk>& chunks) {

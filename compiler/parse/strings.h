@@ -24,7 +24,6 @@ struct DecodedString {
 // Decodes the escapes Python's unicode_escape codec knows, producing proper UTF-8 (9.1).
 DecodedString decodeEscapes(std::string_view body);
 
-
 struct Interpolation {
   size_t begin;      // byte offset of `{{`
   size_t end;        // one past `}}`

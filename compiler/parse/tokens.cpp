@@ -11,7 +11,9 @@ namespace inmanta::compiler::tok {
 TokenCheck checkToken(size_t kind, std::string_view text) {
   TokenCheck result;
   switch (kind) {
-    case STRING: case FSTRING: case MLS: {
+    case STRING:
+    case FSTRING:
+    case MLS: {
       size_t skip = kind == MLS ? 3 : kind == FSTRING ? 2 : 1;
       std::string_view body = text.substr(skip, text.size() - skip - (skip == 3 ? 3 : 1));
       DecodedString decoded = decodeEscapes(body);
@@ -40,8 +42,7 @@ TokenCheck checkToken(size_t kind, std::string_view text) {
         result.error = "integer literal out of range: " + std::string(text);
       break;
     }
-    default:
-      break;
+    default: break;
   }
   return result;
 }

@@ -15,11 +15,69 @@ namespace inmanta::compiler::tok {
 
 enum Kind : uint8_t {
   kEOF = 0,  // ANTLR's EOF is -1; ours is 0 (never compared with the generated value)
-  TYPEDEF = 1, AS, ENTITY, EXTENDS, END, IN, IMPLEMENTATION, FOR, INDEX, IMPLEMENT, USING, WHEN,
-  AND, OR, NOT, KW_TRUE, KW_FALSE, IMPORT, IS, DEFINED, DICT, KW_NULL, UNDEF, PARENTS, IF, ELSE,
-  ELIF, REGEX, MATCHING, FSTRING, RSTRING, CID, ID, SEP, REL, CMP_OP, PEQ, COMMENT, MLS, FLOAT,
-  INT, STRING, PLUS_OP, MINUS_OP, DIVISION_OP, DOUBLE_STAR, COLON, LBRACK, RBRACK, LPAREN, RPAREN,
-  ASSIGN, COMMA, DOT, LBRACE, RBRACE, QMARK, STAR, PERCENT, WS, NEWLINE, ERRCHAR, LOOKUP_BRACK,
+  TYPEDEF = 1,
+  AS,
+  ENTITY,
+  EXTENDS,
+  END,
+  IN,
+  IMPLEMENTATION,
+  FOR,
+  INDEX,
+  IMPLEMENT,
+  USING,
+  WHEN,
+  AND,
+  OR,
+  NOT,
+  KW_TRUE,
+  KW_FALSE,
+  IMPORT,
+  IS,
+  DEFINED,
+  DICT,
+  KW_NULL,
+  UNDEF,
+  PARENTS,
+  IF,
+  ELSE,
+  ELIF,
+  REGEX,
+  MATCHING,
+  FSTRING,
+  RSTRING,
+  CID,
+  ID,
+  SEP,
+  REL,
+  CMP_OP,
+  PEQ,
+  COMMENT,
+  MLS,
+  FLOAT,
+  INT,
+  STRING,
+  PLUS_OP,
+  MINUS_OP,
+  DIVISION_OP,
+  DOUBLE_STAR,
+  COLON,
+  LBRACK,
+  RBRACK,
+  LPAREN,
+  RPAREN,
+  ASSIGN,
+  COMMA,
+  DOT,
+  LBRACE,
+  RBRACE,
+  QMARK,
+  STAR,
+  PERCENT,
+  WS,
+  NEWLINE,
+  ERRCHAR,
+  LOOKUP_BRACK,
   NOT_IN,
 };
 
@@ -55,14 +113,13 @@ class Retyper {
                                          previous_ == COMMA || previous_ == AS);
         nameList_ = previousWasName_;
         break;
-      case IMPORT: case USING:
-        nameList_ = true;
-        break;
-      case SEP: case COMMA: case AS: case PARENTS:
-        break;
-      default:
-        nameList_ = false;
-        break;
+      case IMPORT:
+      case USING: nameList_ = true; break;
+      case SEP:
+      case COMMA:
+      case AS:
+      case PARENTS: break;
+      default: nameList_ = false; break;
     }
     previous_ = type;
     return type;
@@ -71,11 +128,22 @@ class Retyper {
  private:
   static bool endsExpression(size_t type) {
     switch (type) {
-      case ID: case INT: case FLOAT: case STRING: case RSTRING: case FSTRING: case MLS: case REGEX:
-      case KW_TRUE: case KW_FALSE: case KW_NULL: case RPAREN: case RBRACK: case RBRACE: case DEFINED:
-        return true;
-      default:
-        return false;
+      case ID:
+      case INT:
+      case FLOAT:
+      case STRING:
+      case RSTRING:
+      case FSTRING:
+      case MLS:
+      case REGEX:
+      case KW_TRUE:
+      case KW_FALSE:
+      case KW_NULL:
+      case RPAREN:
+      case RBRACK:
+      case RBRACE:
+      case DEFINED: return true;
+      default: return false;
     }
   }
   // The open `[`s, innermost last: was it a lookup. The first 64 in a word, deeper ones in deep_.

@@ -35,12 +35,11 @@ std::optional<int64_t> number(const std::string& s) {
 constexpr size_t kVersionGroups = 13;
 const pcre2_code* versionPattern() {
   static const pcre2_code* re = [] {
-    static constexpr char kPattern[] =
-        R"(^v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*))"
-        R"(([-_.]?(alpha|a|beta|b|preview|pre|c|rc)[-_.]?([0-9]+)?)?)"
-        R"(((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?)"
-        R"(([-_.]?(dev)[-_.]?([0-9]+)?)?)"
-        R"((?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$)";
+    static constexpr char kPattern[] = R"(^v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*))"
+                                       R"(([-_.]?(alpha|a|beta|b|preview|pre|c|rc)[-_.]?([0-9]+)?)?)"
+                                       R"(((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?)"
+                                       R"(([-_.]?(dev)[-_.]?([0-9]+)?)?)"
+                                       R"((?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$)";
     int code = 0;
     PCRE2_SIZE offset = 0;
     pcre2_code* compiled = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern), PCRE2_ZERO_TERMINATED,
@@ -73,7 +72,9 @@ bool matchVersion(const std::string& s, VersionMatch& m) {
 }
 
 int compareLocal(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  auto isNum = [](const std::string& s) { return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+  auto isNum = [](const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
     bool na = isNum(a[i]), nb = isNum(b[i]);
     if (na != nb) return na ? 1 : -1;  // numeric segments sort after alphanumeric ones
@@ -222,14 +223,10 @@ bool Specifier::contains(const Version& candidate) const {
     return version.hasLocal() ? candidate == version : candidate.public_() == version;
   };
   switch (op) {
-    case Op::Equal:
-      return equal();
-    case Op::NotEqual:
-      return !equal();
-    case Op::LessEqual:
-      return candidate.public_() <= version;
-    case Op::GreaterEqual:
-      return candidate.public_() >= version;
+    case Op::Equal: return equal();
+    case Op::NotEqual: return !equal();
+    case Op::LessEqual: return candidate.public_() <= version;
+    case Op::GreaterEqual: return candidate.public_() >= version;
     case Op::Less: {
       Version c = candidate.public_();
       if (!(c < version)) return false;
@@ -252,8 +249,7 @@ bool Specifier::contains(const Version& candidate) const {
         if ((i < crel.size() ? crel[i] : 0) != rel[i]) return false;
       return true;
     }
-    case Op::Arbitrary:
-      return lower(candidate.str()) == lower(trim(versionText));
+    case Op::Arbitrary: return lower(candidate.str()) == lower(trim(versionText));
   }
   return false;
 }
@@ -309,13 +305,16 @@ Requirement Requirement::parse(std::string_view text) {
     }
     if (spec.op != Specifier::Op::Arbitrary) {
       auto v = Version::parse(versionPart);
-      if (!v) throw std::invalid_argument("'" + std::string(clause) + "' is not a PEP 440 version in '" + std::string(s) + "'");
+      if (!v)
+        throw std::invalid_argument("'" + std::string(clause) + "' is not a PEP 440 version in '" + std::string(s) +
+                                    "'");
       if (spec.wildcard && (v->isPrerelease() || v->isPostrelease() || v->hasLocal()))
         throw std::invalid_argument("a '.*' prefix may only follow release numbers in '" + std::string(s) + "'");
       if (spec.op == Specifier::Op::Compatible && v->release().size() < 2)
         throw std::invalid_argument("'~=' needs at least two release numbers ('~= 1.0') in '" + std::string(s) + "'");
       if (v->hasLocal() && spec.op != Specifier::Op::Equal && spec.op != Specifier::Op::NotEqual)
-        throw std::invalid_argument("a local version (+...) is only allowed with == and != in '" + std::string(s) + "'");
+        throw std::invalid_argument("a local version (+...) is only allowed with == and != in '" + std::string(s) +
+                                    "'");
       spec.version = *v;
     } else if (spec.versionText.empty()) {
       throw std::invalid_argument("'===' needs a version in '" + std::string(s) + "'");

@@ -32,8 +32,8 @@ TEST(Pep440, ParsesAndNormalises) {
 }
 
 TEST(Pep440, OrdersAsPep440) {
-  const char* ordered[] = {"1.0.dev0", "1.0a1", "1.0a2.dev1", "1.0a2", "1.0b1", "1.0rc1", "1.0",
-                           "1.0+local", "1.0.post1.dev0", "1.0.post1", "1.1", "1.10", "1!0.1"};
+  const char* ordered[] = {"1.0.dev0",  "1.0a1",          "1.0a2.dev1", "1.0a2", "1.0b1", "1.0rc1", "1.0",
+                           "1.0+local", "1.0.post1.dev0", "1.0.post1",  "1.1",   "1.10",  "1!0.1"};
   for (size_t i = 0; i + 1 < std::size(ordered); ++i) EXPECT_LT(v(ordered[i]), v(ordered[i + 1])) << ordered[i];
   EXPECT_EQ(v("1.0"), v("1.0.0"));
   EXPECT_TRUE(v("1.0rc1").isPrerelease());

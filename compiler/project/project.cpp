@@ -87,7 +87,8 @@ class Fields {
   }
   std::string freezeOperator(const YAML::Node& node) const {
     std::string op = string(node, "freeze_operator");
-    if (op != "==" && op != "~=" && op != ">=") fail(node, "freeze_operator", "expected one of ==, ~=, >= (got '" + op + "')");
+    if (op != "==" && op != "~=" && op != ">=")
+      fail(node, "freeze_operator", "expected one of ==, ~=, >= (got '" + op + "')");
     return op;
   }
 
@@ -160,8 +161,7 @@ void parseProject(ProjectConfig& config, const Fields& f, const YAML::Node& root
       std::vector<YAML::Node> items;
       if (v.IsSequence())
         for (const auto& item : v) items.push_back(item);
-      else if (!v.IsNull())
-        items.push_back(v);
+      else if (!v.IsNull()) items.push_back(v);
       size_t i = 0;
       for (const YAML::Node& item : items) {
         std::string field = "repo[" + std::to_string(i++) + "]";
@@ -177,14 +177,17 @@ void parseProject(ProjectConfig& config, const Fields& f, const YAML::Node& root
           for (const auto& sub : item) {
             std::string subKey = sub.first.IsScalar() ? sub.first.Scalar() : "?";
             if (subKey != "url" && subKey != "type")
-              config.warnings.push_back(f.where(sub.first.Mark()) + ": unknown key '" + field + "." + subKey + "' is ignored");
+              config.warnings.push_back(f.where(sub.first.Mark()) + ": unknown key '" + field + "." + subKey +
+                                        "' is ignored");
           }
         } else {
           f.fail(item, field, "expected a URL or a mapping with url and type");
         }
         if (repo.url.empty()) f.fail(item, field, "an empty URL");
         if (repo.type == "package") {
-          config.warnings.push_back(f.where(item.Mark()) + ": repo entries of type package are not supported and are ignored (use pip.index-url)");
+          config.warnings.push_back(
+              f.where(item.Mark()) +
+              ": repo entries of type package are not supported and are ignored (use pip.index-url)");
           continue;
         }
         size_t braces = 0;
@@ -206,7 +209,9 @@ void parseProject(ProjectConfig& config, const Fields& f, const YAML::Node& root
     } else if (key == "relation_precedence_policy") {
       for (auto& [rule, node] : f.stringList(v, key))
         if (!std::regex_match(rule, precedenceRule()))
-          f.fail(node, key, "invalid rule '" + rule + "': expected '<entity-type>.<relation-name> before <entity-type>.<relation-name>'");
+          f.fail(node, key,
+                 "invalid rule '" + rule +
+                     "': expected '<entity-type>.<relation-name> before <entity-type>.<relation-name>'");
       for (auto& [rule, node] : f.stringList(v, key)) config.relationPrecedencePolicy.push_back(rule);
     } else if (key == "agent_install_dependency_modules") {
       config.agentInstallDependencyModules = f.boolean(v, key);
@@ -281,8 +286,9 @@ ProjectConfig loadProjectConfig(const std::string& dir) {
     parseProject(config, f, root);
   } catch (const FieldError& e) {
     // the reference's wording, with the place first
-    throw CompileError(Diagnostic(ErrorKind::ProjectException, e.where + ": Metadata defined in " +
-                                                                   file.filename().string() + " is invalid: " + e.message));
+    throw CompileError(
+        Diagnostic(ErrorKind::ProjectException,
+                   e.where + ": Metadata defined in " + file.filename().string() + " is invalid: " + e.message));
   }
   return config;
 }
@@ -326,7 +332,8 @@ ModuleConfig parseModuleConfig(const std::string& text, const std::string& file,
     if (!haveVersion) f.required("version");
     if (!haveLicense) f.required("license");
   } catch (const FieldError& e) {
-    Diagnostic diag(ErrorKind::InvalidModuleException, "The module found at " + moduleDir + " is not a valid V1 module");
+    Diagnostic diag(ErrorKind::InvalidModuleException,
+                    "The module found at " + moduleDir + " is not a valid V1 module");
     diag.causes.push_back(Diagnostic(ErrorKind::InvalidModuleException, e.full()));
     throw CompileError(std::move(diag));
   }
@@ -369,7 +376,8 @@ std::string bundledStdDir() {
 std::string findModuleDir(const ProjectConfig& project, const std::string& name) {
   for (const std::string& dir : project.modulepath) {
     fs::path candidate = fs::path(dir) / name;
-    if (fs::is_regular_file(candidate / "module.yml") || fs::is_directory(candidate / "model")) return candidate.string();
+    if (fs::is_regular_file(candidate / "module.yml") || fs::is_directory(candidate / "model"))
+      return candidate.string();
   }
   if (name == "std") return bundledStdDir();
   return {};

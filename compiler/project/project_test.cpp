@@ -55,8 +55,10 @@ TEST_F(ProjectConfigTest, ReadsEveryField) {
   write("project.yml",
         "name: demo\ndescription: d\nauthor: me\nauthor_email: me@example.com\nlicense: ASL\ncopyright: 2026\n"
         "modulepath: [libs, more]\ndownloadpath: libs\n"
-        "repo:\n  - https://example.com/{}.git\n  - url: file:///srv/{0}\n    type: git\n  - url: https://pypi\n    type: package\n"
-        "requires:\n  - mod ~= 1.0\n  - other\ninstall_mode: prerelease\nfreeze_recursive: true\nfreeze_operator: '=='\n"
+        "repo:\n  - https://example.com/{}.git\n  - url: file:///srv/{0}\n    type: git\n  - url: https://pypi\n    "
+        "type: package\n"
+        "requires:\n  - mod ~= 1.0\n  - other\ninstall_mode: prerelease\nfreeze_recursive: true\nfreeze_operator: "
+        "'=='\n"
         "relation_precedence_policy: ['A.b before C.d']\nagent_install_dependency_modules: false\n"
         "pip: {index-url: 'https://x', extra_index_url: ['https://y'], pre: true, use-system-config: false}\n"
         "environment_settings: {auto_deploy: true, n: 3}\n");
@@ -99,21 +101,32 @@ TEST_F(ProjectConfigTest, UnknownKeysWarnWithTheLine) {
 }
 
 TEST_F(ProjectConfigTest, ErrorsNameFileLineAndField) {
-  EXPECT_NE(projectError("description: x\n").find("project.yml: Metadata defined in project.yml is invalid: field 'name': Field required"), std::string::npos);
-  EXPECT_NE(projectError("name: x\nmodulepath: {a: 1}\n").find("project.yml:2:13: Metadata defined in project.yml is invalid: field 'modulepath': expected a string or a list"),
+  EXPECT_NE(projectError("description: x\n")
+                .find("project.yml: Metadata defined in project.yml is invalid: field 'name': Field required"),
             std::string::npos);
-  EXPECT_NE(projectError("name: x\nrequires:\n  - mod ~= 1\n").find("project.yml:3:5: Metadata defined in project.yml is invalid: field 'requires[0]': invalid module requirement"),
+  EXPECT_NE(projectError("name: x\nmodulepath: {a: 1}\n")
+                .find("project.yml:2:13: Metadata defined in project.yml is invalid: field 'modulepath': expected a "
+                      "string or a list"),
+            std::string::npos);
+  EXPECT_NE(projectError("name: x\nrequires:\n  - mod ~= 1\n")
+                .find("project.yml:3:5: Metadata defined in project.yml is invalid: field 'requires[0]': invalid "
+                      "module requirement"),
             std::string::npos);
   EXPECT_NE(projectError("name: x\nfreeze_operator: '<'\n").find("field 'freeze_operator'"), std::string::npos);
-  EXPECT_NE(projectError("name: x\nfreeze_recursive: maybe\n").find("project.yml:2:19: Metadata defined in project.yml is invalid: field 'freeze_recursive': expected a boolean"),
+  EXPECT_NE(projectError("name: x\nfreeze_recursive: maybe\n")
+                .find("project.yml:2:19: Metadata defined in project.yml is invalid: field 'freeze_recursive': "
+                      "expected a boolean"),
             std::string::npos);
-  EXPECT_NE(projectError("name: x\nrepo:\n  - type: git\n").find("field 'repo[0].url': Field required"), std::string::npos);
+  EXPECT_NE(projectError("name: x\nrepo:\n  - type: git\n").find("field 'repo[0].url': Field required"),
+            std::string::npos);
   EXPECT_NE(projectError("name: x\nrepo: ['http://{}/{}']\n").find("more than one {}"), std::string::npos);
   EXPECT_NE(projectError("name: x\nrepo: [{url: u, type: svn}]\n").find("field 'repo[0].type'"), std::string::npos);
   EXPECT_NE(projectError("name: x\ninstall_mode: latest\n").find("field 'install_mode'"), std::string::npos);
-  EXPECT_NE(projectError("name: x\nrelation_precedence_policy: ['A.b after C.d']\n").find("invalid rule"), std::string::npos);
+  EXPECT_NE(projectError("name: x\nrelation_precedence_policy: ['A.b after C.d']\n").find("invalid rule"),
+            std::string::npos);
   EXPECT_NE(projectError("name: x\nauthor_email: nobody\n").find("field 'author_email'"), std::string::npos);
-  EXPECT_NE(projectError("name: x\nenvironment_settings: [1]\n").find("field 'environment_settings'"), std::string::npos);
+  EXPECT_NE(projectError("name: x\nenvironment_settings: [1]\n").find("field 'environment_settings'"),
+            std::string::npos);
   EXPECT_NE(projectError("name: [x\n").find("invalid YAML"), std::string::npos);
   EXPECT_NE(projectError("- a\n").find("expected a mapping"), std::string::npos);
 }
@@ -127,7 +140,8 @@ TEST_F(ProjectConfigTest, ModuleYml) {
   EXPECT_EQ(m.requires_.at(0).requirement.name, "other");
   EXPECT_NE(moduleError("name: m\nlicense: x\n").find("is not a valid V1 module | "), std::string::npos);
   EXPECT_NE(moduleError("name: m\nlicense: x\n").find("field 'version': Field required"), std::string::npos);
-  EXPECT_NE(moduleError("name: m\nversion: 1.x\nlicense: x\n").find("module.yml:2:10: field 'version': Version 1.x is not PEP440 compliant"),
+  EXPECT_NE(moduleError("name: m\nversion: 1.x\nlicense: x\n")
+                .find("module.yml:2:10: field 'version': Version 1.x is not PEP440 compliant"),
             std::string::npos);
   write("n/module.yml", "name: n\nversion: 1.0\nlicense: x\ncompiler_version: 2099.1\n");
   ModuleConfig n = loadModuleConfig((dir_ / "n").string());

@@ -108,7 +108,10 @@ class Instance : public SlotOwner {
   // The slots are made by the creator, in the block the layout describes, before the instance is
   // used; the instance destroys them. The layout outlives the instance.
   Instance(const model::Entity* type, size_t number, const SlotLayout* layout, SourceLocation constructed)
-      : SlotOwner(layout), entity(type), constructed_(packLocation(constructed)), ordinal(static_cast<uint32_t>(number)) {}
+      : SlotOwner(layout),
+        entity(type),
+        constructed_(packLocation(constructed)),
+        ordinal(static_cast<uint32_t>(number)) {}
   ~Instance() override {
     for (size_t i = 0; i < slotCount(); ++i) slot(i)->destroy();
     if (hasExtras()) dropExtras();
@@ -159,7 +162,9 @@ class Instance : public SlotOwner {
     word |= bit;
     return true;
   }
-  bool ranImplementations() const { return implementationsRun_ != 0 || (hasExtras() && !extras().implementationsRun.empty()); }
+  bool ranImplementations() const {
+    return implementationsRun_ != 0 || (hasExtras() && !extras().implementationsRun.empty());
+  }
 
   const model::Entity* const entity;
 

@@ -35,9 +35,7 @@ void SlotPolicy::setBounds(int64_t lower, std::optional<int64_t> upper) {
   upperBound = upper ? static_cast<int32_t>(std::clamp<int64_t>(*upper, 0, kMost)) : -1;
 }
 
-size_t Variable::waitingProviders() const {
-  return tracksPromises() ? promised() : 0;
-}
+size_t Variable::waitingProviders() const { return tracksPromises() ? promised() : 0; }
 
 const Value& Variable::plainGet() const {
   if (!hasValue()) throw UnsetSignal{const_cast<Variable*>(this)};
@@ -94,15 +92,16 @@ void Variable::doubleSet(const Value& value, SourceLocation location) const {
   std::string oldAt = !setAt().valid() ? std::string("None") : where ? (*where)(setAt()) : std::string();
   std::string newAt = where ? (*where)(location) : std::string();
   fail(ErrorKind::DoubleSetException,
-       "value set twice:\nold value: " + str(value_) + " (set at " + oldAt + ")\nnew value: " + str(value) + " (set at " +
-           newAt + ")",
+       "value set twice:\nold value: " + str(value_) + " (set at " + oldAt + ")\nnew value: " + str(value) +
+           " (set at " + newAt + ")",
        location);
 }
 
 void Variable::plainSet(const Value& value, SourceLocation location, bool recur) {
   if (hasValue()) {
     // (two unknowns are the same value only when they are the same unknown)
-    bool same = value.isUnknown() || value_.isUnknown() ? value.unknownId() == value_.unknownId() : pyEquals(value_, value);
+    bool same = value.isUnknown() || value_.isUnknown() ? value.unknownId() == value_.unknownId()
+                                                        : pyEquals(value_, value);
     if (!same) doubleSet(value, location);
     return;
   }
@@ -163,10 +162,9 @@ OptionVariable::OptionVariable(Scheduler* scheduler) : DelayedVariable(Kind::Opt
 const Value& OptionVariable::get() const {
   const Value& v = plainGet();
   if (v.isNull())
-    fail(ErrorKind::OptionalValueException,
-         "Optional variable accessed that has no value (attribute `" + std::string(entityName) + "." +
-             std::string(attributeName()) + "` of `" +
-             ownerText() + "`)");
+    fail(ErrorKind::OptionalValueException, "Optional variable accessed that has no value (attribute `" +
+                                                std::string(entityName) + "." + std::string(attributeName()) +
+                                                "` of `" + ownerText() + "`)");
   return v;
 }
 
@@ -211,9 +209,7 @@ ListExtra* ListVariable::extraOrNull() const {
   return flag(kHasExtra) ? Scheduler::active()->listExtras_.at(this).get() : nullptr;
 }
 
-bool ListVariable::canGet() const {
-  return static_cast<int64_t>(values().size()) >= low() && waitingProviders() == 0;
-}
+bool ListVariable::canGet() const { return static_cast<int64_t>(values().size()) >= low() && waitingProviders() == 0; }
 
 int ListVariable::progressPotential() const {
   if (hasValue()) return 0;
@@ -256,8 +252,9 @@ bool ListVariable::addOne(const Value& value, SourceLocation location, bool recu
   if (hasValue()) {
     if (contains(value)) return false;
     if (high() >= 0 && static_cast<int64_t>(values().size()) == high())
-      fail(ErrorKind::RuntimeException, "Exceeded relation arity on attribute '" + std::string(attributeName()) + "' of instance '" +
-                                            ownerText() + "'",
+      fail(ErrorKind::RuntimeException,
+           "Exceeded relation arity on attribute '" + std::string(attributeName()) + "' of instance '" + ownerText() +
+               "'",
            location);
     fail(ErrorKind::ModifiedAfterFreezeException, "List modified after freeze", location);
   }
@@ -299,9 +296,9 @@ void ListVariable::set(const Value& value, SourceLocation location, bool recur) 
     if (!values().empty()) {
       std::string text;
       for (const Value& v : values()) text += (text.empty() ? "" : ", ") + str(v);
-      fail(ErrorKind::RuntimeException, "Trying to set relation attribute `" + std::string(attributeName()) + "` of instance `" +
-                                            ownerText() +
-                                            "` to null but it has values `" + text + "` assigned already",
+      fail(ErrorKind::RuntimeException,
+           "Trying to set relation attribute `" + std::string(attributeName()) + "` of instance `" + ownerText() +
+               "` to null but it has values `" + text + "` assigned already",
            location);
     }
     freeze();
@@ -325,8 +322,7 @@ CollectorVariable::CollectorVariable(Scheduler* scheduler) : DelayedVariable(Kin
 void CollectorVariable::set(const Value& value, SourceLocation, bool) {
   if (value.isList())
     for (const Value& v : value.asList()) items_.push_back(v);
-  else
-    items_.push_back(value);
+  else items_.push_back(value);
 }
 
 void CollectorVariable::fulfilled() {
@@ -418,7 +414,8 @@ uintptr_t UnitLabel::renderNumber(Render render) {
   auto it = std::find(all.renders.begin(), all.renders.end(), render);
   if (it == all.renders.end()) it = all.renders.insert(all.renders.end(), render);
   auto number = static_cast<uintptr_t>(it - all.renders.begin()) + 1;
-  if (number >= (uintptr_t(1) << (64 - kAddressBits))) throw std::logic_error("internal error: too many unit label renderers");
+  if (number >= (uintptr_t(1) << (64 - kAddressBits)))
+    throw std::logic_error("internal error: too many unit label renderers");
   return number;
 }
 

@@ -141,8 +141,8 @@ class Scheduler {
   MessageContext messages_;
   Variable* rerunOn_ = nullptr;
   std::deque<Waiter*> runQueue_;
-  std::deque<Variable*> candidates_;       // relation variables, FIFO
-  std::deque<Variable*> otherCandidates_;  // collectors and other non-relation variables, FIFO
+  std::deque<Variable*> candidates_;                     // relation variables, FIFO
+  std::deque<Variable*> otherCandidates_;                // collectors and other non-relation variables, FIFO
   std::vector<std::deque<Variable*>> rankedCandidates_;  // relations named by the precedence policy, by rank
   size_t rankedCount_ = 0;
   std::deque<Variable*> zeroWaiters_;
@@ -171,6 +171,5 @@ class Scheduler {
   size_t iterations_ = 0;
   uint64_t queueChanges_ = 0;
 };
-
 
 }  // namespace inmanta::compiler::runtime

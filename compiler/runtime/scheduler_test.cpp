@@ -98,8 +98,9 @@ TEST(Engine, DoubleSetNamesWhereTheOldValueWasSetForAnyFileAndLine) {
   Scheduler s(MessageContext{[](const SourceLocation& l) {
     return l.valid() ? "f" + std::to_string(l.file) + ":" + std::to_string(l.line) : std::string("nowhere");
   }});
-  for (SourceLocation at : {SourceLocation{0, 1, 3}, SourceLocation{1021, (1u << 22) - 1, 9}, SourceLocation{1022, 7, 1},
-                            SourceLocation{40000, 12, 2}, SourceLocation{2, 1u << 22, 5}, SourceLocation{3, 4000000000u, 1}}) {
+  for (SourceLocation at :
+       {SourceLocation{0, 1, 3}, SourceLocation{1021, (1u << 22) - 1, 9}, SourceLocation{1022, 7, 1},
+        SourceLocation{40000, 12, 2}, SourceLocation{2, 1u << 22, 5}, SourceLocation{3, 4000000000u, 1}}) {
     for (Variable* x : {s.makePlain(), static_cast<Variable*>(s.makeVariable<OptionVariable>())}) {
       x->set(Value(1), at);
       EXPECT_EQ(x->setAt().file, at.file);
@@ -108,7 +109,8 @@ TEST(Engine, DoubleSetNamesWhereTheOldValueWasSetForAnyFileAndLine) {
         x->set(Value(2), SourceLocation{0, 99, 1});
         FAIL();
       } catch (const CompileError& e) {
-        EXPECT_NE(e.diagnostic().message.find("(set at f" + std::to_string(at.file) + ":" + std::to_string(at.line) + ")"),
+        EXPECT_NE(e.diagnostic().message.find("(set at f" + std::to_string(at.file) + ":" + std::to_string(at.line) +
+                                              ")"),
                   std::string::npos)
             << e.diagnostic().message;
       }
@@ -137,7 +139,8 @@ TEST(Engine, UnitLabelsRenderTheirSubjectWhenAsked) {
   Scheduler s;
   Variable* x = s.makePlain();
   bool ran = false;
-  s.unit({x}, [&ran] { ran = true; }, UnitLabel::rendered<&renderNumber>(&seven), SourceLocation{3, 1234567, 89}, true);
+  s.unit(
+      {x}, [&ran] { ran = true; }, UnitLabel::rendered<&renderNumber>(&seven), SourceLocation{3, 1234567, 89}, true);
   std::vector<Waiter*> left = s.run(10);
   ASSERT_EQ(left.size(), 1u);
   EXPECT_FALSE(ran);
@@ -165,7 +168,8 @@ TEST(Engine, VarListKeepsItsVariablesInOrderInlineAndOnTheHeap) {
       EXPECT_EQ(copy[i], made[i]);
       EXPECT_EQ(moved[i], made[i]);
     }
-    EXPECT_EQ(std::vector<Variable*>(moved.begin(), moved.end()), std::vector<Variable*>(made.begin(), made.begin() + static_cast<long>(n)));
+    EXPECT_EQ(std::vector<Variable*>(moved.begin(), moved.end()),
+              std::vector<Variable*>(made.begin(), made.begin() + static_cast<long>(n)));
     copy = moved;
     EXPECT_EQ(copy.size(), n);
     moved.release();
@@ -226,7 +230,8 @@ TEST(Engine, UnitsAreReleasedOnceTheyRanAndUnfinishedOnesWithTheScheduler) {
     auto* x = s.makePlain();
     auto* never = s.makePlain();
     s.unit({x}, [ranHolder] { (void)ranHolder; });
-    s.unit({never}, [waitingHolder] { (void)waitingHolder; }, "waits");
+    s.unit(
+        {never}, [waitingHolder] { (void)waitingHolder; }, "waits");
     x->set(Value(int64_t{1}), {});
     EXPECT_EQ(ranHolder.use_count(), 2);
     std::vector<Waiter*> left = s.run(1000);
@@ -302,7 +307,9 @@ TEST(Engine, InlineSlotFindsItsOwnerAndPolicyInItsBlock) {
     // attribute slot keeps after itself, and warns about the read past the last slot)
     alignas(8) std::byte tail[sizeof(SlotBinding)];
   } block(&table);
-  auto word = [&block](const std::byte* slot) { return static_cast<size_t>(slot - reinterpret_cast<std::byte*>(&block)) / 8; };
+  auto word = [&block](const std::byte* slot) {
+    return static_cast<size_t>(slot - reinterpret_cast<std::byte*>(&block)) / 8;
+  };
   byWord.resize(word(block.tail), nullptr);
   byWord[word(block.plain)] = &first;
   byWord[word(block.list)] = &second;
@@ -357,7 +364,8 @@ TEST(Engine, OptionalFrozenEmptyRaisesOnRead) {
     std::optional<Diagnostic> validate(const Value&) const override { return std::nullopt; }
     std::string_view attributeName() const override { return "b"; }
   } policy;
-  auto* opt = s.makeSlot<AttributeSlot<OptionVariable>>([&](AttributeSlot<OptionVariable>* v) { v->bind(&policy, &a); });
+  auto* opt =
+      s.makeSlot<AttributeSlot<OptionVariable>>([&](AttributeSlot<OptionVariable>* v) { v->bind(&policy, &a); });
   opt->entityName = "__config__::A";
   bool failed = false;
   s.unit({opt}, [&] {
@@ -375,8 +383,10 @@ TEST(Engine, UnitsWaitingForeverAreReported) {
   Scheduler s;
   Variable* x = s.makePlain();
   Variable* y = s.makePlain();
-  s.unit({y}, [&] { x->set(y->get(), {}); }, "x = y");
-  s.unit({x}, [&] { y->set(x->get(), {}); }, "y = x");
+  s.unit(
+      {y}, [&] { x->set(y->get(), {}); }, "x = y");
+  s.unit(
+      {x}, [&] { y->set(x->get(), {}); }, "y = x");
   auto left = s.run(1000);
   ASSERT_EQ(left.size(), 2u);
   EXPECT_EQ(left[0]->describe(), "x = y");
@@ -402,10 +412,13 @@ TEST(Engine, RunAgainWhenTakesTheTurnOfANewUnit) {
   Variable* x = s.makePlain();
   std::vector<std::string> order;
   int phase = 0;
-  s.unit({}, [&] {
-    order.push_back("first " + std::to_string(phase));
-    if (phase++ == 0) return s.runAgainWhen(x);
-  }, "twice");
+  s.unit(
+      {},
+      [&] {
+        order.push_back("first " + std::to_string(phase));
+        if (phase++ == 0) return s.runAgainWhen(x);
+      },
+      "twice");
   s.unit({}, [&] {
     order.push_back("set x");
     x->set(Value(1), {});
@@ -418,8 +431,10 @@ TEST(Engine, RunAgainWhenTakesTheTurnOfANewUnit) {
   Scheduler t;
   Variable* y = t.makePlain();
   Variable* never = t.makePlain();
-  t.unit({y}, [] {}, "waits for y");
-  t.unit({}, [&] { t.runAgainWhen(never); }, "asked again");
+  t.unit(
+      {y}, [] {}, "waits for y");
+  t.unit(
+      {}, [&] { t.runAgainWhen(never); }, "asked again");
   auto left = t.run(1000);
   ASSERT_EQ(left.size(), 2u);
   EXPECT_EQ(left[0]->describe(), "waits for y");

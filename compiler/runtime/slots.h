@@ -197,9 +197,7 @@ class DirectVariable : public Variable {
  protected:
   // Until it is computed, its state: kept in the word of the waiters a direct value never has
   // (units wait for its inputs instead), so a direct value is 16 bytes.
-  DirectState* state() const {
-    return hasValue() ? nullptr : reinterpret_cast<DirectState*>(value_.holderPayload());
-  }
+  DirectState* state() const { return hasValue() ? nullptr : reinterpret_cast<DirectState*>(value_.holderPayload()); }
   void setState(DirectState* state) { value_.holderPayload() = reinterpret_cast<uintptr_t>(state); }
 
  private:
@@ -233,15 +231,15 @@ class LambdaDirect : public DirectVariable {
   static void end(DirectState* base) { delete static_cast<State*>(base); }
 };
 
-
-
 inline size_t Variable::kindSize(Kind kind) {
   switch (kind) {
     case Kind::Option: return sizeof(OptionVariable);
     case Kind::List: return sizeof(ListVariable);
     case Kind::Collector: return sizeof(CollectorVariable);
     case Kind::Direct: return sizeof(DirectVariable);
-    case Kind::Plain: case Kind::Single: case Kind::Wrapped: return sizeof(Variable);
+    case Kind::Plain:
+    case Kind::Single:
+    case Kind::Wrapped: return sizeof(Variable);
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -261,7 +259,9 @@ inline void Variable::destroy() {
     case Kind::List: return static_cast<ListVariable*>(this)->~ListVariable();
     case Kind::Collector: return static_cast<CollectorVariable*>(this)->~CollectorVariable();
     case Kind::Direct: return static_cast<DirectVariable*>(this)->~DirectVariable();
-    case Kind::Plain: case Kind::Single: case Kind::Wrapped: return this->~Variable();
+    case Kind::Plain:
+    case Kind::Single:
+    case Kind::Wrapped: return this->~Variable();
   }
 }
 
@@ -269,7 +269,11 @@ inline const Value& Variable::get() const {
   switch (kind()) {
     case Kind::Option: return static_cast<const OptionVariable*>(this)->OptionVariable::get();
     case Kind::Direct: return static_cast<const DirectVariable*>(this)->DirectVariable::get();
-    case Kind::Plain: case Kind::Single: case Kind::List: case Kind::Collector: case Kind::Wrapped: return plainGet();
+    case Kind::Plain:
+    case Kind::Single:
+    case Kind::List:
+    case Kind::Collector:
+    case Kind::Wrapped: return plainGet();
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -279,7 +283,10 @@ inline void Variable::set(const Value& value, SourceLocation location, bool recu
     case Kind::Option: return static_cast<OptionVariable*>(this)->OptionVariable::set(value, location, recur);
     case Kind::List: return static_cast<ListVariable*>(this)->ListVariable::set(value, location, recur);
     case Kind::Collector: return static_cast<CollectorVariable*>(this)->CollectorVariable::set(value, location, recur);
-    case Kind::Plain: case Kind::Single: case Kind::Wrapped: case Kind::Direct: return plainSet(value, location, recur);
+    case Kind::Plain:
+    case Kind::Single:
+    case Kind::Wrapped:
+    case Kind::Direct: return plainSet(value, location, recur);
   }
 }
 
@@ -297,7 +304,11 @@ inline bool Variable::canGet() const {
   switch (kind()) {
     case Kind::Option: return static_cast<const OptionVariable*>(this)->OptionVariable::canGet();
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::canGet();
-    case Kind::Plain: case Kind::Single: case Kind::Collector: case Kind::Wrapped: case Kind::Direct: return hasValue();
+    case Kind::Plain:
+    case Kind::Single:
+    case Kind::Collector:
+    case Kind::Wrapped:
+    case Kind::Direct: return hasValue();
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -307,7 +318,10 @@ inline int Variable::progressPotential() const {
     case Kind::List: return static_cast<const ListVariable*>(this)->ListVariable::progressPotential();
     case Kind::Collector: return static_cast<const CollectorVariable*>(this)->CollectorVariable::progressPotential();
     case Kind::Direct: return 0;  // (never waited for)
-    case Kind::Plain: case Kind::Single: case Kind::Option: case Kind::Wrapped: return hasValue() ? 0 : static_cast<int>(waiterCount());
+    case Kind::Plain:
+    case Kind::Single:
+    case Kind::Option:
+    case Kind::Wrapped: return hasValue() ? 0 : static_cast<int>(waiterCount());
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -337,6 +351,5 @@ inline const SlotPolicy* Variable::policy() const {
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
-
 
 }  // namespace inmanta::compiler::runtime

@@ -108,5 +108,4 @@ class FunctionUnit final : public Waiter {
   uint64_t where_;  // its location (packLocation), and in the high bit whether it is an execution unit
 };
 
-
 }  // namespace inmanta::compiler::runtime

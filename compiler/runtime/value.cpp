@@ -23,7 +23,12 @@ double Value::toDouble() const {
     case Type::Bool: return asBool() ? 1.0 : 0.0;
     case Type::Int: return static_cast<double>(asInt());
     case Type::Float: return asFloat();
-    case Type::Null: case Type::String: case Type::List: case Type::Dict: case Type::Instance: case Type::Unknown: return 0.0;
+    case Type::Null:
+    case Type::String:
+    case Type::List:
+    case Type::Dict:
+    case Type::Instance:
+    case Type::Unknown: return 0.0;
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -32,7 +37,13 @@ int64_t Value::toInt() const {
   switch (type()) {
     case Type::Bool: return asBool() ? 1 : 0;
     case Type::Int: return asInt();
-    case Type::Null: case Type::Float: case Type::String: case Type::List: case Type::Dict: case Type::Instance: case Type::Unknown: return 0;
+    case Type::Null:
+    case Type::Float:
+    case Type::String:
+    case Type::List:
+    case Type::Dict:
+    case Type::Instance:
+    case Type::Unknown: return 0;
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -82,20 +93,22 @@ namespace {
 bool pyPrintable(uint32_t cp) {
   if (cp == ' ') return true;
   switch (u_charType(static_cast<UChar32>(cp))) {
-    case U_CONTROL_CHAR: case U_FORMAT_CHAR: case U_SURROGATE: case U_PRIVATE_USE_CHAR: case U_UNASSIGNED:
-    case U_LINE_SEPARATOR: case U_PARAGRAPH_SEPARATOR: case U_SPACE_SEPARATOR:
-      return false;
-    default:
-      return true;
+    case U_CONTROL_CHAR:
+    case U_FORMAT_CHAR:
+    case U_SURROGATE:
+    case U_PRIVATE_USE_CHAR:
+    case U_UNASSIGNED:
+    case U_LINE_SEPARATOR:
+    case U_PARAGRAPH_SEPARATOR:
+    case U_SPACE_SEPARATOR: return false;
+    default: return true;
   }
 }
 }  // namespace
 
 std::string pyReprString(std::string_view s) {
   // the common case: printable ASCII without quotes or backslashes is quoted as it is
-  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-    return c >= 0x20 && c < 0x7f && c != '\'' && c != '\\';
-  });
+  bool plain = std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '\'' && c != '\\'; });
   if (plain) {
     std::string out;
     out.reserve(s.size() + 2);
@@ -111,8 +124,10 @@ std::string pyReprString(std::string_view s) {
     size_t start = i;
     uint32_t cp = nextCodePoint(s, i);
     if (cp == '\\') out += "\\\\";
-    else if (cp == static_cast<uint32_t>(quote)) { out += '\\'; out += quote; }
-    else if (cp == '\n') out += "\\n";
+    else if (cp == static_cast<uint32_t>(quote)) {
+      out += '\\';
+      out += quote;
+    } else if (cp == '\n') out += "\\n";
     else if (cp == '\r') out += "\\r";
     else if (cp == '\t') out += "\\t";
     else if (cp < 0x80 && cp >= 0x20 && cp != 0x7f) out += static_cast<char>(cp);
@@ -152,8 +167,12 @@ std::string repr(const Value& v) {
       }
       return out + "}";
     }
-    case Value::Type::Null: case Value::Type::Bool: case Value::Type::Int: case Value::Type::Float: case Value::Type::Instance: case Value::Type::Unknown:
-      return str(v);
+    case Value::Type::Null:
+    case Value::Type::Bool:
+    case Value::Type::Int:
+    case Value::Type::Float:
+    case Value::Type::Instance:
+    case Value::Type::Unknown: return str(v);
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -165,7 +184,8 @@ std::string str(const Value& v) {
     case Value::Type::Int: return std::to_string(v.asInt());
     case Value::Type::Float: return formatFloat(v.asFloat());
     case Value::Type::String: return v.asString();
-    case Value::Type::List: case Value::Type::Dict: return repr(v);
+    case Value::Type::List:
+    case Value::Type::Dict: return repr(v);
     case Value::Type::Instance: return v.asInstance()->display();
     case Value::Type::Unknown: return "unknown";
   }
@@ -175,8 +195,14 @@ std::string str(const Value& v) {
 std::string printForm(const Value& v) {
   switch (v.type()) {
     case Value::Type::Null: return "None";
-    case Value::Type::List: case Value::Type::Dict: case Value::Type::Instance: return "@" + repr(v);
-    case Value::Type::Bool: case Value::Type::Int: case Value::Type::Float: case Value::Type::String: case Value::Type::Unknown: return str(v);
+    case Value::Type::List:
+    case Value::Type::Dict:
+    case Value::Type::Instance: return "@" + repr(v);
+    case Value::Type::Bool:
+    case Value::Type::Int:
+    case Value::Type::Float:
+    case Value::Type::String:
+    case Value::Type::Unknown: return str(v);
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -240,7 +266,9 @@ bool pyEquals(const Value& a, const Value& b) {
     }
     case Value::Type::Instance: return a.asInstance() == b.asInstance();
     case Value::Type::Unknown: return a.unknownId() == b.unknownId();  // the same one
-    case Value::Type::Bool: case Value::Type::Int: case Value::Type::Float: return false;
+    case Value::Type::Bool:
+    case Value::Type::Int:
+    case Value::Type::Float: return false;
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -336,8 +364,8 @@ OpResult arithmetic(ArithOp op, const Value& a, const Value& b) {
   }
   if (!a.isNumber() || !b.isNumber())
     return OpResult::typingError(std::string("Unsupported operand type(s) for ") + opName(op) + ": '" +
-                                 pythonTypeName(a) + "' (" + repr(a) + ") and '" + pythonTypeName(b) + "' (" +
-                                 repr(b) + ")");
+                                 pythonTypeName(a) + "' (" + repr(a) + ") and '" + pythonTypeName(b) + "' (" + repr(b) +
+                                 ")");
   bool integers = !a.isFloat() && !b.isFloat();
   if (integers) {
     int64_t x = a.toInt();
@@ -363,8 +391,7 @@ OpResult arithmetic(ArithOp op, const Value& a, const Value& b) {
         if (r != 0 && ((r < 0) != (y < 0))) r += y;
         return OpResult::ok(r);
       }
-      case ArithOp::Pow:
-        return intPower(a, b);
+      case ArithOp::Pow: return intPower(a, b);
     }
   }
   double x = a.toDouble();
@@ -559,15 +586,17 @@ void appendSpliced(ValueList& out, const Value& v) {
 
 OpResult cast(CastType to, const Value& v) {
   if (v.isUnknown()) return OpResult::ok(Value::unknown());
-  const char* target = to == CastType::String ? "string" : to == CastType::Int ? "int" : to == CastType::Float ? "float"
-                                                          : to == CastType::Bool ? "bool" : "number";
+  const char* target = to == CastType::String  ? "string"
+                       : to == CastType::Int   ? "int"
+                       : to == CastType::Float ? "float"
+                       : to == CastType::Bool  ? "bool"
+                                               : "number";
   auto failed = [&] { return OpResult::runtimeError("Failed to cast '" + str(v) + "' to " + target); };
   switch (to) {
     case CastType::String:
       if (v.isBool()) return OpResult::ok(std::string(v.asBool() ? "true" : "false"));
       return OpResult::ok(str(v));
-    case CastType::Bool:
-      return OpResult::ok(pyTruthy(v));
+    case CastType::Bool: return OpResult::ok(pyTruthy(v));
     case CastType::Int:
       if (v.isInt()) return OpResult::ok(v);
       if (v.isBool()) return OpResult::ok(v.toInt());

@@ -107,7 +107,9 @@ class Value {
   bool asBool() const { return checked(Type::Bool).u_.b; }
   int64_t asInt() const { return checked(Type::Int).u_.i; }
   double asFloat() const { return checked(Type::Float).u_.d; }
-  const std::string& asString() const { return static_cast<const Box<std::string>*>(checked(Type::String).u_.box)->value; }
+  const std::string& asString() const {
+    return static_cast<const Box<std::string>*>(checked(Type::String).u_.box)->value;
+  }
   const ValueList& asList() const { return static_cast<const Box<ValueList>*>(checked(Type::List).u_.box)->value; }
   const ValueDict& asDict() const { return static_cast<const Box<ValueDict>*>(checked(Type::Dict).u_.box)->value; }
   InstanceBase* asInstance() const { return checked(Type::Instance).u_.instance; }
@@ -199,13 +201,18 @@ static_assert(sizeof(Value) == 16, "a value is two words, its holder's tags incl
     case Type::String: delete static_cast<Box<std::string>*>(u_.box); break;
     case Type::List: delete static_cast<Box<ValueList>*>(u_.box); break;
     case Type::Dict: delete static_cast<Box<ValueDict>*>(u_.box); break;
-    case Type::Null: case Type::Bool: case Type::Int: case Type::Float: case Type::Instance: case Type::Unknown: break;
+    case Type::Null:
+    case Type::Bool:
+    case Type::Int:
+    case Type::Float:
+    case Type::Instance:
+    case Type::Unknown: break;
   }
 }
 
 inline void Value::wrongType(Type wanted) const {
-  throw std::logic_error("internal error: a value of type " + std::to_string(static_cast<int>(type_)) + " read as type " +
-                         std::to_string(static_cast<int>(wanted)));
+  throw std::logic_error("internal error: a value of type " + std::to_string(static_cast<int>(type_)) +
+                         " read as type " + std::to_string(static_cast<int>(wanted)));
 }
 
 // ------------------------------------------------------------------ rendering (5.5, 9.7)

@@ -108,11 +108,13 @@ TEST(Arithmetic, Decision92Errors) {
   ASSERT_TRUE(r.error);
   EXPECT_FALSE(r.error->typing);
   EXPECT_EQ(r.error->message, "integer overflow: 2 ** 70");
-  EXPECT_EQ(arithmetic(ArithOp::Add, Value(INT64_MAX), Value(1)).error->message, "integer overflow: 9223372036854775807 + 1");
+  EXPECT_EQ(arithmetic(ArithOp::Add, Value(INT64_MAX), Value(1)).error->message,
+            "integer overflow: 9223372036854775807 + 1");
   EXPECT_EQ(arithmetic(ArithOp::Div, Value(1), Value(0)).error->message, "division by zero: 1 / 0");
   EXPECT_TRUE(arithmetic(ArithOp::Mod, Value(1.5), Value(0)).error);
   EXPECT_TRUE(arithmetic(ArithOp::Pow, Value(0), Value(-1)).error);
-  EXPECT_EQ(arithmetic(ArithOp::Pow, Value(-8), Value(0.5)).error->message, "result of (-8) ** 0.5 is not a real number");
+  EXPECT_EQ(arithmetic(ArithOp::Pow, Value(-8), Value(0.5)).error->message,
+            "result of (-8) ** 0.5 is not a real number");
   EXPECT_TRUE(arithmetic(ArithOp::Pow, Value(2.0), Value(10000)).error);
   EXPECT_TRUE(std::isinf(ok(arithmetic(ArithOp::Mul, Value(1e300), Value(1e300))).asFloat()));
 }
@@ -204,11 +206,13 @@ namespace {
 
 // int() and float() of a str read Unicode decimal digits and strip Unicode white space, as CPython.
 TEST(Cast, UnicodeDigitsAndSpace) {
-  EXPECT_EQ(parsePythonInt("\u0663\u0664"), 34);            // ARABIC-INDIC DIGIT THREE, FOUR
-  EXPECT_EQ(parsePythonInt("\uff11"), 1);                   // FULLWIDTH DIGIT ONE
-  EXPECT_EQ(parsePythonInt("\u00a012\u2003"), 12);          // NO-BREAK SPACE, EM SPACE
+  EXPECT_EQ(parsePythonInt("\u0663\u0664"), 34);    // ARABIC-INDIC DIGIT THREE, FOUR
+  EXPECT_EQ(parsePythonInt("\uff11"), 1);           // FULLWIDTH DIGIT ONE
+  EXPECT_EQ(parsePythonInt("\u00a012\u2003"), 12);  // NO-BREAK SPACE, EM SPACE
   EXPECT_EQ(parsePythonFloat("1\u0663.5"), 13.5);
-  EXPECT_EQ(parsePythonInt("\x1c" "7"), std::nullopt);      // (str.isspace, but not stripped by int())
+  EXPECT_EQ(parsePythonInt("\x1c"
+                           "7"),
+            std::nullopt);  // (str.isspace, but not stripped by int())
   EXPECT_EQ(parsePythonInt("1\u00e9"), std::nullopt);
 }
 

@@ -162,7 +162,8 @@ class Variable {
   void plainFreeze();
   Holder holder() const { return static_cast<Holder>((value_.holderByte() & kHolderMask) >> kHolderShift); }
   void setHolder(Holder h) {
-    value_.setHolderByte(static_cast<uint8_t>((value_.holderByte() & ~kHolderMask) | (static_cast<uint8_t>(h) << kHolderShift)));
+    value_.setHolderByte(
+        static_cast<uint8_t>((value_.holderByte() & ~kHolderMask) | (static_cast<uint8_t>(h) << kHolderShift)));
   }
   // The flags, with the kind, in the byte the value leaves free (Value::holderByte).
   static constexpr uint8_t kKindMask = 0x07;

@@ -138,12 +138,36 @@ class Definer {
             impl->ns = ns;
             impl->definition = def;
             impl->location = def->name.loc;
-            define(ns, def->name.text(), Definition{Definition::Kind::Implementation, impl, def->name.loc}, "Implementation",
-                   def->entity.text());
+            define(ns, def->name.text(), Definition{Definition::Kind::Implementation, impl, def->name.loc},
+                   "Implementation", def->entity.text());
             break;
           }
-          case ast::Kind::Literal: case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex: case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined: case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::ListLit: case ast::Kind::ListComp: case ast::Kind::DictLit: case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import: case ast::Kind::Implement: case ast::Kind::Relation: case ast::Kind::Index:
-            break;
+          case ast::Kind::Literal:
+          case ast::Kind::StringFormat:
+          case ast::Kind::FString:
+          case ast::Kind::Regex:
+          case ast::Kind::VarRef:
+          case ast::Kind::AttrRef:
+          case ast::Kind::MapLookup:
+          case ast::Kind::IsDefined:
+          case ast::Kind::Binary:
+          case ast::Kind::Not:
+          case ast::Kind::Conditional:
+          case ast::Kind::Call:
+          case ast::Kind::Constructor:
+          case ast::Kind::IndexLookup:
+          case ast::Kind::ShortIndexLookup:
+          case ast::Kind::ListLit:
+          case ast::Kind::ListComp:
+          case ast::Kind::DictLit:
+          case ast::Kind::ExprStmt:
+          case ast::Kind::Assign:
+          case ast::Kind::For:
+          case ast::Kind::If:
+          case ast::Kind::Import:
+          case ast::Kind::Implement:
+          case ast::Kind::Relation:
+          case ast::Kind::Index: break;
         }
       }
     }
@@ -183,8 +207,8 @@ class Definer {
         auto it = ns->definitions.find(text);
         if (it != ns->definitions.end()) return &it->second;
       }
-      fail(ErrorKind::TypeNotFoundException,
-           "could not find type " + std::string(text) + " in namespace " + from->name, name.loc);
+      fail(ErrorKind::TypeNotFoundException, "could not find type " + std::string(text) + " in namespace " + from->name,
+           name.loc);
     }
     std::string_view prefix = text.substr(0, sep);
     std::string_view last = text.substr(sep + 2);
@@ -199,8 +223,8 @@ class Definer {
     }
     auto it = vis->second->definitions.find(last);
     if (it == vis->second->definitions.end())
-      fail(ErrorKind::TypeNotFoundException,
-           "could not find type " + std::string(text) + " in namespace " + from->name, name.loc);
+      fail(ErrorKind::TypeNotFoundException, "could not find type " + std::string(text) + " in namespace " + from->name,
+           name.loc);
     return &it->second;
   }
 
@@ -232,8 +256,8 @@ class Definer {
       } else if (def->kind == Definition::Kind::Typedef) {
         base = def->typedefType();
       } else {
-        fail(ErrorKind::TypingException, std::string(ref.base.text()) + " is not a type that can be used for an attribute",
-             ref.base.loc);
+        fail(ErrorKind::TypingException,
+             std::string(ref.base.text()) + " is not a type that can be used for an attribute", ref.base.loc);
       }
     }
     if (ref.multi) base = model_.listOf(base);
@@ -253,7 +277,8 @@ class Definer {
   }
 
   void resolveTypedef(Typedef* t, int depth) {
-    if (depth > 64) fail(ErrorKind::CycleException, "typedef " + t->fullName + " is defined in terms of itself", t->location);
+    if (depth > 64)
+      fail(ErrorKind::CycleException, "typedef " + t->fullName + " is defined in terms of itself", t->location);
     const Type* primitive = nullptr;
     const Definition* def = resolve(model_, t->ns, t->definition->base, &primitive);
     if (primitive != nullptr) {
@@ -261,7 +286,8 @@ class Definer {
       return;
     }
     if (def->kind != Definition::Kind::Typedef)
-      fail(ErrorKind::TypingException, std::string(t->definition->base.text()) + " can not be used as the base of a typedef",
+      fail(ErrorKind::TypingException,
+           std::string(t->definition->base.text()) + " can not be used as the base of a typedef",
            t->definition->base.loc);
     Typedef* base = def->typedefType();
     if (base->base == nullptr) resolveTypedef(base, depth + 1);
@@ -435,8 +461,7 @@ class Definer {
       for (const ast::Attribute& a : e->definition->attributes) {
         if (a.defaultValue != nullptr)
           merged[std::string(a.name.text())] = DefaultValue{a.defaultValue, e->ns, a.name.loc};
-        else
-          merged[std::string(a.name.text())] = std::nullopt;
+        else merged[std::string(a.name.text())] = std::nullopt;
       }
     e->defaults.clear();
     for (auto& [name, value] : merged)
@@ -486,7 +511,8 @@ class Definer {
           const Attribute* a = e->attribute(n.text());
           if (a == nullptr)
             fail(ErrorKind::NotFoundException,
-                 "Attribute '" + std::string(n.text()) + "' referenced in index is not defined in entity " + e->fullName,
+                 "Attribute '" + std::string(n.text()) + "' referenced in index is not defined in entity " +
+                     e->fullName,
                  idx->loc());
           if (a->isOptional())
             fail(ErrorKind::IndexException,
@@ -548,7 +574,8 @@ class Definer {
           for (const Attribute* pa : p->own)
             if (pa->name == a->name)
               fail(ErrorKind::DuplicateException,
-                   "Attribute name " + a->name + " is already defined in " + p->shortName + ", unable to define relationship",
+                   "Attribute name " + a->name + " is already defined in " + p->shortName +
+                       ", unable to define relationship",
                    a->relation->loc());
         }
       }
@@ -568,7 +595,8 @@ void defineModel(Model& model, const std::vector<LoadedFile>& files, const Plugi
   Definer(model, files, plugins, sources, warn).run();
 }
 
-const Definition* resolveName(const Model& model, const Namespace* from, const ast::Name& name, const Type** primitive) {
+const Definition* resolveName(const Model& model, const Namespace* from, const ast::Name& name,
+                              const Type** primitive) {
   return Definer::resolve(model, from, name, primitive);
 }
 

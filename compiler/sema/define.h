@@ -1,5 +1,5 @@
-// The definition phase (the first pass of sema/) (spec 3.1-3.10, 3.4 steps 1-4): from the trees of every loaded file to a
-// resolved Model. The first error aborts the compile (definition errors are not collected).
+// The definition phase (the first pass of sema/) (spec 3.1-3.10, 3.4 steps 1-4): from the trees of every loaded file to
+// a resolved Model. The first error aborts the compile (definition errors are not collected).
 #pragma once
 
 #include <string_view>

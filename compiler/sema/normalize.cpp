@@ -47,9 +47,7 @@ class Normalizer {
 namespace {
 bool constantValue(const ast::Expr* e, Value& out) {
   switch (e->kind) {
-    case ast::Kind::Literal:
-      out = static_cast<const ast::Literal*>(e)->value();
-      return true;
+    case ast::Kind::Literal: out = static_cast<const ast::Literal*>(e)->value(); return true;
     case ast::Kind::ListLit: {
       ValueList items;
       for (const ast::Expr* x : static_cast<const ast::ListLit*>(e)->elements) {
@@ -70,15 +68,39 @@ bool constantValue(const ast::Expr* e, Value& out) {
       out = Value(std::move(d));
       return true;
     }
-    case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex: case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined: case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::ListComp: case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import: case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation: case ast::Kind::Typedef: case ast::Kind::Index:
-      return false;
+    case ast::Kind::StringFormat:
+    case ast::Kind::FString:
+    case ast::Kind::Regex:
+    case ast::Kind::VarRef:
+    case ast::Kind::AttrRef:
+    case ast::Kind::MapLookup:
+    case ast::Kind::IsDefined:
+    case ast::Kind::Binary:
+    case ast::Kind::Not:
+    case ast::Kind::Conditional:
+    case ast::Kind::Call:
+    case ast::Kind::Constructor:
+    case ast::Kind::IndexLookup:
+    case ast::Kind::ShortIndexLookup:
+    case ast::Kind::ListComp:
+    case ast::Kind::ExprStmt:
+    case ast::Kind::Assign:
+    case ast::Kind::For:
+    case ast::Kind::If:
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Relation:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: return false;
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
 }  // namespace
 
-const model::Entity* constructorEntity(const model::Model& model, const ast::Constructor* ctor, const model::Namespace* ns,
-                                      const model::Entity* expected) {
+const model::Entity* constructorEntity(const model::Model& model, const ast::Constructor* ctor,
+                                       const model::Namespace* ns, const model::Entity* expected) {
   const model::Type* primitive = nullptr;
   const model::Definition* def = nullptr;
   try {
@@ -116,7 +138,8 @@ const model::Entity* constructorEntity(const model::Model& model, const ast::Con
   const model::Entity* entity = def->entity();
   if (expected != nullptr && !entity->isA(expected))
     fail(ErrorKind::TypingException,
-         "Can not assign a value of type " + entity->fullName + " to a variable of type " + expected->fullName, ctor->loc());
+         "Can not assign a value of type " + entity->fullName + " to a variable of type " + expected->fullName,
+         ctor->loc());
   return entity;
 }
 
@@ -143,9 +166,8 @@ void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const m
       // reference lists them); without a `**` argument, only an assigned-to attribute's inverse
       // can still give one at run time: two or more, or none to give it, fail here (spec 3.10)
       auto given = [&](std::string_view a) {
-        return entity->defaults.count(a) != 0 ||
-               std::any_of(c->named.kwargs.begin(), c->named.kwargs.end(),
-                           [&](const ast::KwArg& kw) { return kw.name.text() == a; });
+        return entity->defaults.count(a) != 0 || std::any_of(c->named.kwargs.begin(), c->named.kwargs.end(),
+                                                             [&](const ast::KwArg& kw) { return kw.name.text() == a; });
       };
       std::vector<std::string_view> missing = missingIndexAttributes(entity, given);
       if (!missing.empty() && c->named.wrapped.empty() && (!lhs || missing.size() > 1))
@@ -154,11 +176,12 @@ void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const m
       for (const ast::KwArg& kw : c->named.kwargs) {
         const model::Attribute* attr = entity->attribute(kw.name.text());
         if (attr == nullptr)
-          fail(ErrorKind::TypingException, "no attribute " + std::string(kw.name.text()) + " on type " + entity->fullName,
-               kw.name.loc, true);
+          fail(ErrorKind::TypingException,
+               "no attribute " + std::string(kw.name.text()) + " on type " + entity->fullName, kw.name.loc, true);
         if (!attr->isRelation && kw.value->kind == ast::Kind::Constructor)
           fail(ErrorKind::TypingException,
-               "Can not assign a value of type " + std::string(static_cast<const ast::Constructor*>(kw.value)->type.text()) +
+               "Can not assign a value of type " +
+                   std::string(static_cast<const ast::Constructor*>(kw.value)->type.text()) +
                    " to a variable of type " + attr->type->name(),
                kw.value->loc());
         normalizeExpr(kw.value, ns, attr->isRelation ? attr->target() : nullptr,
@@ -182,8 +205,8 @@ void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const m
         const model::Definition* def = resolveName(model_, ns, c->function, &primitive);
         if (def == nullptr || def->kind != model::Definition::Kind::Plugin)
           fail(ErrorKind::RuntimeException,
-               "Can not call '" + std::string(c->function.text()) + "', can only call plugin or primitive type cast", c->loc(),
-               true);
+               "Can not call '" + std::string(c->function.text()) + "', can only call plugin or primitive type cast",
+               c->loc(), true);
       }
       break;
     }
@@ -214,14 +237,28 @@ void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const m
       normalizeExpr(c->guard, ns, nullptr);
       return;
     }
-    case ast::Kind::ShortIndexLookup: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined:
-    case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::DictLit: case ast::Kind::StringFormat:
-    case ast::Kind::FString: case ast::Kind::Literal: case ast::Kind::Regex:
-      break;
-    case ast::Kind::ExprStmt: case ast::Kind::Assign: case ast::Kind::For: case ast::Kind::If: case ast::Kind::Import:
-    case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation:
-    case ast::Kind::Typedef: case ast::Kind::Index:
-      return;  // (not expressions)
+    case ast::Kind::ShortIndexLookup:
+    case ast::Kind::AttrRef:
+    case ast::Kind::MapLookup:
+    case ast::Kind::IsDefined:
+    case ast::Kind::Binary:
+    case ast::Kind::Not:
+    case ast::Kind::DictLit:
+    case ast::Kind::StringFormat:
+    case ast::Kind::FString:
+    case ast::Kind::Literal:
+    case ast::Kind::Regex: break;
+    case ast::Kind::ExprStmt:
+    case ast::Kind::Assign:
+    case ast::Kind::For:
+    case ast::Kind::If:
+    case ast::Kind::Import:
+    case ast::Kind::Entity:
+    case ast::Kind::Implementation:
+    case ast::Kind::Implement:
+    case ast::Kind::Relation:
+    case ast::Kind::Typedef:
+    case ast::Kind::Index: return;  // (not expressions)
   }
   // its parts, none of which expects an entity
   ast::forEachChild(e, [&](const ast::Expr* part) { normalizeExpr(part, ns, nullptr); });
@@ -250,7 +287,31 @@ void Normalizer::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
         normalizeBlock(i->elseBlock, ns);
         break;
       }
-      case ast::Kind::Literal: case ast::Kind::StringFormat: case ast::Kind::FString: case ast::Kind::Regex: case ast::Kind::VarRef: case ast::Kind::AttrRef: case ast::Kind::MapLookup: case ast::Kind::IsDefined: case ast::Kind::Binary: case ast::Kind::Not: case ast::Kind::Conditional: case ast::Kind::Call: case ast::Kind::Constructor: case ast::Kind::IndexLookup: case ast::Kind::ShortIndexLookup: case ast::Kind::ListLit: case ast::Kind::ListComp: case ast::Kind::DictLit: case ast::Kind::Import: case ast::Kind::Entity: case ast::Kind::Implementation: case ast::Kind::Implement: case ast::Kind::Relation: case ast::Kind::Typedef: case ast::Kind::Index: break;
+      case ast::Kind::Literal:
+      case ast::Kind::StringFormat:
+      case ast::Kind::FString:
+      case ast::Kind::Regex:
+      case ast::Kind::VarRef:
+      case ast::Kind::AttrRef:
+      case ast::Kind::MapLookup:
+      case ast::Kind::IsDefined:
+      case ast::Kind::Binary:
+      case ast::Kind::Not:
+      case ast::Kind::Conditional:
+      case ast::Kind::Call:
+      case ast::Kind::Constructor:
+      case ast::Kind::IndexLookup:
+      case ast::Kind::ShortIndexLookup:
+      case ast::Kind::ListLit:
+      case ast::Kind::ListComp:
+      case ast::Kind::DictLit:
+      case ast::Kind::Import:
+      case ast::Kind::Entity:
+      case ast::Kind::Implementation:
+      case ast::Kind::Implement:
+      case ast::Kind::Relation:
+      case ast::Kind::Typedef:
+      case ast::Kind::Index: break;
     }
   }
 }
@@ -261,8 +322,8 @@ void Normalizer::run() {
   bool inExpression = false;
   auto check = [this, &inExpression](const model::Typedef& t, const Value& x) {
     std::optional<Diagnostic> verdict = checkConstraint_(t, x);
-    inExpression = verdict && !(verdict->location.file == t.location.file && verdict->location.line == t.location.line &&
-                                verdict->location.col == t.location.col &&
+    inExpression = verdict && !(verdict->location.file == t.location.file &&
+                                verdict->location.line == t.location.line && verdict->location.col == t.location.col &&
                                 verdict->message.find(", does not match constraint `") != std::string::npos);
     return verdict;
   };

@@ -28,8 +28,8 @@ void normalize(const model::Model& model, const ConstraintCheck& checkConstraint
 // The entity a constructor call names in namespace `ns`; when `expected` (the entity of the
 // relation it is given to) is set and the name is not qualified and not found, the one entity of
 // that short name among `expected` and its subtypes (spec 3.11). Throws CompileError.
-const model::Entity* constructorEntity(const model::Model& model, const ast::Constructor* ctor, const model::Namespace* ns,
-                                       const model::Entity* expected);
+const model::Entity* constructorEntity(const model::Model& model, const ast::Constructor* ctor,
+                                       const model::Namespace* ns, const model::Entity* expected);
 
 // The index attributes of `entity` (its ancestors' indexes too) that `given` does not supply,
 // once per index naming them, as the reference lists them.

@@ -5,8 +5,8 @@
 namespace inmanta::compiler::sema {
 
 std::unordered_map<const model::Attribute*, int> relationFreezeRanks(const model::Model& model,
-                                                                    const std::vector<std::string>& rules,
-                                                                    const PrecedenceLog& log) {
+                                                                     const std::vector<std::string>& rules,
+                                                                     const PrecedenceLog& log) {
   std::unordered_map<const model::Attribute*, int> ranks;
   // project.yml's relation_precedence_policy (experimental in the reference): each rule
   // `<entity>.<relation> before <entity>.<relation>` names relations declared on those entities
@@ -52,7 +52,8 @@ std::unordered_map<const model::Attribute*, int> relationFreezeRanks(const model
   };
   for (const std::string& text : rules) {
     std::optional<PrecedenceRule> rule = parsePrecedenceRule(text);
-    if (!rule) throw CompileError(Diagnostic(ErrorKind::CompilerException, "Invalid relation precedence rule: " + text));
+    if (!rule)
+      throw CompileError(Diagnostic(ErrorKind::CompilerException, "Invalid relation precedence rule: " + text));
     log("INFO", "Loaded relation precedence rule: " + rule->firstType + "." + rule->firstRelation + " before " +
                     rule->thenType + "." + rule->thenRelation);
     size_t first = node(relationOf(rule->firstType, rule->firstRelation));

@@ -21,7 +21,7 @@ using PrecedenceLog = std::function<void(std::string_view level, const std::stri
 // rules, the first mentioned first among those that may come next). Throws a CompilerException for
 // a rule that does not parse, names what is no relation, or closes a cycle.
 std::unordered_map<const model::Attribute*, int> relationFreezeRanks(const model::Model& model,
-                                                                    const std::vector<std::string>& rules,
-                                                                    const PrecedenceLog& log);
+                                                                     const std::vector<std::string>& rules,
+                                                                     const PrecedenceLog& log);
 
 }  // namespace inmanta::compiler::sema

@@ -78,8 +78,9 @@ void ShadowCheck::check(const ast::Block& block, const ast::For* loop, ShadowSco
       original = &topPlaces_->at(name);
     }
     if (original != nullptr) {
-      Diagnostic d(ErrorKind::CompilerException, "Variable `" + std::string(name) + "` shadowed: originally declared at " +
-                                                      places(*original) + ", shadowed at " + places(at));
+      Diagnostic d(ErrorKind::CompilerException, "Variable `" + std::string(name) +
+                                                     "` shadowed: originally declared at " + places(*original) +
+                                                     ", shadowed at " + places(at));
       d.warningName = "VariableShadowWarning";
       if (warn_) warn_(d);
     }

@@ -1,7 +1,7 @@
 #include "compiler/sema/typecheck.h"
 
-#include "compiler/sema/define.h"
 #include "compiler/runtime/instance.h"
+#include "compiler/sema/define.h"
 
 namespace inmanta::compiler::sema {
 
@@ -28,7 +28,12 @@ bool isLiteral(const Value& v) {
       for (const auto& [k, e] : v.asDict().items)
         if (!isLiteral(e)) return false;
       return true;
-    case Value::Type::Null: case Value::Type::Bool: case Value::Type::Int: case Value::Type::Float: case Value::Type::String: case Value::Type::Unknown: return true;
+    case Value::Type::Null:
+    case Value::Type::Bool:
+    case Value::Type::Int:
+    case Value::Type::Float:
+    case Value::Type::String:
+    case Value::Type::Unknown: return true;
   }
   __builtin_unreachable();  // (the switch above names every value)
 }

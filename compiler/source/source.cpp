@@ -53,7 +53,8 @@ template <class F>
 void forEachLineStart(const char* p, size_t n, F&& f) {
   size_t i = 0;
   for (; i + kStep <= n; i += kStep)
-    for (auto newlines = bytesEqual(p + i, '\n'); newlines != 0; newlines &= newlines - 1) f(i + firstSet(newlines) + 1);
+    for (auto newlines = bytesEqual(p + i, '\n'); newlines != 0; newlines &= newlines - 1)
+      f(i + firstSet(newlines) + 1);
   for (; i < n; ++i)
     if (p[i] == '\n') f(i + 1);
 }
@@ -65,7 +66,8 @@ void indexLines(std::string_view text, std::vector<uint32_t>& starts) {
   starts.clear();
   starts.reserve(lines);
   starts.push_back(0);
-  forEachLineStart(text.data(), text.size(), [&starts](size_t start) { starts.push_back(static_cast<uint32_t>(start)); });
+  forEachLineStart(text.data(), text.size(),
+                   [&starts](size_t start) { starts.push_back(static_cast<uint32_t>(start)); });
 }
 
 }  // namespace
@@ -242,8 +244,8 @@ size_t findInvalidUtf8(std::string_view text) {
       cp = (cp << 6) | (cc & 0x3F);
     }
     // overlong forms, surrogates and values past U+10FFFF are invalid
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
       return i;
     i += len;
   }

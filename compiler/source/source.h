@@ -37,10 +37,12 @@ inline uint64_t packLocation(SourceLocation at) {
 }
 inline SourceLocation unpackLocation(uint64_t bits) {
   uint64_t file = bits & 0xFFF;
-  return SourceLocation{file == 0 ? kNoFile : static_cast<FileId>(file - 1), static_cast<uint32_t>((bits >> 12) & kMaxLines),
+  return SourceLocation{file == 0 ? kNoFile : static_cast<FileId>(file - 1),
+                        static_cast<uint32_t>((bits >> 12) & kMaxLines),
                         static_cast<uint32_t>((bits >> 37) & kMaxColumn)};
 }
-static_assert(kMaxFiles + 1 < (1u << 12) && kMaxLines == (1u << 25) - 1 && kMaxColumn == (1u << 19) - 1 && 12 + 25 + 19 == kPackedLocationBits,
+static_assert(kMaxFiles + 1 < (1u << 12) && kMaxLines == (1u << 25) - 1 && kMaxColumn == (1u << 19) - 1 &&
+                  12 + 25 + 19 == kPackedLocationBits,
               "a packed location is 56 bits");
 
 struct SourceRange {
@@ -54,9 +56,9 @@ struct SourceFile {
   SourceFile() = default;
   SourceFile(const SourceFile&) = delete;  // `text` views its own storage
   SourceFile& operator=(const SourceFile&) = delete;
-  std::string path;     // as opened
-  std::string display;  // as printed in messages: ./main.cf, ./libs/m/model/_init.cf
-  std::string_view text;              // (in `stored`; empty once the text is released)
+  std::string path;       // as opened
+  std::string display;    // as printed in messages: ./main.cf, ./libs/m/model/_init.cf
+  std::string_view text;  // (in `stored`; empty once the text is released)
   // byte offset of each line (freed with the text, and made again when the text is read again)
   mutable std::vector<uint32_t> lineStarts;
   // the number of lines (kept when the text is released)
@@ -79,7 +81,7 @@ struct SourceFile {
   mutable std::string stored;  // the text and that newline
   size_t size_ = 0;            // of the text
   size_t lines_ = 0;
-  uint64_t digest_ = 0;        // of the text, once released
+  uint64_t digest_ = 0;  // of the text, once released
   bool released_ = false;
   mutable bool reloaded_ = false;
   // (reportedLineText) the regexes with newlines before their `/`: the line number of their

@@ -167,7 +167,7 @@ py::object item(const ValueHandle& h, py::handle key) {
     const ValueList& list = v.asList();
     if (PyUnicode_Check(key.ptr()))
       throw CompileError(Diagnostic(ErrorKind::RuntimeException, "can not get a attribute " + key.cast<std::string>() +
-                                                                      ", " + host->repr(v) + " is a list"));
+                                                                     ", " + host->repr(v) + " is a list"));
     if (PySlice_Check(key.ptr())) {
       size_t start = 0, stop = 0, step = 0, length = 0;
       if (!py::reinterpret_borrow<py::slice>(key).compute(list.size(), &start, &stop, &step, &length))
@@ -177,8 +177,8 @@ py::object item(const ValueHandle& h, py::handle key) {
       return toPython(Value(std::move(out)));
     }
     if (!PyLong_Check(key.ptr()))
-      raisePython(PyExc_TypeError,
-                  "list indices must be integers or slices, not " + std::string(py::str(key.get_type().attr("__name__"))));
+      raisePython(PyExc_TypeError, "list indices must be integers or slices, not " +
+                                       std::string(py::str(key.get_type().attr("__name__"))));
     auto size = static_cast<long long>(list.size());
     int overflow = 0;
     long long i = PyLong_AsLongLongAndOverflow(key.ptr(), &overflow);
@@ -189,8 +189,9 @@ py::object item(const ValueHandle& h, py::handle key) {
   }
   if (v.isDict()) {
     if (!PyUnicode_Check(key.ptr()))
-      throw CompileError(Diagnostic(ErrorKind::RuntimeException, "Expected string key, but got " + std::string(py::str(key)) +
-                                                                      ", " + host->repr(v) + " is a dict"));
+      throw CompileError(Diagnostic(ErrorKind::RuntimeException, "Expected string key, but got " +
+                                                                     std::string(py::str(key)) + ", " + host->repr(v) +
+                                                                     " is a dict"));
     const Value* found = host->find(v.asDict(), key.cast<std::string>());
     if (found == nullptr) {
       PyErr_SetObject(PyExc_KeyError, key.ptr());

@@ -39,7 +39,8 @@ TEST(PythonRuntime, Jinja2Loads) {
   Gil gil;
   py::object jinja = py::module_::import("jinja2");
   py::object env = jinja.attr("Environment")();
-  EXPECT_EQ(env.attr("from_string")("{{ x }}-{{ y }}\n").attr("render")(py::dict(py::arg("x") = 2.0, py::arg("y") = true))
+  EXPECT_EQ(env.attr("from_string")("{{ x }}-{{ y }}\n")
+                .attr("render")(py::dict(py::arg("x") = 2.0, py::arg("y") = true))
                 .cast<std::string>(),
             "2.0-True");  // the trailing newline dropped, as Jinja does by default
 }
@@ -104,7 +105,8 @@ TEST(PythonRuntime, PythonErrorsFromCallbacksStayPythonErrors) {
   Gil gil;
   py::dict scope;
   scope["f"] = thrower();
-  py::exec("def caught():\n    try:\n        f(0)\n    except KeyError as e:\n        return 'caught ' + str(e)\n", scope);
+  py::exec("def caught():\n    try:\n        f(0)\n    except KeyError as e:\n        return 'caught ' + str(e)\n",
+           scope);
   EXPECT_EQ(callPython([&] { return scope["caught"](); }).cast<std::string>(), "caught 'zero'");
   try {
     callPython([&] { return scope["f"](0); });

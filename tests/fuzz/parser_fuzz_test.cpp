@@ -36,24 +36,78 @@ std::vector<std::string> modelsUnder(const char* dir) {
 
 std::vector<std::string> corpus() { return modelsUnder(INMANTA_FUZZ_CORPUS); }
 
-const char* const kPieces[] = {"(", ")", "[", "]", "{", "}", ":", ",", ".", "=", "+=", "-", "--", "->", "<-",
-                               "**", "*", "/", "%", "?", "not", "in", "is defined", "end", "if", "for", "entity",
-                               "X", "x", "\"s\"", "'", "\"", "\"\"\"", "1", "-1", ".5", "matching /a/", "dict",
-                               "null", "true", "::", "A.b", "\n", " ", "f\"{x}\"", "r\"a\"", "#", "typedef",
-                               "implement", "using", "when", "index", "import", "elif", "else", "as", "&", "\\",
-                               "\xC3\xA9", "\t", "\"\\x4\"", "99999999999999999999", "f\"{\"", "{{a}}"};
+const char* const kPieces[] = {"(",
+                               ")",
+                               "[",
+                               "]",
+                               "{",
+                               "}",
+                               ":",
+                               ",",
+                               ".",
+                               "=",
+                               "+=",
+                               "-",
+                               "--",
+                               "->",
+                               "<-",
+                               "**",
+                               "*",
+                               "/",
+                               "%",
+                               "?",
+                               "not",
+                               "in",
+                               "is defined",
+                               "end",
+                               "if",
+                               "for",
+                               "entity",
+                               "X",
+                               "x",
+                               "\"s\"",
+                               "'",
+                               "\"",
+                               "\"\"\"",
+                               "1",
+                               "-1",
+                               ".5",
+                               "matching /a/",
+                               "dict",
+                               "null",
+                               "true",
+                               "::",
+                               "A.b",
+                               "\n",
+                               " ",
+                               "f\"{x}\"",
+                               "r\"a\"",
+                               "#",
+                               "typedef",
+                               "implement",
+                               "using",
+                               "when",
+                               "index",
+                               "import",
+                               "elif",
+                               "else",
+                               "as",
+                               "&",
+                               "\\",
+                               "\xC3\xA9",
+                               "\t",
+                               "\"\\x4\"",
+                               "99999999999999999999",
+                               "f\"{\"",
+                               "{{a}}"};
 
 std::string mutate(std::string s, std::mt19937& rng) {
   int edits = 1 + static_cast<int>(rng() % 4);
   for (int e = 0; e < edits; ++e) {
     size_t pos = s.empty() ? 0 : rng() % (s.size() + 1);
     switch (rng() % 4) {
-      case 0:
-        s.insert(pos, kPieces[rng() % (sizeof kPieces / sizeof kPieces[0])]);
-        break;
-      case 1:
-        s.erase(pos, 1 + rng() % 8);
-        break;
+      case 0: s.insert(pos, kPieces[rng() % (sizeof kPieces / sizeof kPieces[0])]); break;
+      case 1: s.erase(pos, 1 + rng() % 8); break;
       case 2: {
         size_t from = s.empty() ? 0 : rng() % s.size();
         s.insert(pos, s.substr(from, 1 + rng() % 30));
@@ -132,7 +186,8 @@ TEST(ParserFuzz, MutationsParseOrFailWithALocatedSyntaxError) {
     if (elapsed > std::chrono::seconds(5)) {
       ++failures;
       ADD_FAILURE() << "parse took " << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()
-                    << " ms\n--- input ---\n" << text;
+                    << " ms\n--- input ---\n"
+                    << text;
     }
     if (failures > 10) FAIL() << "too many failures";
   }

@@ -57,7 +57,8 @@ class FakePluginContext : public PluginContext {
       if (u == name) throw PluginSuspend(nullptr);
     auto it = fake->attributes().find(std::string(name));
     if (it == fake->attributes().end())
-      throw PluginFailure("AttributeError", "'" + fake->entity() + "' object has no attribute '" + std::string(name) + "'");
+      throw PluginFailure("AttributeError",
+                          "'" + fake->entity() + "' object has no attribute '" + std::string(name) + "'");
     return it->second;
   }
   bool isInstanceOf(const runtime::Value& instance, std::string_view entityName) override {
@@ -132,7 +133,9 @@ class FakePluginContext : public PluginContext {
     }
     return spec->run(*this, bound, {});
   }
-  std::vector<std::string> pluginNames() override { return registry != nullptr ? registry->names() : std::vector<std::string>{}; }
+  std::vector<std::string> pluginNames() override {
+    return registry != nullptr ? registry->names() : std::vector<std::string>{};
+  }
   SourceLocation callLocation() override { return {}; }
   std::shared_ptr<void>& compileState(std::string_view key) override {
     auto it = state.find(key);

@@ -145,9 +145,7 @@ std::optional<int> parseMask(int version, std::string_view s) {
   return prefixFromMask(4, *mask ^ 0xFFFFFFFFu);
 }
 
-std::optional<Address> parseAddress(int version, std::string_view s) {
-  return version == 4 ? parseV4(s) : parseV6(s);
-}
+std::optional<Address> parseAddress(int version, std::string_view s) { return version == 4 ? parseV4(s) : parseV6(s); }
 
 // _split_addr_prefix + the address and mask parsing shared by interfaces and networks.
 std::optional<Prefixed> parsePrefixed(int version, std::string_view text) {
@@ -193,7 +191,8 @@ std::string v6String(U128 value) {
   if (bestLen > 1) {
     for (int i = 0; i < bestStart; ++i) out += (i ? ":" : "") + hextets[static_cast<size_t>(i)];
     out += "::";
-    for (int i = bestStart + bestLen; i < 8; ++i) out += (i > bestStart + bestLen ? ":" : "") + hextets[static_cast<size_t>(i)];
+    for (int i = bestStart + bestLen; i < 8; ++i)
+      out += (i > bestStart + bestLen ? ":" : "") + hextets[static_cast<size_t>(i)];
     return out;
   }
   for (int i = 0; i < 8; ++i) out += (i ? ":" : "") + hextets[static_cast<size_t>(i)];
@@ -201,8 +200,8 @@ std::string v6String(U128 value) {
 }
 
 std::string v4String(uint32_t v) {
-  return std::to_string(v >> 24) + "." + std::to_string((v >> 16) & 0xFF) + "." + std::to_string((v >> 8) & 0xFF) + "." +
-         std::to_string(v & 0xFF);
+  return std::to_string(v >> 24) + "." + std::to_string((v >> 16) & 0xFF) + "." + std::to_string((v >> 8) & 0xFF) +
+         "." + std::to_string(v & 0xFF);
 }
 
 }  // namespace
@@ -244,7 +243,8 @@ std::optional<Prefixed> parseInterface(int version, std::string_view text) { ret
 std::optional<Prefixed> parseNetwork(int version, std::string_view text) {
   std::optional<Prefixed> p = parsePrefixed(version, text);
   if (!p) return std::nullopt;
-  if ((p->address.value & netmaskBits(version, p->prefixlen)) != p->address.value) return std::nullopt;  // host bits set
+  if ((p->address.value & netmaskBits(version, p->prefixlen)) != p->address.value)
+    return std::nullopt;  // host bits set
   return p;
 }
 

@@ -145,12 +145,11 @@ Value indexElement(const Value& obj, const Value& index) {
     }
     case Value::Type::Dict:
       // the reference's DictProxy refuses non-string keys with a compiler RuntimeException
-      throw compiler::CompileError(compiler::Diagnostic(
-          compiler::ErrorKind::RuntimeException,
-          "Expected string key, but got " + runtime::str(index) + ", " + runtime::repr(obj) + " is a dict"));
+      throw compiler::CompileError(compiler::Diagnostic(compiler::ErrorKind::RuntimeException,
+                                                        "Expected string key, but got " + runtime::str(index) + ", " +
+                                                            runtime::repr(obj) + " is a dict"));
     case Value::Type::Unknown: throw UnknownRead{};
-    default:
-      fail("TypeError", "'" + proxyTypeName(obj) + "' object is not subscriptable");
+    default: fail("TypeError", "'" + proxyTypeName(obj) + "' object is not subscriptable");
   }
 }
 
@@ -163,15 +162,15 @@ void iterateInto(const Value& v, ValueList& out) {
     case Value::Type::String: {
       const std::string& s = v.asString();
       std::vector<size_t> offsets = codePointOffsets(s);
-      for (size_t k = 0; k + 1 < offsets.size(); ++k) out.emplace_back(s.substr(offsets[k], offsets[k + 1] - offsets[k]));
+      for (size_t k = 0; k + 1 < offsets.size(); ++k)
+        out.emplace_back(s.substr(offsets[k], offsets[k + 1] - offsets[k]));
       return;
     }
     case Value::Type::Dict:  // iterating a dict yields its keys
       for (const auto& item : v.asDict().items) out.emplace_back(item.first);
       return;
     case Value::Type::Unknown: throw UnknownRead{};
-    default:
-      fail("TypeError", "'" + proxyTypeName(v) + "' object is not iterable");
+    default: fail("TypeError", "'" + proxyTypeName(v) + "' object is not iterable");
   }
 }
 
@@ -193,20 +192,23 @@ constexpr int64_t kMaxSequence = 10'000'000;
 }  // namespace
 
 void registerListPlugins(PluginRegistry& registry) {
-  addPlugin(registry, "sequence", {param("i", "int"), param("start", "int", Value(0)), param("offset", "int", Value(0))},
-            "list", [](PluginContext& ctx, const Args& a, const Kwargs&) {
+  addPlugin(registry, "sequence",
+            {param("i", "int"), param("start", "int", Value(0)), param("offset", "int", Value(0))}, "list",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
               // list(range(start, int(i) + start - offset))
               int64_t start = a[1].toInt();
               int64_t offset = a[2].toInt();
               if (offset != 0)
                 ctx.warn("Warning",
-                         "The 'offset' parameter in the 'sequence' plugin is deprecated and will be removed in a future version.");
+                         "The 'offset' parameter in the 'sequence' plugin is deprecated and will be removed in a "
+                         "future version.");
               __int128 end = static_cast<__int128>(a[0].toInt()) + start - offset;
               ValueList out;
               if (end <= start) return Value(std::move(out));
               if (end - start > kMaxSequence)
                 fail("MemoryError", "std::sequence of more than " + std::to_string(kMaxSequence) + " elements");
-              if (end - 1 > static_cast<__int128>(INT64_MAX)) fail("OverflowError", "sequence element out of the 64-bit range");
+              if (end - 1 > static_cast<__int128>(INT64_MAX))
+                fail("OverflowError", "sequence element out of the 64-bit range");
               for (int64_t v = start; v < end; ++v) out.emplace_back(v);
               return Value(std::move(out));
             });
@@ -227,13 +229,14 @@ void registerListPlugins(PluginRegistry& registry) {
       return Value(true);
     });
   });
-  addPlugin(registry, "flatten", {param("item_list", "list")}, "list", [](PluginContext&, const Args& a, const Kwargs&) {
-    return unknownAware([&] {
-      ValueList out;
-      for (const Value& e : a[0].asList()) iterateInto(e, out);
-      return Value(std::move(out));
-    });
-  });
+  addPlugin(registry, "flatten", {param("item_list", "list")}, "list",
+            [](PluginContext&, const Args& a, const Kwargs&) {
+              return unknownAware([&] {
+                ValueList out;
+                for (const Value& e : a[0].asList()) iterateInto(e, out);
+                return Value(std::move(out));
+              });
+            });
   addPlugin(registry, "at", {param("objects", "list"), param("index", "int")}, "any",
             [](PluginContext&, const Args& a, const Kwargs&) {
               return unknownAware([&] { return indexElement(a[0], a[1]); });
@@ -246,16 +249,16 @@ void registerListPlugins(PluginRegistry& registry) {
                 return Value(std::move(out));
               });
             });
-  addPlugin(
-      registry, "select", {param("objects", "list"), param("attr", "string")}, "list",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        return unknownAware([&] {
-          ValueList out;
-          for (const Value& obj : a[0].asList()) out.push_back(readElement(readAttribute(ctx, readElement(obj), a[1].asString())));
-          return Value(std::move(out));
-        });
-      },
-      {.deprecated = true, .replacedBy = "using a list comprehension"});
+  addPlugin(registry, "select", {param("objects", "list"), param("attr", "string")}, "list",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
+              return unknownAware([&] {
+                ValueList out;
+                for (const Value& obj : a[0].asList())
+                  out.push_back(readElement(readAttribute(ctx, readElement(obj), a[1].asString())));
+                return Value(std::move(out));
+              });
+            },
+            {.deprecated = true, .replacedBy = "using a list comprehension"});
   addPlugin(registry, "key_sort", {param("items", "list"), param("key", "any")}, "list",
             [](PluginContext& ctx, const Args& a, const Kwargs&) {
               if (!a[1].isString()) fail("TypeError", "attribute name must be a string");
@@ -271,52 +274,50 @@ void registerListPlugins(PluginRegistry& registry) {
                 return Value(std::move(out));
               });
             });
-  addPlugin(
-      registry, "filter", {param("values", "list"), param("not_item", "std::Entity")}, "list",
-      [](PluginContext&, const Args& a, const Kwargs&) {
-        return unknownAware([&] {
-          ValueList out;
-          for (const Value& v : a[0].asList())
-            if (!runtime::pyEquals(readElement(v), a[1])) out.push_back(v);
-          return Value(std::move(out));
-        });
-      },
-      {.deprecated = true, .replacedBy = "using a list comprehension"});
+  addPlugin(registry, "filter", {param("values", "list"), param("not_item", "std::Entity")}, "list",
+            [](PluginContext&, const Args& a, const Kwargs&) {
+              return unknownAware([&] {
+                ValueList out;
+                for (const Value& v : a[0].asList())
+                  if (!runtime::pyEquals(readElement(v), a[1])) out.push_back(v);
+                return Value(std::move(out));
+              });
+            },
+            {.deprecated = true, .replacedBy = "using a list comprehension"});
   addPlugin(registry, "inlineif", {param("conditional", "bool"), param("a", "any"), param("b", "any")}, "any",
             [](PluginContext&, const Args& a, const Kwargs&) { return a[0].asBool() ? a[1] : a[2]; });
   addPlugin(registry, "attr", {param("obj", "any"), param("attr", "string")}, "any",
             [](PluginContext& ctx, const Args& a, const Kwargs&) { return readAttribute(ctx, a[0], a[1].asString()); });
   // spec A.8 [QUIRK]: a missing attribute fails (AttributeError) rather than giving the default,
   // and an unknown attribute value is unknown whatever no_unknown says.
-  addPlugin(
-      registry, "getattr",
-      {param("entity", "std::Entity"), param("attribute_name", "string"), paramNone("default_value", "any"),
-       param("no_unknown", "bool", Value(true))},
-      "any",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        if (!a[1].isString())
-          fail("TypeError", "attribute name must be string, not '" + proxyTypeName(a[1]) + "'");
-        const std::string& name = a[1].asString();
-        if (a[0].isUnknown()) fail("AttributeError", "'Unknown' object has no attribute '" + name + "'");
-        return readAttribute(ctx, a[0], name);
-      },
-      {.acceptsUnknown = true});
+  addPlugin(registry, "getattr",
+            {param("entity", "std::Entity"), param("attribute_name", "string"), paramNone("default_value", "any"),
+             param("no_unknown", "bool", Value(true))},
+            "any",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
+              if (!a[1].isString())
+                fail("TypeError", "attribute name must be string, not '" + proxyTypeName(a[1]) + "'");
+              const std::string& name = a[1].asString();
+              if (a[0].isUnknown()) fail("AttributeError", "'Unknown' object has no attribute '" + name + "'");
+              return readAttribute(ctx, a[0], name);
+            },
+            {.acceptsUnknown = true});
   addPlugin(registry, "isset", {param("value", "any")}, "bool",
             [](PluginContext&, const Args& a, const Kwargs&) { return Value(!a[0].isNull()); });
-  addPlugin(
-      registry, "is_unknown", {param("value", "any")}, "bool",
-      [](PluginContext&, const Args& a, const Kwargs&) { return Value(a[0].isUnknown()); }, {.acceptsUnknown = true});
-  addPlugin(
-      registry, "is_instance", {param("obj", "any"), param("cls", "string")}, "bool",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        const Value& obj = a[0];
-        // a list or dict is never an entity instance (the reference validates the raw value
-        // against the type and gets a RuntimeException)
-        if (obj.isList() || obj.isDict()) return Value(false);
-        if (!obj.isInstance()) fail("AttributeError", "'" + proxyTypeName(obj) + "' object has no attribute '_get_instance'");
-        return Value(ctx.isInstanceOf(obj, a[1].asString()));
-      },
-      {.contextAware = true});
+  addPlugin(registry, "is_unknown", {param("value", "any")}, "bool",
+            [](PluginContext&, const Args& a, const Kwargs&) { return Value(a[0].isUnknown()); },
+            {.acceptsUnknown = true});
+  addPlugin(registry, "is_instance", {param("obj", "any"), param("cls", "string")}, "bool",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
+              const Value& obj = a[0];
+              // a list or dict is never an entity instance (the reference validates the raw value
+              // against the type and gets a RuntimeException)
+              if (obj.isList() || obj.isDict()) return Value(false);
+              if (!obj.isInstance())
+                fail("AttributeError", "'" + proxyTypeName(obj) + "' object has no attribute '_get_instance'");
+              return Value(ctx.isInstanceOf(obj, a[1].asString()));
+            },
+            {.contextAware = true});
   // spec A.8 [QUIRK]: the root of the family chain is never compared
   addPlugin(registry, "familyof", {param("member", "std::OS"), param("family", "string")}, "bool",
             [](PluginContext& ctx, const Args& a, const Kwargs&) {
@@ -339,7 +340,8 @@ void registerListPlugins(PluginRegistry& registry) {
                   }
                   if (next.isNull()) return Value(false);
                   if (nameIs(parent)) return Value(true);
-                  if (!next.isInstance()) fail("AttributeError", "'" + proxyTypeName(next) + "' object has no attribute 'family'");
+                  if (!next.isInstance())
+                    fail("AttributeError", "'" + proxyTypeName(next) + "' object has no attribute 'family'");
                   parent = next;
                 }
                 return Value(false);  // a cycle in the family chain (the reference loops forever)
@@ -351,52 +353,42 @@ void registerListPlugins(PluginRegistry& registry) {
   });
   // decision 9.7: the instance's rendering followed by its creation ordinal
   addPlugin(registry, "objid", {param("value", "any")}, "string", [](PluginContext& ctx, const Args& a, const Kwargs&) {
-    if (!a[0].isInstance()) fail("AttributeError", "'" + proxyTypeName(a[0]) + "' object has no attribute '_get_instance'");
+    if (!a[0].isInstance())
+      fail("AttributeError", "'" + proxyTypeName(a[0]) + "' object has no attribute '_get_instance'");
     return Value(a[0].asInstance()->display() + " #" + std::to_string(ctx.instanceOrdinal(a[0])));
   });
-  addPlugin(registry, "timestamp", {paramNone("dummy", "any")}, "int", [](PluginContext&, const Args&, const Kwargs&) {
-    return Value(static_cast<int64_t>(std::time(nullptr)));
-  });
-  addPlugin(
-      registry, "dict_get", {param("dct", "dict"), param("key", "string")}, "string",
-      [](PluginContext&, const Args& a, const Kwargs&) {
-        const Value* v = a[0].asDict().find(a[1].asString());
-        if (v == nullptr) fail("KeyError", runtime::pyReprString(a[1].asString()));
-        return *v;
-      },
-      {.deprecated = true, .replacedBy = "using the `<dict>[<key>]` construct"});
-  addPlugin(
-      registry, "contains", {param("dct", "dict"), param("key", "string")}, "bool",
-      [](PluginContext&, const Args& a, const Kwargs&) {
-        // Mapping.__contains__ reads the value: an unknown value makes the answer unknown
-        const Value* v = a[0].asDict().find(a[1].asString());
-        if (v == nullptr) return Value(false);
-        return v->isUnknown() ? Value::unknown() : Value(true);
-      },
-      {.deprecated = true, .replacedBy = "the `<key> in <dict>` construct"});
-  addPlugin(
-      registry, "invert", {param("value", "bool")}, "bool",
-      [](PluginContext&, const Args& a, const Kwargs&) {
-        return Value(!a[0].asBool());
-      },
-      {.deprecated = true, .replacedBy = "the `not` unary operator"});
-  addPlugin(
-      registry, "to_number", {param("value", "any")}, "number",
-      [](PluginContext&, const Args& a, const Kwargs&) {
-        return Value(pyIntOf(a[0]));
-      },
-      {.deprecated = true});
-  addPlugin(
-      registry, "equals", {param("arg1", "any"), param("arg2", "any"), paramNone("desc", "string")}, "",
-      [](PluginContext&, const Args& a, const Kwargs&) {
-        if (!runtime::pyEquals(a[0], a[1])) {
-          std::string message = proxyStr(a[0]) + " != " + proxyStr(a[1]);
-          if (!a[2].isNull()) message += ": " + a[2].asString();
-          fail("AssertionError", message);
-        }
-        return Value();
-      },
-      {.deprecated = true, .replacedBy = "the `==` binary operator"});
+  addPlugin(registry, "timestamp", {paramNone("dummy", "any")}, "int",
+            [](PluginContext&, const Args&, const Kwargs&) { return Value(static_cast<int64_t>(std::time(nullptr))); });
+  addPlugin(registry, "dict_get", {param("dct", "dict"), param("key", "string")}, "string",
+            [](PluginContext&, const Args& a, const Kwargs&) {
+              const Value* v = a[0].asDict().find(a[1].asString());
+              if (v == nullptr) fail("KeyError", runtime::pyReprString(a[1].asString()));
+              return *v;
+            },
+            {.deprecated = true, .replacedBy = "using the `<dict>[<key>]` construct"});
+  addPlugin(registry, "contains", {param("dct", "dict"), param("key", "string")}, "bool",
+            [](PluginContext&, const Args& a, const Kwargs&) {
+              // Mapping.__contains__ reads the value: an unknown value makes the answer unknown
+              const Value* v = a[0].asDict().find(a[1].asString());
+              if (v == nullptr) return Value(false);
+              return v->isUnknown() ? Value::unknown() : Value(true);
+            },
+            {.deprecated = true, .replacedBy = "the `<key> in <dict>` construct"});
+  addPlugin(registry, "invert", {param("value", "bool")}, "bool",
+            [](PluginContext&, const Args& a, const Kwargs&) { return Value(!a[0].asBool()); },
+            {.deprecated = true, .replacedBy = "the `not` unary operator"});
+  addPlugin(registry, "to_number", {param("value", "any")}, "number",
+            [](PluginContext&, const Args& a, const Kwargs&) { return Value(pyIntOf(a[0])); }, {.deprecated = true});
+  addPlugin(registry, "equals", {param("arg1", "any"), param("arg2", "any"), paramNone("desc", "string")}, "",
+            [](PluginContext&, const Args& a, const Kwargs&) {
+              if (!runtime::pyEquals(a[0], a[1])) {
+                std::string message = proxyStr(a[0]) + " != " + proxyStr(a[1]);
+                if (!a[2].isNull()) message += ": " + a[2].asString();
+                fail("AssertionError", message);
+              }
+              return Value();
+            },
+            {.deprecated = true, .replacedBy = "the `==` binary operator"});
 }
 
 }  // namespace inmanta::stdmodule

@@ -200,7 +200,8 @@ TEST_F(ListPlugins, SelectReadsAnAttributeOfEveryElement) {
 
 TEST_F(ListPlugins, SelectOfAMissingAttributeIsAnAttributeError) {
   FakeInstance a("__config__::Host", {{"name", "a"}});
-  EXPECT_EQ(failure("select", {list({instance(a)}), "zz"}), "AttributeError: '__config__::Host' object has no attribute 'zz'");
+  EXPECT_EQ(failure("select", {list({instance(a)}), "zz"}),
+            "AttributeError: '__config__::Host' object has no attribute 'zz'");
   EXPECT_EQ(failure("select", {list({"text"}), "zz"}), "AttributeError: 'str' object has no attribute 'zz'");
 }
 
@@ -238,7 +239,8 @@ TEST_F(ListPlugins, KeySortFollowsDottedPaths) {
 
 TEST_F(ListPlugins, KeySortFailures) {
   FakeInstance a("__config__::S", {{"k", "x"}}), b("__config__::S", {{"k", 1}}), c("__config__::S", {{"k", Value()}});
-  EXPECT_EQ(failure("key_sort", {list({instance(a)}), "zz"}), "AttributeError: '__config__::S' object has no attribute 'zz'");
+  EXPECT_EQ(failure("key_sort", {list({instance(a)}), "zz"}),
+            "AttributeError: '__config__::S' object has no attribute 'zz'");
   EXPECT_EQ(failure("key_sort", {list({instance(a), instance(b)}), "k"}),
             "TypeError: '<' not supported between instances of 'int' and 'str'");
   EXPECT_EQ(failure("key_sort", {list({instance(c), instance(c)}), "k"}),
@@ -296,7 +298,8 @@ TEST_F(ListPlugins, GetattrReturnsTheValueNotTheDefault) {
 TEST_F(ListPlugins, GetattrOfAMissingAttributeFails) {
   FakeInstance d("__config__::Disk", {});
   // [QUIRK] not the default value
-  EXPECT_EQ(failure("getattr", {instance(d), "zz", "dflt"}), "AttributeError: '__config__::Disk' object has no attribute 'zz'");
+  EXPECT_EQ(failure("getattr", {instance(d), "zz", "dflt"}),
+            "AttributeError: '__config__::Disk' object has no attribute 'zz'");
 }
 
 TEST_F(ListPlugins, GetattrAcceptsUnknownArguments) {
@@ -304,7 +307,8 @@ TEST_F(ListPlugins, GetattrAcceptsUnknownArguments) {
   FakeInstance d("__config__::Disk", {{"size", 100}});
   EXPECT_EQ(call("getattr", {instance(d), "size", Value::unknown(), Value::unknown()}).asInt(), 100);
   EXPECT_EQ(failure("getattr", {Value::unknown(), "size"}), "AttributeError: 'Unknown' object has no attribute 'size'");
-  EXPECT_EQ(failure("getattr", {instance(d), Value::unknown()}), "TypeError: attribute name must be string, not 'Unknown'");
+  EXPECT_EQ(failure("getattr", {instance(d), Value::unknown()}),
+            "TypeError: attribute name must be string, not 'Unknown'");
 }
 
 TEST_F(ListPlugins, GetattrLetsCompilerErrorsAndSuspensionsThrough) {
@@ -341,7 +345,8 @@ TEST_F(ListPlugins, IsInstanceAsksTheContext) {
   EXPECT_FALSE(truth("is_instance", {instance(d), "std::Resource"}));
   EXPECT_EQ(failure("is_instance", {instance(d), "Disk"}).substr(0, 15), "AttributeError:");
   EXPECT_FALSE(truth("is_instance", {list({}), "std::Entity"}));
-  EXPECT_EQ(failure("is_instance", {5, "std::Entity"}), "AttributeError: 'int' object has no attribute '_get_instance'");
+  EXPECT_EQ(failure("is_instance", {5, "std::Entity"}),
+            "AttributeError: 'int' object has no attribute '_get_instance'");
   EXPECT_TRUE(spec("is_instance").contextAware);
 }
 

@@ -92,7 +92,8 @@ void registerNetworkPlugins(PluginRegistry& registry) {
               return Value(ip::format(ip::netmaskOf(anyInterface(a[0].asString()))));
             });
   addPlugin(registry, "ipindex",
-            {param("addr", "std::ipv_any_network"), param("position", "int"), param("keep_prefix", "bool", Value(false))},
+            {param("addr", "std::ipv_any_network"), param("position", "int"),
+             param("keep_prefix", "bool", Value(false))},
             "string", [](PluginContext&, const Args& a, const Kwargs&) {
               ip::Prefixed net = anyNetwork(a[0].asString());
               std::string address = ip::format(networkIndex(net, a[1].toInt()));

@@ -16,10 +16,9 @@ std::string roundTrip(const std::string& text) {
 // ------------------------------------------------------------------ the ipaddress model
 
 TEST(IpAddress, Ipv4ParsingIsStrict) {
-  for (const char* ok : {"0.0.0.0", "10.0.0.1", "255.255.255.255", "192.168.1.100"})
-    EXPECT_TRUE(ip::parseV4(ok)) << ok;
-  for (const char* bad : {"", "010.0.0.1", "1.2.3", "1.2.3.4.5", "256.0.0.1", "1.2.3.4 ", " 1.2.3.4", "1.2.3.4/32", "1..2.3",
-                          "1.2.3.-4", "1.2.3.+4", "1.2.3.0x4", "١.٢.٣.٤", "1.2.3.4\n", "1000.1.1.1"})
+  for (const char* ok : {"0.0.0.0", "10.0.0.1", "255.255.255.255", "192.168.1.100"}) EXPECT_TRUE(ip::parseV4(ok)) << ok;
+  for (const char* bad : {"", "010.0.0.1", "1.2.3", "1.2.3.4.5", "256.0.0.1", "1.2.3.4 ", " 1.2.3.4", "1.2.3.4/32",
+                          "1..2.3", "1.2.3.-4", "1.2.3.+4", "1.2.3.0x4", "١.٢.٣.٤", "1.2.3.4\n", "1000.1.1.1"})
     EXPECT_FALSE(ip::parseV4(bad)) << bad;
 }
 
@@ -27,9 +26,9 @@ TEST(IpAddress, Ipv6ParsingFollowsRfc4291) {
   for (const char* ok : {"::", "::1", "1::", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8", "2001:DB8::1",
                          "::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "fe80::1%eth0", "0000:0000::0001"})
     EXPECT_TRUE(ip::parseV6(ok)) << ok;
-  for (const char* bad : {"", ":", "1:2", "1::2::3", "12345::", "::1.2.3", "1.2.3.4::", "1:2:3:4:5:6:7:8:9", ":1:2:3:4:5:6:7",
-                          "1:2:3:4:5:6:7:", "1:2:3:4:5:6:7:8::", "::1%", "::1%a%b", "::g", "1:2:3:4:5:6:7:1.2.3.4",
-                          "::1/128", "::01.2.3.4", "1:::2"})
+  for (const char* bad : {"", ":", "1:2", "1::2::3", "12345::", "::1.2.3", "1.2.3.4::", "1:2:3:4:5:6:7:8:9",
+                          ":1:2:3:4:5:6:7", "1:2:3:4:5:6:7:", "1:2:3:4:5:6:7:8::", "::1%", "::1%a%b", "::g",
+                          "1:2:3:4:5:6:7:1.2.3.4", "::1/128", "::01.2.3.4", "1:::2"})
     EXPECT_FALSE(ip::parseV6(bad)) << bad;
 }
 
@@ -45,8 +44,8 @@ TEST(IpAddress, Ipv6FormattingIsPythonsCompressedForm) {
   EXPECT_EQ(roundTrip("64:ff9b::192.0.2.33"), "64:ff9b::c000:221");
   EXPECT_EQ(roundTrip("fe80::1%eth0"), "fe80::1%eth0");
   EXPECT_EQ(roundTrip("0:1:0:1:0:1:0:1"), "0:1:0:1:0:1:0:1");  // a single zero is never compressed
-  EXPECT_EQ(roundTrip("1:0:0:1:0:0:0:1"), "1:0:0:1::1");      // the longest run
-  EXPECT_EQ(roundTrip("1:0:0:2:0:0:3:4"), "1::2:0:0:3:4");    // the first of equal runs
+  EXPECT_EQ(roundTrip("1:0:0:1:0:0:0:1"), "1:0:0:1::1");       // the longest run
+  EXPECT_EQ(roundTrip("1:0:0:2:0:0:3:4"), "1::2:0:0:3:4");     // the first of equal runs
 }
 
 TEST(IpAddress, InterfacesAndNetworks) {
@@ -60,8 +59,8 @@ TEST(IpAddress, InterfacesAndNetworks) {
   EXPECT_FALSE(ip::parseNetwork(4, "10.0.0.1/24"));  // host bits set
   EXPECT_FALSE(ip::parseNetwork(4, "10.0.0.0/0.0.0.0"));
   EXPECT_TRUE(ip::parseNetwork(4, "0.0.0.0/0.0.0.0"));
-  for (const char* bad : {"10.0.0.0/33", "10.0.0.0/", "10.0.0.0/+24", "10.0.0.0/ 24", "10.0.0.0/24/1", "10.0.0.0/255.0.255.0",
-                          "10.0.0.0/٢٤"})
+  for (const char* bad : {"10.0.0.0/33", "10.0.0.0/", "10.0.0.0/+24", "10.0.0.0/ 24", "10.0.0.0/24/1",
+                          "10.0.0.0/255.0.255.0", "10.0.0.0/٢٤"})
     EXPECT_FALSE(ip::parseInterface(4, bad)) << bad;
   EXPECT_FALSE(ip::parseInterface(6, "1::/ffff::"));  // no netmask form for IPv6
   EXPECT_TRUE(ip::parseInterface(6, "fe80::1%eth0/64"));
@@ -106,7 +105,8 @@ TEST_F(NetworkPlugins, PrefixlenNetworkAddressAndNetmask) {
   EXPECT_EQ(str("netmask", {"10.1.2.3/12"}), "255.240.0.0");
   EXPECT_EQ(str("netmask", {"2001:db8::1/64"}), "ffff:ffff:ffff:ffff::");
   EXPECT_EQ(str("netmask", {"2001:db8::1"}), "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff");
-  EXPECT_EQ(failure("prefixlen", {"nonsense"}), "ValueError: 'nonsense' does not appear to be an IPv4 or IPv6 interface");
+  EXPECT_EQ(failure("prefixlen", {"nonsense"}),
+            "ValueError: 'nonsense' does not appear to be an IPv4 or IPv6 interface");
 }
 
 TEST_F(NetworkPlugins, Ipindex) {
@@ -123,7 +123,8 @@ TEST_F(NetworkPlugins, Ipindex) {
   EXPECT_EQ(failure("ipindex", {"10.0.0.0/24", 256}), "IndexError: address out of range");
   EXPECT_EQ(failure("ipindex", {"10.0.0.0/24", -257}), "IndexError: address out of range");
   EXPECT_EQ(failure("ipindex", {"10.0.0.0/24", INT64_MIN}), "IndexError: address out of range");
-  EXPECT_EQ(failure("ipindex", {"10.0.0.1/24", 1}), "ValueError: '10.0.0.1/24' does not appear to be an IPv4 or IPv6 network");
+  EXPECT_EQ(failure("ipindex", {"10.0.0.1/24", 1}),
+            "ValueError: '10.0.0.1/24' does not appear to be an IPv4 or IPv6 network");
 }
 
 TEST_F(NetworkPlugins, AddToIp) {
@@ -139,9 +140,11 @@ TEST_F(NetworkPlugins, AddToIp) {
   EXPECT_EQ(failure("add_to_ip", {"255.255.255.255", INT64_MAX}),
             "AddressValueError: 9223372041149743102 (>= 2**32) is not permitted as an IPv4 address");
   EXPECT_EQ(failure("add_to_ip", {"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 1}),
-            "AddressValueError: 340282366920938463463374607431768211456 (>= 2**128) is not permitted as an IPv6 address");
+            "AddressValueError: 340282366920938463463374607431768211456 (>= 2**128) is not permitted as an IPv6 "
+            "address");
   EXPECT_EQ(failure("add_to_ip", {"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", INT64_MAX}),
-            "AddressValueError: 340282366920938463472597979468622987262 (>= 2**128) is not permitted as an IPv6 address");
+            "AddressValueError: 340282366920938463472597979468622987262 (>= 2**128) is not permitted as an IPv6 "
+            "address");
   EXPECT_EQ(failure("add_to_ip", {"::", -5}), "AddressValueError: -5 (< 0) is not permitted as an IPv6 address");
   EXPECT_EQ(failure("add_to_ip", {"::", INT64_MIN}),
             "AddressValueError: -9223372036854775808 (< 0) is not permitted as an IPv6 address");

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "compiler/diag/diagnostic.h"
-#include "tests/support/fake_plugin_context.h"
 #include "modules/std/plugins/std_plugins.h"
+#include "tests/support/fake_plugin_context.h"
 
 namespace inmanta::stdmodule::testing {
 

@@ -149,9 +149,9 @@ std::optional<DateTime> fromFloatTimestamp(double ts) {
   double micro = std::fabs(ts) <= static_cast<double>(kMsWatershed) ? fract * 1'000'000.0 : fract * 1'000.0;
   double fl = std::floor(ts);
   // Rust `as i64` saturates
-  int64_t seconds = fl >= 9.2233720368547758e18 ? std::numeric_limits<int64_t>::max()
+  int64_t seconds = fl >= 9.2233720368547758e18    ? std::numeric_limits<int64_t>::max()
                     : fl <= -9.2233720368547758e18 ? std::numeric_limits<int64_t>::min()
-                                                     : static_cast<int64_t>(fl);
+                                                   : static_cast<int64_t>(fl);
   return fromTimestamp(seconds, static_cast<int64_t>(std::round(micro)));
 }
 
@@ -250,7 +250,8 @@ std::optional<DateTime> speedDateTime(std::string_view b) {
   double normalized = std::fabs(*f) > static_cast<double>(kMsWatershed) ? *f / 1000.0 : *f;
   double seconds = std::floor(normalized);
   if (!std::isfinite(seconds) || seconds > 9.2e18 || seconds < -9.2e18) return std::nullopt;
-  return fromTimestamp(static_cast<int64_t>(seconds), static_cast<int64_t>(std::round((normalized - seconds) * 1'000'000.0)));
+  return fromTimestamp(static_cast<int64_t>(seconds),
+                       static_cast<int64_t>(std::round((normalized - seconds) * 1'000'000.0)));
 }
 
 // pydantic-core's validate_datetime in lax mode (no date fallback).
@@ -308,22 +309,32 @@ std::u32string nfc(std::u32string_view s) {
 // The major class of Python's unicodedata.category: L, M, N, P, S, Z or C.
 char majorCategory(char32_t c) {
   switch (u_charType(static_cast<UChar32>(c))) {
-    case U_UPPERCASE_LETTER: case U_LOWERCASE_LETTER: case U_TITLECASE_LETTER: case U_MODIFIER_LETTER:
-    case U_OTHER_LETTER:
-      return 'L';
-    case U_NON_SPACING_MARK: case U_ENCLOSING_MARK: case U_COMBINING_SPACING_MARK:
-      return 'M';
-    case U_DECIMAL_DIGIT_NUMBER: case U_LETTER_NUMBER: case U_OTHER_NUMBER:
-      return 'N';
-    case U_DASH_PUNCTUATION: case U_START_PUNCTUATION: case U_END_PUNCTUATION: case U_CONNECTOR_PUNCTUATION:
-    case U_OTHER_PUNCTUATION: case U_INITIAL_PUNCTUATION: case U_FINAL_PUNCTUATION:
-      return 'P';
-    case U_MATH_SYMBOL: case U_CURRENCY_SYMBOL: case U_MODIFIER_SYMBOL: case U_OTHER_SYMBOL:
-      return 'S';
-    case U_SPACE_SEPARATOR: case U_LINE_SEPARATOR: case U_PARAGRAPH_SEPARATOR:
-      return 'Z';
-    default:
-      return 'C';
+    case U_UPPERCASE_LETTER:
+    case U_LOWERCASE_LETTER:
+    case U_TITLECASE_LETTER:
+    case U_MODIFIER_LETTER:
+    case U_OTHER_LETTER: return 'L';
+    case U_NON_SPACING_MARK:
+    case U_ENCLOSING_MARK:
+    case U_COMBINING_SPACING_MARK: return 'M';
+    case U_DECIMAL_DIGIT_NUMBER:
+    case U_LETTER_NUMBER:
+    case U_OTHER_NUMBER: return 'N';
+    case U_DASH_PUNCTUATION:
+    case U_START_PUNCTUATION:
+    case U_END_PUNCTUATION:
+    case U_CONNECTOR_PUNCTUATION:
+    case U_OTHER_PUNCTUATION:
+    case U_INITIAL_PUNCTUATION:
+    case U_FINAL_PUNCTUATION: return 'P';
+    case U_MATH_SYMBOL:
+    case U_CURRENCY_SYMBOL:
+    case U_MODIFIER_SYMBOL:
+    case U_OTHER_SYMBOL: return 'S';
+    case U_SPACE_SEPARATOR:
+    case U_LINE_SEPARATOR:
+    case U_PARAGRAPH_SEPARATOR: return 'Z';
+    default: return 'C';
   }
 }
 
@@ -336,11 +347,11 @@ enum class IdnaDirection { ToAscii, ToUnicode };
 // the idna package (for the mapping) apply them.
 std::optional<std::string> idna(const std::string& domain, IdnaDirection direction, bool checkHyphens = false) {
   UErrorCode err = U_ZERO_ERROR;
-  std::unique_ptr<UIDNA, decltype(&uidna_close)> idna(
-      uidna_openUTS46(UIDNA_CHECK_BIDI | UIDNA_CHECK_CONTEXTJ | UIDNA_NONTRANSITIONAL_TO_ASCII |
-                          UIDNA_NONTRANSITIONAL_TO_UNICODE,
-                      &err),
-      uidna_close);
+  std::unique_ptr<UIDNA, decltype(&uidna_close)> idna(uidna_openUTS46(UIDNA_CHECK_BIDI | UIDNA_CHECK_CONTEXTJ |
+                                                                          UIDNA_NONTRANSITIONAL_TO_ASCII |
+                                                                          UIDNA_NONTRANSITIONAL_TO_UNICODE,
+                                                                      &err),
+                                                      uidna_close);
   if (U_FAILURE(err)) return std::nullopt;
   std::string out(domain.size() * 4 + 64, '\0');
   UIDNAInfo info = UIDNA_INFO_INITIALIZER;
@@ -376,15 +387,30 @@ bool isSpecialScheme(const std::string& s) {
 
 bool isForbiddenHostCodePoint(char32_t c) {
   switch (c) {
-    case 0x00: case 0x09: case 0x0A: case 0x0D: case ' ': case '#': case '/': case ':': case '<': case '>': case '?':
-    case '@': case '[': case '\\': case ']': case '^': case '|':
-      return true;
-    default:
-      return false;
+    case 0x00:
+    case 0x09:
+    case 0x0A:
+    case 0x0D:
+    case ' ':
+    case '#':
+    case '/':
+    case ':':
+    case '<':
+    case '>':
+    case '?':
+    case '@':
+    case '[':
+    case '\\':
+    case ']':
+    case '^':
+    case '|': return true;
+    default: return false;
   }
 }
 
-bool isForbiddenDomainCodePoint(char32_t c) { return isForbiddenHostCodePoint(c) || c <= 0x1F || c == '%' || c == 0x7F; }
+bool isForbiddenDomainCodePoint(char32_t c) {
+  return isForbiddenHostCodePoint(c) || c <= 0x1F || c == '%' || c == 0x7F;
+}
 
 // The IPv4 number parser: decimal, 0x hex or 0-prefixed octal; nullopt on failure; values
 // saturate at 2**40 (any of them is out of range then).
@@ -549,7 +575,8 @@ bool parseHost(std::string_view input, bool special) {
   std::string domain = percentDecode(input);
   if (!validUtf8(domain)) return false;  // decodes to U+FFFD, which UTS 46 rejects
   std::string ascii;
-  bool plainAscii = std::all_of(domain.begin(), domain.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  bool plainAscii =
+      std::all_of(domain.begin(), domain.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
   if (plainAscii) {
     for (char c : domain) ascii += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     bool punycode = false;
@@ -665,11 +692,14 @@ bool uts46ValidChar(char32_t c) {
       c == 0x2064 || c == 0xFF0E || (c >= 0x200B && c <= 0x200D) || (c >= 0x1BCA0 && c <= 0x1BCA3))
     return true;
   switch (u_charType(static_cast<UChar32>(c))) {
-    case U_FORMAT_CHAR: case U_UNASSIGNED: case U_PRIVATE_USE_CHAR: case U_SURROGATE: case U_SPACE_SEPARATOR:
-    case U_LINE_SEPARATOR: case U_PARAGRAPH_SEPARATOR:
-      return false;
-    default:
-      break;
+    case U_FORMAT_CHAR:
+    case U_UNASSIGNED:
+    case U_PRIVATE_USE_CHAR:
+    case U_SURROGATE:
+    case U_SPACE_SEPARATOR:
+    case U_LINE_SEPARATOR:
+    case U_PARAGRAPH_SEPARATOR: return false;
+    default: break;
   }
   // characters that decompose into a sequence with a dot
   UErrorCode err = U_ZERO_ERROR;
@@ -701,15 +731,31 @@ bool idna2008Valid(char32_t c) {
   if (c < 0x80) return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
   switch (c) {
     // exceptions (RFC 5892 2.6): PVALID, and CONTEXTO rules accepted in context
-    case 0x00DF: case 0x03C2: case 0x06FD: case 0x06FE: case 0x0F0B: case 0x3007:
-    case 0x00B7: case 0x0375: case 0x05F3: case 0x05F4: case 0x30FB:
-    case 0x200C: case 0x200D:  // CONTEXTJ, checked by ICU
+    case 0x00DF:
+    case 0x03C2:
+    case 0x06FD:
+    case 0x06FE:
+    case 0x0F0B:
+    case 0x3007:
+    case 0x00B7:
+    case 0x0375:
+    case 0x05F3:
+    case 0x05F4:
+    case 0x30FB:
+    case 0x200C:
+    case 0x200D:  // CONTEXTJ, checked by ICU
       return true;
-    case 0x0640: case 0x07FA: case 0x302E: case 0x302F: case 0x3031: case 0x3032: case 0x3033: case 0x3034:
-    case 0x3035: case 0x303B:
-      return false;
-    default:
-      break;
+    case 0x0640:
+    case 0x07FA:
+    case 0x302E:
+    case 0x302F:
+    case 0x3031:
+    case 0x3032:
+    case 0x3033:
+    case 0x3034:
+    case 0x3035:
+    case 0x303B: return false;
+    default: break;
   }
   auto u = static_cast<UChar32>(c);
   if (u_hasBinaryProperty(u, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) || u_hasBinaryProperty(u, UCHAR_WHITE_SPACE) ||
@@ -719,11 +765,13 @@ bool idna2008Valid(char32_t c) {
   int32_t hangul = u_getIntPropertyValue(u, UCHAR_HANGUL_SYLLABLE_TYPE);
   if (hangul == U_HST_LEADING_JAMO || hangul == U_HST_VOWEL_JAMO || hangul == U_HST_TRAILING_JAMO) return false;
   switch (u_charType(u)) {
-    case U_LOWERCASE_LETTER: case U_OTHER_LETTER: case U_DECIMAL_DIGIT_NUMBER: case U_MODIFIER_LETTER:
-    case U_NON_SPACING_MARK: case U_COMBINING_SPACING_MARK:
-      return true;
-    default:
-      return false;
+    case U_LOWERCASE_LETTER:
+    case U_OTHER_LETTER:
+    case U_DECIMAL_DIGIT_NUMBER:
+    case U_MODIFIER_LETTER:
+    case U_NON_SPACING_MARK:
+    case U_COMBINING_SPACING_MARK: return true;
+    default: return false;
   }
 }
 
@@ -748,7 +796,8 @@ bool domainValid(const std::u32string& domain32, std::string& asciiOut, std::str
   for (char32_t c : mapped32)
     if (!hostnameChar(c)) return false;
   // check_dot_atom with the hostname rules
-  if (mapped.empty() || mapped.front() == '.' || mapped.back() == '.' || mapped.find("..") != std::string::npos) return false;
+  if (mapped.empty() || mapped.front() == '.' || mapped.back() == '.' || mapped.find("..") != std::string::npos)
+    return false;
   if (mapped.front() == '-' || mapped.back() == '-' || mapped.find(".-") != std::string::npos ||
       mapped.find("-.") != std::string::npos)
     return false;
@@ -775,8 +824,8 @@ bool domainValid(const std::u32string& domain32, std::string& asciiOut, std::str
   if (!isAsciiAlpha(static_cast<unsigned char>(asciiDomain.back()))) return false;  // TLDs end with a letter
   for (std::string_view special : {"arpa", "invalid", "local", "localhost", "onion", "test"}) {
     if (asciiDomain == special) return false;
-    if (asciiDomain.size() > special.size() &&
-        asciiDomain.compare(asciiDomain.size() - special.size() - 1, std::string::npos, "." + std::string(special)) == 0)
+    if (asciiDomain.size() > special.size() && asciiDomain.compare(asciiDomain.size() - special.size() - 1,
+                                                                   std::string::npos, "." + std::string(special)) == 0)
       return false;
   }
   auto decoded = idna(asciiDomain, IdnaDirection::ToUnicode, true);
@@ -797,7 +846,8 @@ bool isWordChar(char32_t c) {
 }
 
 bool isNameChar(char32_t c) {
-  return isWordChar(c) || (c < 0x80 && std::u32string_view(U"!#$%&'*+-/=?^_`{|}~").find(c) != std::u32string_view::npos);
+  return isWordChar(c) ||
+         (c < 0x80 && std::u32string_view(U"!#$%&'*+-/=?^_`{|}~").find(c) != std::u32string_view::npos);
 }
 
 // pydantic's pretty_email_regex.fullmatch: the address inside `<…>` after an optional
@@ -931,7 +981,8 @@ bool parseUrl(std::string_view text, std::string& scheme) {
   }
   if (i >= input.size() || input[i] != ':') return false;  // relative URL without a base
   scheme.clear();
-  for (size_t k = 0; k < i; ++k) scheme += static_cast<char>(input[k] >= 'A' && input[k] <= 'Z' ? input[k] - 'A' + 'a' : input[k]);
+  for (size_t k = 0; k < i; ++k)
+    scheme += static_cast<char>(input[k] >= 'A' && input[k] <= 'Z' ? input[k] - 'A' + 'a' : input[k]);
   std::string_view rest = std::string_view(input).substr(i + 1);
   bool special = isSpecialScheme(scheme);
   if (scheme == "file") {
@@ -1142,8 +1193,7 @@ LaxInt laxInt(const Value& v, bool strict) {
         if (auto j = jsonInt(*cleaned)) return *j;
       return r;
     }
-    default:
-      return r;
+    default: return r;
   }
 }
 
@@ -1175,8 +1225,7 @@ LaxFloat laxFloat(const Value& v, bool strict) {
         }
       return r;
     }
-    default:
-      return r;
+    default: return r;
   }
 }
 

@@ -11,10 +11,10 @@ namespace inmanta::stdmodule {
 namespace {
 
 using compiler::ExportSink;
+using compiler::readAttribute;
 using compiler::ResourceError;
 using compiler::ResourceField;
 using compiler::ResourceTypeSpec;
-using compiler::readAttribute;
 using compiler::runtime::Instance;
 using compiler::runtime::Value;
 
@@ -118,26 +118,45 @@ bool isFileMarker(const Value& v) {
 
 void registerStdResourceTypes(compiler::ResourceTypeRegistry& registry) {
   auto base = compiler::baseResourceFields;
-  registry.add({"std::Service", {"host", "name"}, "name",
-                withFields(base(false, false), {attr("onboot"), attr("state"), attr("name"), attr("reload")}), {}});
+  registry.add({"std::Service",
+                {"host", "name"},
+                "name",
+                withFields(base(false, false), {attr("onboot"), attr("state"), attr("name"), attr("reload")}),
+                {}});
   registry.add({"std::File",
                 {"host", "name"},
                 "path",
-                withFields(base(false, true), {attr("path"), attr("owner"), {"hash", fileHash}, attr("group"),
-                                               {"permissions", modeAsInt}, attr("reload")}),
+                withFields(base(false, true), {attr("path"),
+                                               attr("owner"),
+                                               {"hash", fileHash},
+                                               attr("group"),
+                                               {"permissions", modeAsInt},
+                                               attr("reload")}),
                 {}});
-  registry.add({"std::Directory", {"host", "name"}, "path",
+  registry.add({"std::Directory",
+                {"host", "name"},
+                "path",
                 withFields(base(false, true),
                            {attr("path"), attr("owner"), attr("group"), {"permissions", modeAsInt}, attr("reload")}),
                 {}});
-  registry.add({"std::Package", {"host", "name"}, "name",
-                withFields(base(false, false), {attr("name"), attr("state"), attr("reload")}), {}});
-  registry.add({"std::Symlink", {"host", "name"}, "target",
-                withFields(base(false, true), {attr("source"), attr("target"), attr("reload")}), {}});
-  registry.add({"std::testing::NullResource", {"agentname"}, "name",
+  registry.add({"std::Package",
+                {"host", "name"},
+                "name",
+                withFields(base(false, false), {attr("name"), attr("state"), attr("reload")}),
+                {}});
+  registry.add({"std::Symlink",
+                {"host", "name"},
+                "target",
+                withFields(base(false, true), {attr("source"), attr("target"), attr("reload")}),
+                {}});
+  registry.add({"std::testing::NullResource",
+                {"agentname"},
+                "name",
                 withFields(base(true, true), {attr("name"), attr("agentname"), attr("fail")}),
                 [](const Instance& i) { return isFalse(readAttribute(i, "managed")); }});
-  registry.add({"std::AgentConfig", {"agent"}, "agentname",
+  registry.add({"std::AgentConfig",
+                {"agent"},
+                "agentname",
                 withFields(base(false, true), {attr("agentname"), attr("uri"), attr("autostart")}),
                 [](const Instance& i) {
                   Value autostart = readAttribute(i, "autostart");

@@ -49,7 +49,6 @@ void addPlugin(PluginRegistry& registry, std::string name, std::vector<PluginPar
   registry.add(std::move(spec));
 }
 
-
 // ------------------------------------------------------------------ UTF-8
 
 namespace {
@@ -93,12 +92,25 @@ std::vector<size_t> codePointOffsets(std::string_view s) {
 bool pyIsSpace(char32_t cp) {
   // CPython's _PyUnicode_IsWhitespace: bidirectional class WS, B or S, or category Zs.
   switch (cp) {
-    case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x1C: case 0x1D: case 0x1E: case 0x1F:
-    case 0x20: case 0x85: case 0xA0: case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F:
-    case 0x3000:
-      return true;
-    default:
-      return cp >= 0x2000 && cp <= 0x200A;
+    case 0x09:
+    case 0x0A:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x1C:
+    case 0x1D:
+    case 0x1E:
+    case 0x1F:
+    case 0x20:
+    case 0x85:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000: return true;
+    default: return cp >= 0x2000 && cp <= 0x200A;
   }
 }
 
@@ -169,7 +181,8 @@ IntParse pyParseInt(std::string_view text, int64_t& out) {
       lastWasDigit = false;
       continue;
     }
-    int digit = u_charType(static_cast<UChar32>(c)) == U_DECIMAL_DIGIT_NUMBER ? u_charDigitValue(static_cast<UChar32>(c)) : -1;
+    int digit =
+        u_charType(static_cast<UChar32>(c)) == U_DECIMAL_DIGIT_NUMBER ? u_charDigitValue(static_cast<UChar32>(c)) : -1;
     if (digit < 0 || digit > 9) return IntParse::Invalid;
     lastWasDigit = true;
     if (overflow) continue;
@@ -192,8 +205,7 @@ IntParse pyParseInt(std::string_view text, int64_t& out) {
 int64_t pyIntOf(const Value& v) {
   switch (v.type()) {
     case Value::Type::Bool:
-    case Value::Type::Int:
-      return v.toInt();
+    case Value::Type::Int: return v.toInt();
     case Value::Type::Float: {
       double d = v.asFloat();
       if (std::isnan(d)) fail("ValueError", "cannot convert float NaN to integer");
@@ -214,10 +226,10 @@ int64_t pyIntOf(const Value& v) {
       }
       break;
     }
-    default:
-      break;
+    default: break;
   }
-  fail("TypeError", "int() argument must be a string, a bytes-like object or a real number, not '" + proxyTypeName(v) + "'");
+  fail("TypeError",
+       "int() argument must be a string, a bytes-like object or a real number, not '" + proxyTypeName(v) + "'");
 }
 
 // ------------------------------------------------------------------ Python view of values

@@ -68,7 +68,6 @@ struct PluginFlags {
 void addPlugin(PluginRegistry& registry, std::string name, std::vector<PluginParam> params, std::string returnType,
                RunFn run, PluginFlags flags = {});
 
-
 // ------------------------------------------------------------------ UTF-8 text as code points
 
 std::u32string decodeUtf8(std::string_view s);

@@ -89,11 +89,15 @@ void registerStringPlugins(PluginRegistry& registry) {
               return Value(pyReplace(a[0].asString(), a[1].asString(), a[2].asString()));
             });
   addPlugin(registry, "capitalize", {param("string", "string")}, "string",
-            [](PluginContext&, const Args& a, const Kwargs&) { return Value(caseMap(a[0].asString(), CaseMode::Capitalize)); });
-  addPlugin(registry, "upper", {param("string", "string")}, "string",
-            [](PluginContext&, const Args& a, const Kwargs&) { return Value(caseMap(a[0].asString(), CaseMode::Upper)); });
-  addPlugin(registry, "lower", {param("string", "string")}, "string",
-            [](PluginContext&, const Args& a, const Kwargs&) { return Value(caseMap(a[0].asString(), CaseMode::Lower)); });
+            [](PluginContext&, const Args& a, const Kwargs&) {
+              return Value(caseMap(a[0].asString(), CaseMode::Capitalize));
+            });
+  addPlugin(registry, "upper", {param("string", "string")}, "string", [](PluginContext&, const Args& a, const Kwargs&) {
+    return Value(caseMap(a[0].asString(), CaseMode::Upper));
+  });
+  addPlugin(registry, "lower", {param("string", "string")}, "string", [](PluginContext&, const Args& a, const Kwargs&) {
+    return Value(caseMap(a[0].asString(), CaseMode::Lower));
+  });
   addPlugin(registry, "limit", {param("string", "string"), param("length", "int")}, "string",
             [](PluginContext&, const Args& a, const Kwargs&) {
               // Python string[:length]
@@ -113,13 +117,15 @@ void registerStringPlugins(PluginRegistry& registry) {
               if (a[1].asString().empty()) fail("ValueError", "empty separator");
               return Value(pySplit(a[0].asString(), a[1].asString()));
             });
-  addPlugin(registry, "hostname", {param("fqdn", "string")}, "string", [](PluginContext&, const Args& a, const Kwargs&) {
-    const std::string& fqdn = a[0].asString();
-    return Value(fqdn.substr(0, fqdn.find('.')));
-  });
+  addPlugin(registry, "hostname", {param("fqdn", "string")}, "string",
+            [](PluginContext&, const Args& a, const Kwargs&) {
+              const std::string& fqdn = a[0].asString();
+              return Value(fqdn.substr(0, fqdn.find('.')));
+            });
   // `length` is accepted and unused, as in the reference
   addPlugin(registry, "unique_file",
-            {param("prefix", "string"), param("seed", "string"), param("suffix", "string"), param("length", "int", Value(20))},
+            {param("prefix", "string"), param("seed", "string"), param("suffix", "string"),
+             param("length", "int", Value(20))},
             "string", [](PluginContext&, const Args& a, const Kwargs&) {
               return Value(a[0].asString() + md5Hex(a[1].asString()) + a[2].asString());
             });

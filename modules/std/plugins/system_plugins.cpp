@@ -36,14 +36,19 @@ std::string readTextFile(const std::string& path) {
   // validate UTF-8 as Python's decoder does
   for (size_t i = 0; i < raw.size();) {
     auto c = static_cast<unsigned char>(raw[i]);
-    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 && c >= 0xC2 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 && c <= 0xF4 ? 4 : 0;
+    size_t len = c < 0x80                          ? 1
+                 : (c & 0xE0) == 0xC0 && c >= 0xC2 ? 2
+                 : (c & 0xF0) == 0xE0              ? 3
+                 : (c & 0xF8) == 0xF0 && c <= 0xF4 ? 4
+                                                   : 0;
     bool ok = len != 0 && i + len <= raw.size();
     for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(raw[i + k]) & 0xC0) == 0x80;
     if (!ok) {
       char byte[8];
       std::snprintf(byte, sizeof byte, "0x%02x", c);
       fail("UnicodeDecodeError", std::string("'utf-8' codec can't decode byte ") + byte + " in position " +
-                                     std::to_string(i) + ": invalid " + (len == 0 ? "start byte" : "continuation byte"));
+                                     std::to_string(i) + ": invalid " +
+                                     (len == 0 ? "start byte" : "continuation byte"));
     }
     i += len;
   }
@@ -258,7 +263,8 @@ Value getFact(PluginContext& ctx, const Value& resource, const std::string& name
   }
   if (auto r = cache.find(rid); r != cache.end())
     if (auto f = r->second.find(name); f != r->second.end()) return fromJson(f->second);
-  auto reply = serverCall(ctx, "GET", "/api/v1/parameter/" + urlQuote(name, false) + "?resource_id=" + urlQuote(rid, true), "");
+  auto reply =
+      serverCall(ctx, "GET", "/api/v1/parameter/" + urlQuote(name, false) + "?resource_id=" + urlQuote(rid, true), "");
   if (reply.status == 200) {
     nlohmann::json body = replyJson(reply);
     if (body.is_object() && body.contains("parameter") && body["parameter"].is_object())
@@ -304,52 +310,48 @@ void registerSystemPlugins(PluginRegistry& registry) {
               if (!a[1].isNull()) return a[1];
               return Value::unknown();
             });
-  addPlugin(
-      registry, "generate_password", {param("pw_id", "string"), param("length", "int", Value(20))}, "string",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        PasswordFile file = passwordFile(ctx);
-        const std::string& id = a[0].asString();
-        if (id.find('=') != std::string::npos) fail("Exception", "The password id cannot contain =");
-        PasswordRecords records = readPasswords(file.path);
-        for (const auto& [k, v] : records)
-          if (k == id) return Value(v);
-        std::string pw = randomPassword(a[1].toInt());
-        records.emplace_back(id, pw);
-        writePasswords(file.path, records);
-        return Value(pw);
-      },
-      {.contextAware = true});
-  addPlugin(
-      registry, "password", {param("pw_id", "string")}, "string",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        PasswordFile file = passwordFile(ctx);
-        const std::string& id = a[0].asString();
-        if (id.find('=') != std::string::npos) fail("Exception", "The password id cannot contain =");
-        for (const auto& [k, v] : readPasswords(file.path))
-          if (k == id) return Value(v);
-        fail("Exception", "Password " + id + " does not exist in file " + file.display);
-      },
-      {.contextAware = true});
+  addPlugin(registry, "generate_password", {param("pw_id", "string"), param("length", "int", Value(20))}, "string",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
+              PasswordFile file = passwordFile(ctx);
+              const std::string& id = a[0].asString();
+              if (id.find('=') != std::string::npos) fail("Exception", "The password id cannot contain =");
+              PasswordRecords records = readPasswords(file.path);
+              for (const auto& [k, v] : records)
+                if (k == id) return Value(v);
+              std::string pw = randomPassword(a[1].toInt());
+              records.emplace_back(id, pw);
+              writePasswords(file.path, records);
+              return Value(pw);
+            },
+            {.contextAware = true});
+  addPlugin(registry, "password", {param("pw_id", "string")}, "string",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
+              PasswordFile file = passwordFile(ctx);
+              const std::string& id = a[0].asString();
+              if (id.find('=') != std::string::npos) fail("Exception", "The password id cannot contain =");
+              for (const auto& [k, v] : readPasswords(file.path))
+                if (k == id) return Value(v);
+              fail("Exception", "Password " + id + " does not exist in file " + file.display);
+            },
+            {.contextAware = true});
   addPlugin(registry, "environment", {}, "string",
             [](PluginContext& ctx, const Args&, const Kwargs&) { return Value(requireEnvironment(ctx)); });
-  addPlugin(
-      registry, "environment_name", {}, "string",
-      [](PluginContext& ctx, const Args&, const Kwargs&) {
-        requireEnvironment(ctx);
-        return Value::unknown();  // the server cannot be asked: unknown, as for a server error
-      },
-      {.contextAware = true});
-  addPlugin(
-      registry, "environment_server", {}, "string",
-      [](PluginContext& ctx, const Args&, const Kwargs&) {
-        // re.search("^http[s]?://([^:]+):", "<protocol>://<host>:<port>")
-        std::string host = ctx.setting("compiler_rest_transport", "host").value_or("localhost");
-        size_t colon = host.find(':');
-        std::string match = host.substr(0, colon);
-        if (match.empty()) return Value::unknown();
-        return Value(match);
-      },
-      {.contextAware = true});
+  addPlugin(registry, "environment_name", {}, "string",
+            [](PluginContext& ctx, const Args&, const Kwargs&) {
+              requireEnvironment(ctx);
+              return Value::unknown();  // the server cannot be asked: unknown, as for a server error
+            },
+            {.contextAware = true});
+  addPlugin(registry, "environment_server", {}, "string",
+            [](PluginContext& ctx, const Args&, const Kwargs&) {
+              // re.search("^http[s]?://([^:]+):", "<protocol>://<host>:<port>")
+              std::string host = ctx.setting("compiler_rest_transport", "host").value_or("localhost");
+              size_t colon = host.find(':');
+              std::string match = host.substr(0, colon);
+              if (match.empty()) return Value::unknown();
+              return Value(match);
+            },
+            {.contextAware = true});
   addPlugin(registry, "server_ca", {}, "string", [](PluginContext& ctx, const Args&, const Kwargs&) {
     std::string file = ctx.setting("compiler_rest_transport", "ssl_ca_cert_file").value_or("");
     if (file.empty()) return Value("");
@@ -360,83 +362,78 @@ void registerSystemPlugins(PluginRegistry& registry) {
     std::optional<std::string> ssl = ctx.setting("compiler_rest_transport", "ssl");
     return Value(ssl ? settingBool(*ssl) : false);
   });
-  addPlugin(
-      registry, "server_token", {param("client_types", "string[]", Value(ValueList{Value("agent")}))}, "string",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        std::string token = ctx.setting("compiler_rest_transport", "token").value_or("");
-        if (token.empty()) return Value("");
-        requireEnvironment(ctx);
-        // a token for these client types, from the server (create_token, idempotent)
-        nlohmann::json request = {{"client_types", nlohmann::json::array()}, {"idempotent", true}};
-        for (const Value& t : a[0].asList()) request["client_types"].push_back(t.asString());
-        auto reply = serverCall(ctx, "POST", "/api/v1/environment_auth", request.dump());
-        nlohmann::json body = reply.status == 200 ? replyJson(reply) : nlohmann::json();
-        if (body.is_object() && body.contains("token") && body["token"].is_string())
-          return Value(body["token"].get<std::string>());
-        ctx.log("WARNING", "Unable to get a new token (" +
-                               (reply.status == 0 ? reply.transportError : "HTTP " + std::to_string(reply.status)) + ")");
-        fail("Exception", "Unable to get a valid token");
-      },
-      {.contextAware = true});
+  addPlugin(registry, "server_token", {param("client_types", "string[]", Value(ValueList{Value("agent")}))}, "string",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
+              std::string token = ctx.setting("compiler_rest_transport", "token").value_or("");
+              if (token.empty()) return Value("");
+              requireEnvironment(ctx);
+              // a token for these client types, from the server (create_token, idempotent)
+              nlohmann::json request = {{"client_types", nlohmann::json::array()}, {"idempotent", true}};
+              for (const Value& t : a[0].asList()) request["client_types"].push_back(t.asString());
+              auto reply = serverCall(ctx, "POST", "/api/v1/environment_auth", request.dump());
+              nlohmann::json body = reply.status == 200 ? replyJson(reply) : nlohmann::json();
+              if (body.is_object() && body.contains("token") && body["token"].is_string())
+                return Value(body["token"].get<std::string>());
+              ctx.log("WARNING",
+                      "Unable to get a new token (" +
+                          (reply.status == 0 ? reply.transportError : "HTTP " + std::to_string(reply.status)) + ")");
+              fail("Exception", "Unable to get a valid token");
+            },
+            {.contextAware = true});
   addPlugin(registry, "server_port", {}, "int", [](PluginContext& ctx, const Args&, const Kwargs&) {
     std::optional<std::string> port = ctx.setting("compiler_rest_transport", "port");
     return Value(port ? settingInt(*port) : int64_t{8888});
   });
-  addPlugin(
-      registry, "getfact", {param("resource", "any"), param("fact_name", "string"), paramNone("default_value", "any")},
-      "any",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) { return getFact(ctx, a[0], a[1].asString(), a[2]); },
-      {.contextAware = true});
-  addPlugin(
-      registry, "source", {param("path", "string")}, "string",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        const std::string& path = a[0].asString();
-        std::string filename = determinePath(ctx, "files", path);
-        if (!isFile(filename)) fail("Exception", path + " isn't a valid file (" + filename + ")");
-        return Value(readTextFile(filename));
-      },
-      {.contextAware = true});
-  addPlugin(
-      registry, "file", {param("path", "string")}, "string",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        std::string filename = determinePath(ctx, "files", a[0].asString());
-        if (!isFile(filename)) fail("Exception", filename + " isn't a valid file");
-        Value marker("imp-module-source:file://" + absPath(filename));
-        fileMarkers().push_back(marker);
-        return marker;
-      },
-      {.contextAware = true});
-  addPlugin(
-      registry, "list_files", {param("path", "string")}, "list",
-      [](PluginContext& ctx, const Args& a, const Kwargs&) {
-        std::string dir = determinePath(ctx, "files", a[0].asString());
-        std::error_code ec;
-        fs::file_status status = dir.empty() ? fs::file_status() : fs::status(dir, ec);
-        if (dir.empty() || !fs::exists(status))
-          fail("FileNotFoundError", "[Errno 2] No such file or directory: " + runtime::pyReprString(dir));
-        if (!fs::is_directory(status))
-          fail("NotADirectoryError", "[Errno 20] Not a directory: " + runtime::pyReprString(dir));
-        std::vector<std::string> names;
-        fs::directory_iterator it(dir, ec);
-        if (ec) fail("PermissionError", "[Errno 13] Permission denied: " + runtime::pyReprString(dir));
-        for (; it != fs::directory_iterator(); it.increment(ec)) {
-          if (ec) break;
-          std::string name = it->path().filename().string();
-          if (isFile(pathJoin(dir, name))) names.push_back(name);
-        }
-        // os.listdir order is the file system's; sorted here so compiles are reproducible
-        std::sort(names.begin(), names.end());
-        ValueList out;
-        for (std::string& n : names) out.emplace_back(std::move(n));
-        return Value(std::move(out));
-      },
-      {.contextAware = true});
-  addPlugin(
-      registry, "template", {param("path", "string")}, "string",
-      [](PluginContext& ctx, const Args& a, const Kwargs& kwargs) {
-        return renderTemplate(ctx, extendPath(ctx, a[0].asString()), kwargs);
-      },
-      {.contextAware = true, .varKeywords = true});
+  addPlugin(registry, "getfact",
+            {param("resource", "any"), param("fact_name", "string"), paramNone("default_value", "any")}, "any",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) { return getFact(ctx, a[0], a[1].asString(), a[2]); },
+            {.contextAware = true});
+  addPlugin(registry, "source", {param("path", "string")}, "string",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
+              const std::string& path = a[0].asString();
+              std::string filename = determinePath(ctx, "files", path);
+              if (!isFile(filename)) fail("Exception", path + " isn't a valid file (" + filename + ")");
+              return Value(readTextFile(filename));
+            },
+            {.contextAware = true});
+  addPlugin(registry, "file", {param("path", "string")}, "string",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
+              std::string filename = determinePath(ctx, "files", a[0].asString());
+              if (!isFile(filename)) fail("Exception", filename + " isn't a valid file");
+              Value marker("imp-module-source:file://" + absPath(filename));
+              fileMarkers().push_back(marker);
+              return marker;
+            },
+            {.contextAware = true});
+  addPlugin(registry, "list_files", {param("path", "string")}, "list",
+            [](PluginContext& ctx, const Args& a, const Kwargs&) {
+              std::string dir = determinePath(ctx, "files", a[0].asString());
+              std::error_code ec;
+              fs::file_status status = dir.empty() ? fs::file_status() : fs::status(dir, ec);
+              if (dir.empty() || !fs::exists(status))
+                fail("FileNotFoundError", "[Errno 2] No such file or directory: " + runtime::pyReprString(dir));
+              if (!fs::is_directory(status))
+                fail("NotADirectoryError", "[Errno 20] Not a directory: " + runtime::pyReprString(dir));
+              std::vector<std::string> names;
+              fs::directory_iterator it(dir, ec);
+              if (ec) fail("PermissionError", "[Errno 13] Permission denied: " + runtime::pyReprString(dir));
+              for (; it != fs::directory_iterator(); it.increment(ec)) {
+                if (ec) break;
+                std::string name = it->path().filename().string();
+                if (isFile(pathJoin(dir, name))) names.push_back(name);
+              }
+              // os.listdir order is the file system's; sorted here so compiles are reproducible
+              std::sort(names.begin(), names.end());
+              ValueList out;
+              for (std::string& n : names) out.emplace_back(std::move(n));
+              return Value(std::move(out));
+            },
+            {.contextAware = true});
+  addPlugin(registry, "template", {param("path", "string")}, "string",
+            [](PluginContext& ctx, const Args& a, const Kwargs& kwargs) {
+              return renderTemplate(ctx, extendPath(ctx, a[0].asString()), kwargs);
+            },
+            {.contextAware = true, .varKeywords = true});
 }
 
 }  // namespace inmanta::stdmodule

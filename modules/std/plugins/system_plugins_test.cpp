@@ -2,8 +2,8 @@
 #include <stdlib.h>
 
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "modules/std/plugins/plugin_test_support.h"
@@ -72,8 +72,10 @@ TEST_F(SystemPlugins, GetEnvInt) {
   EXPECT_EQ(call("get_env_int", {"INMANTA_STD_TEST_INT"}).asInt(), 12);
   EXPECT_EQ(call("get_env_int", {"INMANTA_STD_TEST_UNSET", 7}).asInt(), 7);
   EXPECT_TRUE(call("get_env_int", {"INMANTA_STD_TEST_UNSET"}).isUnknown());
-  EXPECT_EQ(failure("get_env_int", {"INMANTA_STD_TEST_BAD"}), "ValueError: invalid literal for int() with base 10: 'abc'");
-  EXPECT_EQ(failure("get_env_int", {"INMANTA_STD_TEST_FLOAT"}), "ValueError: invalid literal for int() with base 10: '1.5'");
+  EXPECT_EQ(failure("get_env_int", {"INMANTA_STD_TEST_BAD"}),
+            "ValueError: invalid literal for int() with base 10: 'abc'");
+  EXPECT_EQ(failure("get_env_int", {"INMANTA_STD_TEST_FLOAT"}),
+            "ValueError: invalid literal for int() with base 10: '1.5'");
 }
 
 // ------------------------------------------------------------------ passwords
@@ -171,7 +173,8 @@ TEST_F(SystemPlugins, ServerTokenAsksTheServer) {
   EXPECT_EQ(compiler::runtime::repr(*spec("server_token").params[0].defaultValue), "['agent']");
   EXPECT_EQ(spec("server_token").params[0].type, "string[]");
   ctx.settings[{"compiler_rest_transport", "token"}] = "abc";
-  EXPECT_EQ(failure("server_token", {}), "Exception: The environment of this model should be configured in config>environment");
+  EXPECT_EQ(failure("server_token", {}),
+            "Exception: The environment of this model should be configured in config>environment");
   ctx.settings[{"config", "environment"}] = "env";
   EXPECT_EQ(failure("server_token", {}), "Exception: Unable to get a valid token");  // no server
   FakeServer server;
@@ -181,13 +184,15 @@ TEST_F(SystemPlugins, ServerTokenAsksTheServer) {
   };
   EXPECT_EQ(str("server_token", {compiler::runtime::ValueList{"agent", "compiler"}}), "tok-1");
   ASSERT_EQ(server.calls.size(), 1u);
-  EXPECT_EQ(server.calls[0], R"(POST /api/v1/environment_auth {"client_types":["agent","compiler"],"idempotent":true})");
+  EXPECT_EQ(server.calls[0],
+            R"(POST /api/v1/environment_auth {"client_types":["agent","compiler"],"idempotent":true})");
   server.answer = [](const std::string&, const std::string&) {
     return compiler::ServerConnection::Reply{403, "", R"({"message": "no"})"};
   };
   EXPECT_EQ(failure("server_token", {}), "Exception: Unable to get a valid token");
   ASSERT_FALSE(ctx.logs.empty());
-  EXPECT_EQ(ctx.logs.back(), std::make_pair(std::string("WARNING"), std::string("Unable to get a new token (HTTP 403)")));
+  EXPECT_EQ(ctx.logs.back(),
+            std::make_pair(std::string("WARNING"), std::string("Unable to get a new token (HTTP 403)")));
 }
 
 TEST_F(SystemPlugins, GetfactWithoutServerIsUnknown) {
@@ -227,7 +232,9 @@ TEST_F(SystemPlugins, GetfactAsksTheServer) {
   server.answer = [](const std::string& method, const std::string& path) {
     using Reply = compiler::ServerConnection::Reply;
     if (method == "POST" && path == "/api/v1/parameter")
-      return Reply{200, "", R"({"parameters": [{"resource_id": "std::File[h 1,path=/etc/motd]", "name": "size", "value": "42"}]})"};
+      return Reply{
+          200, "",
+          R"({"parameters": [{"resource_id": "std::File[h 1,path=/etc/motd]", "name": "size", "value": "42"}]})"};
     if (path == "/api/v1/parameter/owner%20name?resource_id=std%3A%3AFile%5Bh+1%2Cpath%3D%2Fetc%2Fmotd%5D")
       return Reply{200, "", R"({"parameter": {"value": "root"}})"};
     return Reply{404, "", R"({"message": "Parameter not found"})"};
@@ -244,14 +251,16 @@ TEST_F(SystemPlugins, GetfactAsksTheServer) {
   EXPECT_EQ(server.calls, expected);
   ASSERT_EQ(ctx.unknowns.size(), 2u);
   EXPECT_EQ(ctx.unknowns[0].parameter, "mtime");
-  EXPECT_EQ(ctx.logs[0], std::make_pair(std::string("INFO"),
-                                        std::string("Param mtime of resource std::File[h 1,path=/etc/motd] is unknown")));
+  EXPECT_EQ(ctx.logs[0], std::make_pair(std::string("INFO"), std::string("Param mtime of resource std::File[h "
+                                                                         "1,path=/etc/motd] is unknown")));
   // a resource whose id is not known yet: the fact is unknown, nothing is asked
   FakeInstance unknownPath("std::File", {{"path", compiler::runtime::Value::unknown()}});
   EXPECT_TRUE(call("getfact", {instance(unknownPath), "size"}).isUnknown());
   EXPECT_EQ(server.calls.size(), expected.size());
   // a 200 without the parameter is the reference's KeyError
-  server.answer = [](const std::string&, const std::string&) { return compiler::ServerConnection::Reply{200, "", "{}"}; };
+  server.answer = [](const std::string&, const std::string&) {
+    return compiler::ServerConnection::Reply{200, "", "{}"};
+  };
   EXPECT_EQ(failure("getfact", {instance(file), "other"}), "KeyError: 'parameter'");
 }
 
@@ -285,7 +294,8 @@ TEST_F(SystemPlugins, SourceFailures) {
             "Exception: mod/missing.txt isn't a valid file (" + root_ + "/mod/files/missing.txt)");
   EXPECT_EQ(failure("source", {"mod/sub"}), "Exception: mod/sub isn't a valid file (" + root_ + "/mod/files/sub)");
   EXPECT_EQ(failure("source", {"nomod/x.txt"}), "Exception: Module nomod does not exist for path nomod/x.txt");
-  EXPECT_EQ(failure("source", {"./x.txt"}), "Exception: Unable to determine current module for path ./x.txt, called from __config__");
+  EXPECT_EQ(failure("source", {"./x.txt"}),
+            "Exception: Unable to determine current module for path ./x.txt, called from __config__");
   write(root_ + "/mod/files/bad.txt", "ok\xff");
   EXPECT_EQ(failure("source", {"mod/bad.txt"}),
             "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 2: invalid start byte");
@@ -304,7 +314,8 @@ TEST_F(SystemPlugins, ListFilesNamesRegularFilesSorted) {
   EXPECT_EQ(compiler::runtime::repr(call("list_files", {"/"})), "['top.txt']");
   EXPECT_EQ(failure("list_files", {"mod/none"}),
             "FileNotFoundError: [Errno 2] No such file or directory: '" + root_ + "/mod/files/none'");
-  EXPECT_EQ(failure("list_files", {"mod/a.txt"}), "NotADirectoryError: [Errno 20] Not a directory: '" + root_ + "/mod/files/a.txt'");
+  EXPECT_EQ(failure("list_files", {"mod/a.txt"}),
+            "NotADirectoryError: [Errno 20] Not a directory: '" + root_ + "/mod/files/a.txt'");
   EXPECT_EQ(failure("list_files", {"nomod"}), "Exception: Module nomod does not exist for path nomod");
 }
 
@@ -316,7 +327,8 @@ TEST_F(SystemPlugins, TemplateSignature) {
   EXPECT_EQ(t.returnType, "string");
   ASSERT_EQ(t.params.size(), 1u);
   EXPECT_EQ(t.params[0].name, "path");
-  EXPECT_EQ(failure("template", {"./x.j2"}), "Exception: Unable to determine current module for path ./x.j2, called from __config__");
+  EXPECT_EQ(failure("template", {"./x.j2"}),
+            "Exception: Unable to determine current module for path ./x.j2, called from __config__");
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ class TemplateHost {
   virtual std::string printForm(const compiler::runtime::Value& v) const = 0;
   virtual bool pyEquals(const compiler::runtime::Value& a, const compiler::runtime::Value& b) const = 0;
   virtual std::string proxyTypeName(const compiler::runtime::Value& v) const = 0;
-  virtual const compiler::runtime::Value* find(const compiler::runtime::ValueDict& dict, std::string_view key) const = 0;
+  virtual const compiler::runtime::Value* find(const compiler::runtime::ValueDict& dict,
+                                               std::string_view key) const = 0;
   // Where `<prefix>/file` templates come from: the module's templates/ folder, the project's for
   // the empty prefix; empty when there is none (reference _get_template_engine).
   virtual std::string templatesFolder(compiler::PluginContext& ctx, const std::string& prefix) const = 0;
@@ -47,8 +48,9 @@ class TemplateEngine {
   // resolve in the caller's scope. Throws what std::template's plugin throws: CompileError
   // (NotFoundException for an undefined name), PluginFailure named after the Python exception
   // (also when CPython cannot start or jinja2 does not load), PluginSuspend from the context.
-  virtual compiler::runtime::Value render(compiler::PluginContext& ctx, const std::string& path,
-                                          const std::vector<std::pair<std::string, compiler::runtime::Value>>& kwargs) = 0;
+  virtual compiler::runtime::Value render(
+      compiler::PluginContext& ctx, const std::string& path,
+      const std::vector<std::pair<std::string, compiler::runtime::Value>>& kwargs) = 0;
   // True once the module's CPython has been started in this process.
   virtual bool pythonStarted() const = 0;
 };
@@ -57,4 +59,5 @@ class TemplateEngine {
 
 // The module's one export: its engine, or null when `abi` is not the module's kTemplateEngineAbi.
 // `host` must outlive the process's use of the engine.
-extern "C" inmanta::stdmodule::TemplateEngine* inmanta_jinja_engine(int abi, const inmanta::stdmodule::TemplateHost* host);
+extern "C" inmanta::stdmodule::TemplateEngine* inmanta_jinja_engine(int abi,
+                                                                    const inmanta::stdmodule::TemplateHost* host);

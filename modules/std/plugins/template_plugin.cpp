@@ -60,8 +60,9 @@ Loaded load() {
   using Entry = TemplateEngine* (*)(int, const TemplateHost*);
   TemplateEngine* engine = reinterpret_cast<Entry>(module.entry)(kTemplateEngineAbi, &host);
   if (engine == nullptr)
-    return {nullptr, compiler::sharedModuleMismatch(what, INMANTA_JINJA_MODULE_NAME, module,
-                                                    "engine interface " + std::to_string(kTemplateEngineAbi) + " expected")};
+    return {nullptr,
+            compiler::sharedModuleMismatch(what, INMANTA_JINJA_MODULE_NAME, module,
+                                           "engine interface " + std::to_string(kTemplateEngineAbi) + " expected")};
   return {engine, {}};
 }
 

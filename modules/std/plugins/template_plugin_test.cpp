@@ -129,7 +129,7 @@ TEST_F(TemplatePlugin, TemplateErrorsAreNamedAfterTheJinjaException) {
 // ------------------------------------------------------------------ variables
 
 TEST_F(TemplatePlugin, ValuesRenderAsPythonDoes) {
-  ctx.variables = {{"f", Value(2.0)}, {"i", Value(3)}, {"t", Value(true)}, {"n", Value()},
+  ctx.variables = {{"f", Value(2.0)},     {"i", Value(3)},         {"t", Value(true)},   {"n", Value()},
                    {"l", list({1, "a"})}, {"d", dict({{"k", 1}})}, {"s", Value("héllo")}};
   EXPECT_EQ(rendered("{{ f }} {{ i }} {{ t }} {{ n }} {{ l }} {{ d }} {{ s }}"),
             "2.0 3 True None @[1, 'a'] @{'k': 1} héllo");
@@ -138,15 +138,20 @@ TEST_F(TemplatePlugin, ValuesRenderAsPythonDoes) {
 TEST_F(TemplatePlugin, ListsAndDictsAreProxies) {
   ctx.variables["l"] = list({"a", "b", list({1, 2})});
   ctx.variables["d"] = dict({{"x", 1}, {"y", list({"z"})}});
-  EXPECT_EQ(rendered("{% for e in l %}[{{ e }}]{% endfor %} {{ l | length }} {{ l[0] }}{{ l[-2] }} {{ l[2][1] }} {{ l[1:] }}"),
+  EXPECT_EQ(rendered("{% for e in l %}[{{ e }}]{% endfor %} {{ l | length }} {{ l[0] }}{{ l[-2] }} {{ l[2][1] }} {{ "
+                     "l[1:] }}"),
             "[a][b][@[1, 2]] 3 ab 2 @['b', [1, 2]]");
-  EXPECT_EQ(rendered("{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %} {{ d.x }} {{ d['y'][0] }} {{ d | length }}"),
+  EXPECT_EQ(rendered(
+                "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %} {{ d.x }} {{ d['y'][0] }} {{ d | length }}"),
             "x=1;y=@['z']; 1 z 2");
-  EXPECT_EQ(rendered("{{ 'a' in l }} {{ 'q' in l }} {{ 'x' in d }} {{ l == ['a', 'b', [1, 2]] }} {{ l[7] is defined }}"),
+  EXPECT_EQ(rendered(
+                "{{ 'a' in l }} {{ 'q' in l }} {{ 'x' in d }} {{ l == ['a', 'b', [1, 2]] }} {{ l[7] is defined }}"),
             "True False True True False");
   EXPECT_EQ(compileError("{{ l.zz }}"), "RuntimeException: can not get a attribute zz, ['a', 'b', [1, 2]] is a list");
-  EXPECT_EQ(compileError("{{ d[1] }}"), "RuntimeException: Expected string key, but got 1, {'x': 1, 'y': ['z']} is a dict");
-  EXPECT_EQ(compileError("{{ d.nope }}"), "NotFoundException: 'inmanta_plugins.std.DictProxy object' has no attribute 'nope'");
+  EXPECT_EQ(compileError("{{ d[1] }}"),
+            "RuntimeException: Expected string key, but got 1, {'x': 1, 'y': ['z']} is a dict");
+  EXPECT_EQ(compileError("{{ d.nope }}"),
+            "NotFoundException: 'inmanta_plugins.std.DictProxy object' has no attribute 'nope'");
 }
 
 TEST_F(TemplatePlugin, InstancesReadAttributesThroughTheCompiler) {
@@ -155,7 +160,8 @@ TEST_F(TemplatePlugin, InstancesReadAttributesThroughTheCompiler) {
   ctx.variables["host"] = instance(host);
   EXPECT_EQ(rendered("{{ host.name }}:{{ host.port }} {{ host.os.name | std.upper }}"), "h1:22 LINUX");
   // reference: a missing attribute is a lenient Undefined, empty and false
-  EXPECT_EQ(rendered("[{{ host.nope }}] {{ host.nope is defined }} {% if not host.nope %}no{% endif %}"), "[] False no");
+  EXPECT_EQ(rendered("[{{ host.nope }}] {{ host.nope is defined }} {% if not host.nope %}no{% endif %}"),
+            "[] False no");
   host.unready.push_back("port");
   EXPECT_THROW(render("{{ host.port }}"), PluginSuspend);
 }
@@ -192,14 +198,16 @@ TEST_F(TemplatePlugin, WithKwargsOnlyTheKwargsAreVisible) {
 
 TEST_F(TemplatePlugin, PluginsAreFiltersWithDots) {
   ctx.variables["s"] = Value("hello");
-  EXPECT_EQ(rendered("{{ s | std.upper }} {{ s | std.limit(3) }} {{ s | std.capitalize | std.length }}"), "HELLO hel 5");
+  EXPECT_EQ(rendered("{{ s | std.upper }} {{ s | std.limit(3) }} {{ s | std.capitalize | std.length }}"),
+            "HELLO hel 5");
   EXPECT_EQ(rendered("{{ std is defined }}"), "False");  // filters only, no variable named std
   EXPECT_EQ(renderFailure("{{ s | std.nope }}"), "TemplateAssertionError: No filter named 'std.nope'.");
 }
 
 TEST_F(TemplatePlugin, FilterFailuresPassAsTheyAre) {
   EXPECT_EQ(renderFailure("{{ false | std.assert('boom') }}"), "AssertionError: Assertion error: boom");
-  EXPECT_EQ(renderFailure("{{ 'x' | std.upper(y=1) }}"), "TypeError: _plugin_filter.<locals>.safewrapper() got an unexpected keyword argument 'y'");
+  EXPECT_EQ(renderFailure("{{ 'x' | std.upper(y=1) }}"),
+            "TypeError: _plugin_filter.<locals>.safewrapper() got an unexpected keyword argument 'y'");
   EXPECT_EQ(compileError("{{ nope | std.upper }}"), "NotFoundException: 'nope' is undefined");
 }
 
@@ -313,14 +321,17 @@ TEST_F(TemplateCompile, UndefinedVariableIsWrapped) {
   EXPECT_NE(result.find("Error: WrappingRuntimeException: Exception in plugin std::template (./main.cf:1:5)"),
             std::string::npos)
       << result;
-  EXPECT_NE(result.find("caused by: NotFoundException: 'nope' is undefined (./main.cf:1:5)"), std::string::npos) << result;
+  EXPECT_NE(result.find("caused by: NotFoundException: 'nope' is undefined (./main.cf:1:5)"), std::string::npos)
+      << result;
 }
 
 TEST_F(TemplateCompile, FilterArgumentsAreTypeChecked) {
   write(root_ + "/templates/t.j2", "{{ 3 | std.upper }}");
   std::string result = compile("x = std::template(\"/t.j2\")\n");
-  EXPECT_NE(result.find("Error: WrappingRuntimeException: Exception in plugin std::template"), std::string::npos) << result;
-  EXPECT_NE(result.find("caused by: PluginTypeException: Value 3 for argument string of plugin std::upper"), std::string::npos)
+  EXPECT_NE(result.find("Error: WrappingRuntimeException: Exception in plugin std::template"), std::string::npos)
+      << result;
+  EXPECT_NE(result.find("caused by: PluginTypeException: Value 3 for argument string of plugin std::upper"),
+            std::string::npos)
       << result;
 }
 

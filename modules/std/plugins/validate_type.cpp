@@ -97,7 +97,8 @@ std::optional<Decimal> parseDecimal(const std::string& text) {
     if (c < 0x80) {
       s += static_cast<char>(c);
     } else {
-      int d = u_charType(static_cast<UChar32>(c)) == U_DECIMAL_DIGIT_NUMBER ? u_charDigitValue(static_cast<UChar32>(c)) : -1;
+      int d = u_charType(static_cast<UChar32>(c)) == U_DECIMAL_DIGIT_NUMBER ? u_charDigitValue(static_cast<UChar32>(c))
+                                                                            : -1;
       if (d < 0) return std::nullopt;
       s += static_cast<char>('0' + d);
     }
@@ -323,7 +324,8 @@ Validator condecimal(const Params& params) {
   for (const auto& [name, cmp] : kBounds) {
     if (const Value* b = findParam(params, name)) {
       std::optional<Decimal> d = laxDecimal(*b);
-      if (!d || !d->finite()) schemaError("decimal", "ValueError: '" + std::string(name) + "' must be coercible to a Decimal instance");
+      if (!d || !d->finite())
+        schemaError("decimal", "ValueError: '" + std::string(name) + "' must be coercible to a Decimal instance");
       bounds.emplace_back(cmp, *d);
     }
   }
@@ -349,7 +351,8 @@ Validator condecimal(const Params& params) {
           if (decimals > *decimalPlaces && nDecimals > *decimalPlaces) return false;
           if (maxDigits) {
             int64_t maxWhole = std::max<int64_t>(0, *maxDigits - *decimalPlaces);
-            if (std::max<int64_t>(0, digits - decimals) > maxWhole && std::max<int64_t>(0, nDigits - nDecimals) > maxWhole)
+            if (std::max<int64_t>(0, digits - decimals) > maxWhole &&
+                std::max<int64_t>(0, nDigits - nDecimals) > maxWhole)
               return false;
           }
         }
@@ -526,12 +529,24 @@ const std::map<std::string, Validator, std::less<>>& plainTypes() {
       {"pydantic.EmailStr", [](const Value& v) { return v.isString() && pd::validEmail(v.asString()); }},
       {"pydantic.NameEmail", [](const Value& v) { return v.isString() && pd::validEmail(v.asString()); }},
       {"pydantic.AnyUrl", [](const Value& v) { return urlType(v, {}, 0); }},
-      {"pydantic.AnyHttpUrl", [](const Value& v) { return urlType(v, {"http", "https"}, 0); }},
-      {"pydantic.HttpUrl", [](const Value& v) { return urlType(v, {"http", "https"}, 2083); }},
+      {"pydantic.AnyHttpUrl",
+       [](const Value& v) {
+         return urlType(v, {"http", "https"}, 0);
+       }},
+      {"pydantic.HttpUrl",
+       [](const Value& v) {
+         return urlType(v, {"http", "https"}, 2083);
+       }},
       {"pydantic.FileUrl", [](const Value& v) { return urlType(v, {"file"}, 0); }},
       {"pydantic.FtpUrl", [](const Value& v) { return urlType(v, {"ftp"}, 0); }},
-      {"pydantic.WebsocketUrl", [](const Value& v) { return urlType(v, {"ws", "wss"}, 2083); }},
-      {"pydantic.AnyWebsocketUrl", [](const Value& v) { return urlType(v, {"ws", "wss"}, 0); }},
+      {"pydantic.WebsocketUrl",
+       [](const Value& v) {
+         return urlType(v, {"ws", "wss"}, 2083);
+       }},
+      {"pydantic.AnyWebsocketUrl",
+       [](const Value& v) {
+         return urlType(v, {"ws", "wss"}, 0);
+       }},
       {"pydantic.PositiveInt", [](const Value& v) { return numberSign(v, true, Cmp::Gt); }},
       {"pydantic.NegativeInt", [](const Value& v) { return numberSign(v, true, Cmp::Lt); }},
       {"pydantic.NonNegativeInt", [](const Value& v) { return numberSign(v, true, Cmp::Ge); }},
@@ -572,28 +587,145 @@ const std::set<std::string, std::less<>>& knownNames() {
                              "functools", "get_mixed_type_key", "ip_address", "ip_interface", "ip_network",
                              "summarize_address_range", "v4_int_to_packed", "v6_int_to_packed"})
       n.insert(std::string("ipaddress.") + name);
-    for (const char* name : {"Enum", "NAMESPACE_DNS", "NAMESPACE_OID", "NAMESPACE_URL", "NAMESPACE_X500",
-                             "RESERVED_FUTURE", "RESERVED_MICROSOFT", "RESERVED_NCS", "RFC_4122", "SafeUUID", "bytes_",
-                             "getnode", "int_", "main", "os", "sys", "uuid1", "uuid3", "uuid4", "uuid5"})
+    for (const char* name : {"Enum",
+                             "NAMESPACE_DNS",
+                             "NAMESPACE_OID",
+                             "NAMESPACE_URL",
+                             "NAMESPACE_X500",
+                             "RESERVED_FUTURE",
+                             "RESERVED_MICROSOFT",
+                             "RESERVED_NCS",
+                             "RFC_4122",
+                             "SafeUUID",
+                             "bytes_",
+                             "getnode",
+                             "int_",
+                             "main",
+                             "os",
+                             "sys",
+                             "uuid1",
+                             "uuid3",
+                             "uuid4",
+                             "uuid5"})
       n.insert(std::string("uuid.") + name);
-    for (const char* name :
-         {"AfterValidator", "AliasChoices", "AliasGenerator", "AliasPath", "AllowInfNan", "AmqpDsn", "AwareDatetime",
-          "Base64Bytes", "Base64Encoder", "Base64Str", "Base64UrlBytes", "Base64UrlStr", "BaseConfig", "BaseModel",
-          "BeforeValidator", "ByteSize", "ClickHouseDsn", "CockroachDsn", "ConfigDict", "DirectoryPath", "Discriminator",
-          "EncodedBytes", "EncodedStr", "EncoderProtocol", "Extra", "FailFast", "Field", "FieldSerializationInfo",
-          "FilePath", "FutureDate", "FutureDatetime", "GetCoreSchemaHandler", "GetJsonSchemaHandler", "GetPydanticSchema",
-          "ImportString", "InstanceOf", "Json", "JsonValue", "KafkaDsn", "MariaDBDsn", "ModelWrapValidatorHandler",
-          "MongoDsn", "MySQLDsn", "NaiveDatetime", "NatsDsn", "NewPath", "OnErrorOmit", "PastDate", "PastDatetime",
-          "PaymentCardNumber", "PlainSerializer", "PlainValidator", "PostgresDsn", "PrivateAttr", "RedisDsn", "RootModel",
-          "Secret", "SecretBytes", "SecretStr", "SerializationInfo", "SerializeAsAny", "SerializerFunctionWrapHandler",
-          "SkipValidation", "SnowflakeDsn", "SocketPath", "Strict", "StrictBytes", "StringConstraints", "Tag",
-          "TypeAdapter", "UUID6", "UUID7", "UUID8", "UrlConstraints", "VERSION", "ValidateAs", "ValidationError",
-          "ValidationInfo", "ValidatorFunctionWrapHandler", "WithJsonSchema", "WrapSerializer", "WrapValidator",
-          "computed_field", "conbytes", "condate", "confrozenset", "conlist", "conset", "create_model", "dataclasses",
-          "field_serializer", "field_validator", "model_serializer", "model_validator", "parse_obj_as", "root_validator",
-          "schema_json_of", "schema_of", "validate_call", "validate_email", "validator", "with_config", "networks",
-          "types", "fields", "main", "config", "functional_validators", "functional_serializers", "type_adapter",
-          "errors", "json_schema", "version", "warnings", "aliases", "annotated_handlers", "color", "alias_generators"})
+    for (const char* name : {"AfterValidator",
+                             "AliasChoices",
+                             "AliasGenerator",
+                             "AliasPath",
+                             "AllowInfNan",
+                             "AmqpDsn",
+                             "AwareDatetime",
+                             "Base64Bytes",
+                             "Base64Encoder",
+                             "Base64Str",
+                             "Base64UrlBytes",
+                             "Base64UrlStr",
+                             "BaseConfig",
+                             "BaseModel",
+                             "BeforeValidator",
+                             "ByteSize",
+                             "ClickHouseDsn",
+                             "CockroachDsn",
+                             "ConfigDict",
+                             "DirectoryPath",
+                             "Discriminator",
+                             "EncodedBytes",
+                             "EncodedStr",
+                             "EncoderProtocol",
+                             "Extra",
+                             "FailFast",
+                             "Field",
+                             "FieldSerializationInfo",
+                             "FilePath",
+                             "FutureDate",
+                             "FutureDatetime",
+                             "GetCoreSchemaHandler",
+                             "GetJsonSchemaHandler",
+                             "GetPydanticSchema",
+                             "ImportString",
+                             "InstanceOf",
+                             "Json",
+                             "JsonValue",
+                             "KafkaDsn",
+                             "MariaDBDsn",
+                             "ModelWrapValidatorHandler",
+                             "MongoDsn",
+                             "MySQLDsn",
+                             "NaiveDatetime",
+                             "NatsDsn",
+                             "NewPath",
+                             "OnErrorOmit",
+                             "PastDate",
+                             "PastDatetime",
+                             "PaymentCardNumber",
+                             "PlainSerializer",
+                             "PlainValidator",
+                             "PostgresDsn",
+                             "PrivateAttr",
+                             "RedisDsn",
+                             "RootModel",
+                             "Secret",
+                             "SecretBytes",
+                             "SecretStr",
+                             "SerializationInfo",
+                             "SerializeAsAny",
+                             "SerializerFunctionWrapHandler",
+                             "SkipValidation",
+                             "SnowflakeDsn",
+                             "SocketPath",
+                             "Strict",
+                             "StrictBytes",
+                             "StringConstraints",
+                             "Tag",
+                             "TypeAdapter",
+                             "UUID6",
+                             "UUID7",
+                             "UUID8",
+                             "UrlConstraints",
+                             "VERSION",
+                             "ValidateAs",
+                             "ValidationError",
+                             "ValidationInfo",
+                             "ValidatorFunctionWrapHandler",
+                             "WithJsonSchema",
+                             "WrapSerializer",
+                             "WrapValidator",
+                             "computed_field",
+                             "conbytes",
+                             "condate",
+                             "confrozenset",
+                             "conlist",
+                             "conset",
+                             "create_model",
+                             "dataclasses",
+                             "field_serializer",
+                             "field_validator",
+                             "model_serializer",
+                             "model_validator",
+                             "parse_obj_as",
+                             "root_validator",
+                             "schema_json_of",
+                             "schema_of",
+                             "validate_call",
+                             "validate_email",
+                             "validator",
+                             "with_config",
+                             "networks",
+                             "types",
+                             "fields",
+                             "main",
+                             "config",
+                             "functional_validators",
+                             "functional_serializers",
+                             "type_adapter",
+                             "errors",
+                             "json_schema",
+                             "version",
+                             "warnings",
+                             "aliases",
+                             "annotated_handlers",
+                             "color",
+                             "alias_generators"})
       n.insert(std::string("pydantic.") + name);
     return n;
   }();
@@ -647,8 +779,8 @@ Value validateType(const Args& a) {
 
 void registerValidationPlugins(PluginRegistry& registry) {
   addPlugin(registry, "validate_type",
-            {param("fq_type_name", "string"), param("value", "any"), paramNone("validation_parameters", "dict")}, "bool",
-            [](PluginContext&, const Args& a, const Kwargs&) { return validateType(a); });
+            {param("fq_type_name", "string"), param("value", "any"), paramNone("validation_parameters", "dict")},
+            "bool", [](PluginContext&, const Args& a, const Kwargs&) { return validateType(a); });
 }
 
 }  // namespace inmanta::stdmodule
