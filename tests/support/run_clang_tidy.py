@@ -7,9 +7,9 @@ BUILD_DIR is a configured and built CMake tree of ROOT (its compile_commands.jso
 file is compiled; the generated headers must exist). The files are the translation units of the
 database under ROOT that are ours: not generated (nothing under BUILD_DIR), not the conformance
 copy. Which of them (--base, else $INMANTA_TIDY_BASE, else `changed`):
-  changed            as for a revision (below): the merge-base with origin/main when that ref
-                     exists, else HEAD~1 (in a fresh clone without a remote: the last commit),
-                     else (a single commit) all of them;
+  changed            as for a revision (below): the merge-base with origin/main when HEAD is
+                     ahead of it, else HEAD~10 (a fresh clone, as CI's: the last ten commits),
+                     else HEAD~1, else (a single commit) all of them;
   a git revision     those changed since that revision (committed or not, and untracked files),
                      and for each changed header one unit that includes it (the .cpp beside it,
                      else one found in ninja's dependency log or by its #include lines);
@@ -31,6 +31,8 @@ import sys
 import time
 
 SKIP = 77
+# without a branch ahead of origin/main, the files of this many last commits are checked
+RECENT_COMMITS = 10
 WANTED_MAJOR = 14
 # path prefixes (relative to ROOT) whose files are not ours to check
 EXCLUDED_PREFIXES = ("tests/conformance/",)
@@ -86,10 +88,13 @@ def resolve_base(root, wanted):
         return wanted
     if git(root, "rev-parse", "--verify", "-q", "origin/main").returncode == 0:
         merge_base = git(root, "merge-base", "HEAD", "origin/main")
-        if merge_base.returncode == 0:
+        head = git(root, "rev-parse", "HEAD").stdout.strip()
+        if merge_base.returncode == 0 and merge_base.stdout.strip() != head:
             return merge_base.stdout.strip()
-    if git(root, "rev-parse", "--verify", "-q", "HEAD~1").returncode == 0:
-        return "HEAD~1"
+    # nothing ahead of origin/main (a fresh clone, as CI's) or no remote: the last commits' files
+    for back in (RECENT_COMMITS, 1):
+        if git(root, "rev-parse", "--verify", "-q", f"HEAD~{back}").returncode == 0:
+            return f"HEAD~{back}"
     return None
 
 
