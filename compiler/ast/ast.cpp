@@ -312,17 +312,9 @@ void dumpExpr(std::string& out, const Expr* e) {
       out += "}";
       return;
     }
-    case Kind::ExprStmt:
-    case Kind::Assign:
-    case Kind::For:
-    case Kind::If:
-    case Kind::Import:
-    case Kind::Entity:
-    case Kind::Implementation:
-    case Kind::Implement:
-    case Kind::Relation:
-    case Kind::Typedef:
-    case Kind::Index: out += "<stmt>"; return;
+    INMANTA_AST_STATEMENT_CASES:
+      out += "<stmt>";
+      return;
   }
 }
 
@@ -475,24 +467,9 @@ void dumpStmt(std::string& out, const Stmt* s) {
       out += ')';
       return;
     }
-    case Kind::Literal:
-    case Kind::StringFormat:
-    case Kind::FString:
-    case Kind::Regex:
-    case Kind::VarRef:
-    case Kind::AttrRef:
-    case Kind::MapLookup:
-    case Kind::IsDefined:
-    case Kind::Binary:
-    case Kind::Not:
-    case Kind::Conditional:
-    case Kind::Call:
-    case Kind::Constructor:
-    case Kind::IndexLookup:
-    case Kind::ShortIndexLookup:
-    case Kind::ListLit:
-    case Kind::ListComp:
-    case Kind::DictLit: dumpExpr(out, static_cast<const Expr*>(static_cast<const Node*>(s))); return;
+    INMANTA_AST_EXPRESSION_CASES:
+      dumpExpr(out, static_cast<const Expr*>(static_cast<const Node*>(s)));
+      return;
   }
 }
 

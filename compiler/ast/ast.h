@@ -108,6 +108,42 @@ enum class Kind : uint8_t {
   Index,
 };
 
+// The case labels of every expression kind and of every statement kind (definitions included),
+// for a switch that treats a whole group alike: `INMANTA_AST_STATEMENT_CASES: return;` in a walk
+// over expressions (the macro leaves out the last colon, so a use reads as a label). A new kind is
+// added to its group here; -Wswitch-enum asks every other switch about it.
+#define INMANTA_AST_EXPRESSION_CASES                     \
+  case ::inmanta::compiler::ast::Kind::Literal:          \
+  case ::inmanta::compiler::ast::Kind::StringFormat:     \
+  case ::inmanta::compiler::ast::Kind::FString:          \
+  case ::inmanta::compiler::ast::Kind::Regex:            \
+  case ::inmanta::compiler::ast::Kind::VarRef:           \
+  case ::inmanta::compiler::ast::Kind::AttrRef:          \
+  case ::inmanta::compiler::ast::Kind::MapLookup:        \
+  case ::inmanta::compiler::ast::Kind::IsDefined:        \
+  case ::inmanta::compiler::ast::Kind::Binary:           \
+  case ::inmanta::compiler::ast::Kind::Not:              \
+  case ::inmanta::compiler::ast::Kind::Conditional:      \
+  case ::inmanta::compiler::ast::Kind::Call:             \
+  case ::inmanta::compiler::ast::Kind::Constructor:      \
+  case ::inmanta::compiler::ast::Kind::IndexLookup:      \
+  case ::inmanta::compiler::ast::Kind::ShortIndexLookup: \
+  case ::inmanta::compiler::ast::Kind::ListLit:          \
+  case ::inmanta::compiler::ast::Kind::ListComp:         \
+  case ::inmanta::compiler::ast::Kind::DictLit
+#define INMANTA_AST_STATEMENT_CASES                    \
+  case ::inmanta::compiler::ast::Kind::ExprStmt:       \
+  case ::inmanta::compiler::ast::Kind::Assign:         \
+  case ::inmanta::compiler::ast::Kind::For:            \
+  case ::inmanta::compiler::ast::Kind::If:             \
+  case ::inmanta::compiler::ast::Kind::Import:         \
+  case ::inmanta::compiler::ast::Kind::Entity:         \
+  case ::inmanta::compiler::ast::Kind::Implementation: \
+  case ::inmanta::compiler::ast::Kind::Implement:      \
+  case ::inmanta::compiler::ast::Kind::Relation:       \
+  case ::inmanta::compiler::ast::Kind::Typedef:        \
+  case ::inmanta::compiler::ast::Kind::Index
+
 const char* kindName(Kind kind);
 
 // A node is 8 bytes before its parts (a tree has millions): its kind, then where it was written,

@@ -81,17 +81,8 @@ void forEachChild(const Expr* e, F&& f) {
     case Kind::DictLit:
       for (const auto& entry : static_cast<const DictLit*>(e)->entries) f(static_cast<const Expr*>(entry.value));
       return;
-    case Kind::ExprStmt:
-    case Kind::Assign:
-    case Kind::For:
-    case Kind::If:
-    case Kind::Import:
-    case Kind::Entity:
-    case Kind::Implementation:
-    case Kind::Implement:
-    case Kind::Relation:
-    case Kind::Typedef:
-    case Kind::Index: return;  // (statements: forEachBlock)
+    INMANTA_AST_STATEMENT_CASES:
+      return;  // (statements: forEachBlock)
   }
 }
 
@@ -122,24 +113,8 @@ void forEachBlock(const Stmt* s, F&& f) {
     case Kind::Relation:
     case Kind::Typedef:
     case Kind::Index:
-    case Kind::Literal:
-    case Kind::StringFormat:
-    case Kind::FString:
-    case Kind::Regex:
-    case Kind::VarRef:
-    case Kind::AttrRef:
-    case Kind::MapLookup:
-    case Kind::IsDefined:
-    case Kind::Binary:
-    case Kind::Not:
-    case Kind::Conditional:
-    case Kind::Call:
-    case Kind::Constructor:
-    case Kind::IndexLookup:
-    case Kind::ShortIndexLookup:
-    case Kind::ListLit:
-    case Kind::ListComp:
-    case Kind::DictLit: return;
+    INMANTA_AST_EXPRESSION_CASES:
+      return;
   }
 }
 

@@ -76,18 +76,10 @@ std::string pretty(const ast::Expr* e) {
     case ast::Kind::Constructor:
     case ast::Kind::IndexLookup:
     case ast::Kind::ShortIndexLookup:
-    case ast::Kind::ListComp: break;
-    case ast::Kind::ExprStmt:
-    case ast::Kind::Assign:
-    case ast::Kind::For:
-    case ast::Kind::If:
-    case ast::Kind::Import:
-    case ast::Kind::Entity:
-    case ast::Kind::Implementation:
-    case ast::Kind::Implement:
-    case ast::Kind::Relation:
-    case ast::Kind::Typedef:
-    case ast::Kind::Index: break;  // (not expressions)
+    case ast::Kind::ListComp:
+      break;
+    INMANTA_AST_STATEMENT_CASES:
+      break;  // (not expressions)
   }
   return ast::dump(e);
 }
@@ -117,17 +109,8 @@ bool everyPart(const ast::Expr* e, bool (*test)(const ast::Expr*)) {
     case ast::Kind::IndexLookup:
     case ast::Kind::ShortIndexLookup:
     case ast::Kind::ListComp:
-    case ast::Kind::ExprStmt:
-    case ast::Kind::Assign:
-    case ast::Kind::For:
-    case ast::Kind::If:
-    case ast::Kind::Import:
-    case ast::Kind::Entity:
-    case ast::Kind::Implementation:
-    case ast::Kind::Implement:
-    case ast::Kind::Relation:
-    case ast::Kind::Typedef:
-    case ast::Kind::Index: return true;  // (its parts, if any, are computed by units of their own)
+    INMANTA_AST_STATEMENT_CASES:
+      return true;  // (its parts, if any, are computed by units of their own)
   }
   bool all = true;
   ast::forEachChild(e, [&](const ast::Expr* part) { all = all && test(part); });
@@ -156,17 +139,8 @@ bool computesOnly(const ast::Expr* e) {
     case ast::Kind::IndexLookup:
     case ast::Kind::ShortIndexLookup:
     case ast::Kind::ListComp:
-    case ast::Kind::ExprStmt:
-    case ast::Kind::Assign:
-    case ast::Kind::For:
-    case ast::Kind::If:
-    case ast::Kind::Import:
-    case ast::Kind::Entity:
-    case ast::Kind::Implementation:
-    case ast::Kind::Implement:
-    case ast::Kind::Relation:
-    case ast::Kind::Typedef:
-    case ast::Kind::Index: break;
+    INMANTA_AST_STATEMENT_CASES:
+      break;
   }
   return false;
 }
@@ -195,17 +169,8 @@ bool computedPurely(const ast::Expr* e) {
     case ast::Kind::MapLookup: return everyPart(e, computedPurely);
     case ast::Kind::Call:
     case ast::Kind::Constructor:  // plugin calls and casts, constructors
-    case ast::Kind::ExprStmt:
-    case ast::Kind::Assign:
-    case ast::Kind::For:
-    case ast::Kind::If:
-    case ast::Kind::Import:
-    case ast::Kind::Entity:
-    case ast::Kind::Implementation:
-    case ast::Kind::Implement:
-    case ast::Kind::Relation:
-    case ast::Kind::Typedef:
-    case ast::Kind::Index: break;
+    INMANTA_AST_STATEMENT_CASES:
+      break;
   }
   return false;
 }
@@ -376,17 +341,8 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
     case ast::Kind::Constructor:
     case ast::Kind::IndexLookup:
     case ast::Kind::ShortIndexLookup:
-    case ast::Kind::ExprStmt:
-    case ast::Kind::Assign:
-    case ast::Kind::For:
-    case ast::Kind::If:
-    case ast::Kind::Import:
-    case ast::Kind::Entity:
-    case ast::Kind::Implementation:
-    case ast::Kind::Implement:
-    case ast::Kind::Relation:
-    case ast::Kind::Typedef:
-    case ast::Kind::Index: break;
+    INMANTA_AST_STATEMENT_CASES:
+      break;
   }
   return bad(e);
 }

@@ -71,17 +71,8 @@ Variable* Evaluator::emit(const ast::Expr* expr, Scope* scope, const Lhs* lhs) {
     case ast::Kind::IndexLookup: return emitIndexLookup(static_cast<const ast::IndexLookup*>(expr), scope);
     case ast::Kind::ShortIndexLookup:
       return emitShortIndexLookup(static_cast<const ast::ShortIndexLookup*>(expr), scope);
-    case ast::Kind::ExprStmt:
-    case ast::Kind::Assign:
-    case ast::Kind::For:
-    case ast::Kind::If:
-    case ast::Kind::Import:
-    case ast::Kind::Entity:
-    case ast::Kind::Implementation:
-    case ast::Kind::Implement:
-    case ast::Kind::Relation:
-    case ast::Kind::Typedef:
-    case ast::Kind::Index: break;  // (statements are never emitted as expressions)
+    INMANTA_AST_STATEMENT_CASES:
+      break;  // (statements are never emitted as expressions)
   }
   throw std::logic_error(std::string("no evaluation for the expression kind ") + ast::kindName(expr->kind));
 }

@@ -281,17 +281,8 @@ void Evaluator::feedGradual(const ast::Expr* e, Scope* scope, GradualSink* sink,
     case ast::Kind::IndexLookup:
     case ast::Kind::ShortIndexLookup:
     case ast::Kind::DictLit:
-    case ast::Kind::ExprStmt:
-    case ast::Kind::Assign:
-    case ast::Kind::For:
-    case ast::Kind::If:
-    case ast::Kind::Import:
-    case ast::Kind::Entity:
-    case ast::Kind::Implementation:
-    case ast::Kind::Implement:
-    case ast::Kind::Relation:
-    case ast::Kind::Typedef:
-    case ast::Kind::Index: break;
+    INMANTA_AST_STATEMENT_CASES:
+      break;
   }
   auto fromVariable = [this, sink, whole](Variable* v) {
     // a list variable or relation passes its values on as they arrive

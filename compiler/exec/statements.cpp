@@ -107,25 +107,10 @@ void Evaluator::emitStatement(const ast::Stmt* stmt, Scope* scope) {
           "if", i->loc(), false);
       return;
     }
-    case ast::Kind::For: emitFor(static_cast<const ast::For*>(stmt), scope); return;
-    case ast::Kind::Literal:
-    case ast::Kind::StringFormat:
-    case ast::Kind::FString:
-    case ast::Kind::Regex:
-    case ast::Kind::VarRef:
-    case ast::Kind::AttrRef:
-    case ast::Kind::MapLookup:
-    case ast::Kind::IsDefined:
-    case ast::Kind::Binary:
-    case ast::Kind::Not:
-    case ast::Kind::Conditional:
-    case ast::Kind::Call:
-    case ast::Kind::Constructor:
-    case ast::Kind::IndexLookup:
-    case ast::Kind::ShortIndexLookup:
-    case ast::Kind::ListLit:
-    case ast::Kind::ListComp:
-    case ast::Kind::DictLit:
+    case ast::Kind::For:
+      emitFor(static_cast<const ast::For*>(stmt), scope);
+      return;
+    INMANTA_AST_EXPRESSION_CASES:
       // (an expression written as a statement: a call, a constructor)
       evaluateStatement(static_cast<const ast::Expr*>(static_cast<const ast::Node*>(stmt)), scope);
       return;

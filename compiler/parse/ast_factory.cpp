@@ -367,17 +367,8 @@ void directRequires(const ast::Expr* e, std::vector<std::string_view>& out) {
     case Kind::DictLit:
       for (const auto& [k, v] : static_cast<const ast::DictLit*>(e)->entries) directRequires(v, out);
       return;
-    case Kind::ExprStmt:
-    case Kind::Assign:
-    case Kind::For:
-    case Kind::If:
-    case Kind::Import:
-    case Kind::Entity:
-    case Kind::Implementation:
-    case Kind::Implement:
-    case Kind::Relation:
-    case Kind::Typedef:
-    case Kind::Index: return;
+    INMANTA_AST_STATEMENT_CASES:
+      return;
   }
 }
 

@@ -142,24 +142,6 @@ class Definer {
                    "Implementation", def->entity.text());
             break;
           }
-          case ast::Kind::Literal:
-          case ast::Kind::StringFormat:
-          case ast::Kind::FString:
-          case ast::Kind::Regex:
-          case ast::Kind::VarRef:
-          case ast::Kind::AttrRef:
-          case ast::Kind::MapLookup:
-          case ast::Kind::IsDefined:
-          case ast::Kind::Binary:
-          case ast::Kind::Not:
-          case ast::Kind::Conditional:
-          case ast::Kind::Call:
-          case ast::Kind::Constructor:
-          case ast::Kind::IndexLookup:
-          case ast::Kind::ShortIndexLookup:
-          case ast::Kind::ListLit:
-          case ast::Kind::ListComp:
-          case ast::Kind::DictLit:
           case ast::Kind::ExprStmt:
           case ast::Kind::Assign:
           case ast::Kind::For:
@@ -167,7 +149,9 @@ class Definer {
           case ast::Kind::Import:
           case ast::Kind::Implement:
           case ast::Kind::Relation:
-          case ast::Kind::Index: break;
+          case ast::Kind::Index:
+          INMANTA_AST_EXPRESSION_CASES:
+            break;
         }
       }
     }

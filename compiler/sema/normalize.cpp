@@ -83,17 +83,8 @@ bool constantValue(const ast::Expr* e, Value& out) {
     case ast::Kind::IndexLookup:
     case ast::Kind::ShortIndexLookup:
     case ast::Kind::ListComp:
-    case ast::Kind::ExprStmt:
-    case ast::Kind::Assign:
-    case ast::Kind::For:
-    case ast::Kind::If:
-    case ast::Kind::Import:
-    case ast::Kind::Entity:
-    case ast::Kind::Implementation:
-    case ast::Kind::Implement:
-    case ast::Kind::Relation:
-    case ast::Kind::Typedef:
-    case ast::Kind::Index: return false;
+    INMANTA_AST_STATEMENT_CASES:
+      return false;
   }
   __builtin_unreachable();  // (the switch above names every value)
 }
@@ -247,18 +238,10 @@ void Normalizer::normalizeExpr(const ast::Expr* e, model::Namespace* ns, const m
     case ast::Kind::StringFormat:
     case ast::Kind::FString:
     case ast::Kind::Literal:
-    case ast::Kind::Regex: break;
-    case ast::Kind::ExprStmt:
-    case ast::Kind::Assign:
-    case ast::Kind::For:
-    case ast::Kind::If:
-    case ast::Kind::Import:
-    case ast::Kind::Entity:
-    case ast::Kind::Implementation:
-    case ast::Kind::Implement:
-    case ast::Kind::Relation:
-    case ast::Kind::Typedef:
-    case ast::Kind::Index: return;  // (not expressions)
+    case ast::Kind::Regex:
+      break;
+    INMANTA_AST_STATEMENT_CASES:
+      return;  // (not expressions)
   }
   // its parts, none of which expects an entity
   ast::forEachChild(e, [&](const ast::Expr* part) { normalizeExpr(part, ns, nullptr); });
@@ -287,31 +270,15 @@ void Normalizer::normalizeBlock(const ast::Block& block, model::Namespace* ns) {
         normalizeBlock(i->elseBlock, ns);
         break;
       }
-      case ast::Kind::Literal:
-      case ast::Kind::StringFormat:
-      case ast::Kind::FString:
-      case ast::Kind::Regex:
-      case ast::Kind::VarRef:
-      case ast::Kind::AttrRef:
-      case ast::Kind::MapLookup:
-      case ast::Kind::IsDefined:
-      case ast::Kind::Binary:
-      case ast::Kind::Not:
-      case ast::Kind::Conditional:
-      case ast::Kind::Call:
-      case ast::Kind::Constructor:
-      case ast::Kind::IndexLookup:
-      case ast::Kind::ShortIndexLookup:
-      case ast::Kind::ListLit:
-      case ast::Kind::ListComp:
-      case ast::Kind::DictLit:
       case ast::Kind::Import:
       case ast::Kind::Entity:
       case ast::Kind::Implementation:
       case ast::Kind::Implement:
       case ast::Kind::Relation:
       case ast::Kind::Typedef:
-      case ast::Kind::Index: break;
+      case ast::Kind::Index:
+      INMANTA_AST_EXPRESSION_CASES:
+        break;
     }
   }
 }
