@@ -35,6 +35,9 @@ class CompileSession {
   // module.yml of every module loaded, by the name imports use (the folder name)
   const std::map<std::string, ModuleConfig>& modules() const { return modules_; }
   ast::Context& context() { return ctx_; }
+  // Makes another file known to the compile's sources (a module's Python file that an error
+  // points into). Throws CompileError when it cannot be read.
+  FileId addSourceFile(const std::string& path) { return readFile(path); }
 
  private:
   // Folder of a module: the first modulepath entry that has it, then the bundled std.

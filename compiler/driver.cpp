@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include <unistd.h>
@@ -36,6 +37,37 @@ std::optional<size_t> positiveFromEnvironment(const char* name, const char* what
 
 // The message of a compile over `limit` bytes of resident memory after `instances` instances, or
 // nothing (the resident size is the second number of Linux's /proc/self/statm, in pages).
+// The site-packages of the project's virtual environment (`.env`, as the reference's), where
+// `inmanta project install` puts what the modules' requirements.txt name.
+std::vector<std::string> projectSitePackages(const std::string& projectDir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::filesystem::path lib = std::filesystem::path(projectDir) / ".env" / "lib";
+  for (std::filesystem::directory_iterator it(lib, ec), end; !ec && it != end; it.increment(ec)) {
+    std::filesystem::path site = it->path() / "site-packages";
+    if (it->path().filename().string().rfind("python3", 0) == 0 && std::filesystem::is_directory(site, ec))
+      out.push_back(site.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every module folder (one with module.yml) on the module path; the first of a name wins.
+std::vector<PythonModule> modulesOnPath(const std::vector<std::string>& modulepath) {
+  std::vector<PythonModule> out;
+  std::set<std::string> seen;
+  for (const std::string& dir : modulepath) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> found;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (std::filesystem::is_regular_file(it->path() / "module.yml", ec)) found.push_back(it->path());
+    std::sort(found.begin(), found.end());
+    for (const auto& p : found)
+      if (seen.insert(p.filename().string()).second) out.push_back({p.filename().string(), p.string()});
+  }
+  return out;
+}
+
 std::optional<std::string> memoryExceeded(size_t limit, size_t instances) {
   std::ifstream statm("/proc/self/statm");
   size_t size = 0;
@@ -94,23 +126,51 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
 #endif
     session->load();
     static const PluginRegistry kNoPlugins;
+    const PluginRegistry* plugins = options.plugins ? options.plugins : &kNoPlugins;
+    const ResourceTypeRegistry* resourceTypes = options.resourceTypes;
+    auto log = [&err, &options](std::string_view logger, std::string_view level, const std::string& message) {
+      // warnings always, info from -vv, debug from -vvv, as the reference's console log
+      int needed = level == "WARNING" || level == "ERROR" || level == "CRITICAL" ? 0 : level == "INFO" ? 2 : 3;
+      if (options.verbosity >= needed) err << logLine(std::string(logger), std::string(level), message) << "\n";
+    };
+    // the modules' Python code: plugins, resource types, dependency managers, export hooks
+    std::unique_ptr<ModuleCodeHost> codeHost;
+    std::unique_ptr<ModuleCode> code;
+    ResourceTypeRegistry mergedTypes;
+    {
+      std::vector<PythonModule> imported;
+      for (const auto& [name, config] : session->modules()) imported.push_back({name, config.dir});
+      std::vector<PythonModule> withCode = modulesWithPythonCode(
+          imported, [plugins](const std::string& name) { return name == "std" || !plugins->inNamespace(name).empty(); });
+      if (!withCode.empty()) {
+        ModuleCodeSettings settings;
+        settings.projectDir = session->project().dir;
+        settings.pythonPath = projectSitePackages(session->project().dir);
+        settings.available = modulesOnPath(session->project().modulepath);
+        codeHost = makeModuleCodeHost(session->sources(), options.settings, log);
+        code = moduleCodeLoader().load(withCode, settings, *codeHost,
+                                       [&session](const std::string& path) { return session->addSourceFile(path); });
+        for (PluginSpec& spec : code->pluginSpecs) code->plugins.add(std::move(spec));
+        code->plugins.setFallback(plugins);
+        plugins = &code->plugins;
+        if (resourceTypes != nullptr) mergedTypes = *resourceTypes;
+        for (const ResourceTypeSpec& t : code->resourceTypes.types()) mergedTypes.add(t);
+        for (const DependencyManager& m : code->resourceTypes.managers()) mergedTypes.addDependencyManager(m);
+        resourceTypes = &mergedTypes;
+      }
+    }
     auto modelOwner = std::make_unique<model::Model>();
     model::Model& model = *modelOwner;
-    sema::defineModel(model, session->files(), options.plugins ? *options.plugins : kNoPlugins, session->sources(),
-                      warn);
+    sema::defineModel(model, session->files(), *plugins, session->sources(), warn);
     exec::ExecOptions execOptions;
     execOptions.out = &out;
     execOptions.warn = warn;
     execOptions.projectDir = session->project().dir;
     execOptions.settings = options.settings;
     execOptions.server = options.server;
-    execOptions.resourceTypes = options.resourceTypes;
+    execOptions.resourceTypes = resourceTypes;
     execOptions.relationPrecedencePolicy = session->project().relationPrecedencePolicy;
-    execOptions.log = [&err, &options](std::string_view logger, std::string_view level, const std::string& message) {
-      // warnings always, info from -vv, debug from -vvv, as the reference's console log
-      int needed = level == "WARNING" || level == "ERROR" ? 0 : level == "INFO" ? 2 : 3;
-      if (options.verbosity >= needed) err << logLine(std::string(logger), std::string(level), message) << "\n";
-    };
+    execOptions.log = log;
     // the scheduler's round limit, as the reference reads it (spec 4.7)
     if (auto rounds = positiveFromEnvironment("INMANTA_MAX_ITERATIONS", "whole number"))
       execOptions.maxIterations = *rounds;
@@ -125,7 +185,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
       maxMemory = static_cast<size_t>(pages) / 2 * static_cast<size_t>(pageSize);
     if (maxMemory != 0)
       execOptions.memoryExceeded = [maxMemory](size_t instances) { return memoryExceeded(maxMemory, instances); };
-    exec::Execution evaluator(model, options.plugins ? *options.plugins : kNoPlugins, session->sources(), execOptions);
+    exec::Execution evaluator(model, *plugins, session->sources(), execOptions);
 #if !defined(__SANITIZE_ADDRESS__)
     if (options.keepMemoryAtExit) {
       // released on purpose: the process ends right after the compile
@@ -137,7 +197,8 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     out.flush();
     if (options.afterCompile) {
       if (std::optional<std::string> failure = options.afterCompile(
-              CompiledModel{evaluator.instances(), session->project(), evaluator.unknownParameters()})) {
+              CompiledModel{evaluator.instances(), session->project(), evaluator.unknownParameters(), resourceTypes,
+                            code ? &code->exportHooks : nullptr})) {
         err << "\n"
             << banner("EXPORT FAILURE") << "\n"
             << "Error: " << *failure << "\n";

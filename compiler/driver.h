@@ -2,12 +2,14 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "compiler/module_code.h"
 #include "compiler/plugin.h"
 #include "compiler/project/project.h"
 #include "compiler/resource_types.h"
@@ -20,6 +22,11 @@ struct CompiledModel {
   const std::vector<runtime::Instance*>& instances;
   const ProjectConfig& project;
   const std::vector<UnknownParameter>& unknowns;  // facts the server could not give
+  // The resource types of the compile: the built-in modules' (CompileOptions::resourceTypes)
+  // and those the modules' Python code registers; null when neither is known.
+  const ResourceTypeRegistry* resourceTypes = nullptr;
+  // The export hooks of the modules' Python code (`@export`), by name; null when there is none.
+  const std::map<std::string, ExportHook>* exportHooks = nullptr;
 };
 
 struct CompileOptions {

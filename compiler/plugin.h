@@ -72,6 +72,11 @@ struct PluginSpec {
   std::string name;        // `print`; called as `std::print`
   std::vector<PluginParam> params;
   bool varKeywords = false;     // takes **kwargs (std::template)
+  // The declared types of *args and **kwargs when they are checked (Python plugins): empty, or
+  // `any`, not checked.
+  std::string varArgsType;      // non-empty: takes *args; the extra positional values follow
+                                // the declared parameters in `run`'s args
+  std::string varKeywordsType;
   std::string returnType;       // empty: no annotation, the result is not checked; "null": returns nothing
   bool acceptsUnknown = false;  // called even when an argument is unknown (is_unknown, getattr)
   bool contextAware = false;    // takes the hidden context: refused in typedef constraints
@@ -118,6 +123,8 @@ class PluginContext {
   virtual std::string moduleDir(std::string_view module) = 0;
   // The module of the file the call is written in.
   virtual std::string callingModule() = 0;
+  // The namespace of the file the call is written in (`__config__`, `m::sub`).
+  virtual std::string callingNamespace() = 0;
   // The project folder (the compiler's working directory for data/std/passwordfile.txt).
   virtual std::string projectDir() = 0;
 
@@ -201,9 +208,13 @@ class PluginRegistry {
   std::vector<std::string> names() const;
   // The plugins registered in a module namespace, in name order.
   std::vector<const PluginSpec*> inNamespace(std::string_view ns) const;
+  // Another registry whose plugins this one also offers, below its own (the built-in modules'
+  // plugins under a compile's Python ones); it must outlive this one.
+  void setFallback(const PluginRegistry* fallback) { fallback_ = fallback; }
 
  private:
   std::map<std::string, std::unique_ptr<PluginSpec>, std::less<>> plugins_;
+  const PluginRegistry* fallback_ = nullptr;
 };
 
 }  // namespace inmanta::compiler

@@ -91,6 +91,8 @@ struct ResourceRecord {
   std::string rid;   // `std::File[h1,path=/etc/a]`
   const runtime::Instance* instance = nullptr;
   std::set<std::string> requires_;  // rids
+  // the exported fields, in export order
+  const std::vector<std::pair<std::string, runtime::Value>>* fields = nullptr;
 };
 
 using DependencyManager = std::function<void(std::vector<ResourceRecord*>& resources)>;

@@ -1,7 +1,7 @@
 // The project's own shared modules (libinmanta_*.so): code with heavy dependencies that a process
 // loads with dlopen() the first time it needs it, so that start-up, and a compile that needs none
 // of them, never maps those libraries. They are
-//   libinmanta_jinja.so  std::template's Jinja2 in an embedded CPython (modules/std/plugins/template_engine.h)
+//   libinmanta_python.so  std::template's Jinja2 in an embedded CPython (modules/std/plugins/template_engine.h)
 //   libinmanta_antlr.so  the ANTLR parser behind the fast path, for syntax errors (parse/antlr_parser.h)
 //   libinmanta_rest.so   the exporter's HTTP client, cpp-httplib with OpenSSL (exporter/http_transport.h)
 // Each is built beside the binary in a build tree and installed in <libdir>/inmanta; each has an

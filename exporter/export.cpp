@@ -138,15 +138,35 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   compile.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
     ResourceSet set;
     try {
-      set = buildResources(model.instances, types);
+      // the built-in types and the modules' Python ones (the compile knows both)
+      set = buildResources(model.instances, model.resourceTypes ? *model.resourceTypes : types);
     } catch (const ExportError& e) {
       return std::string(e.what());
+    } catch (const compiler::ResourceError& e) {
+      return std::string(e.what());
     }
-    // export plugins, as the reference runs them once the resources are made
+    // export plugins (the modules' @export hooks), as the reference runs them once the resources
+    // are made
     std::vector<std::string> exportPlugins = options.exportPlugin.empty()
                                                  ? settings.getList("config", "export")
                                                  : std::vector<std::string>{options.exportPlugin};
-    if (!exportPlugins.empty()) return "Export function " + exportPlugins.front() + " does not exist.";
+    for (const std::string& name : exportPlugins) {
+      if (name.empty()) continue;
+      const compiler::ExportHook* hook = nullptr;
+      if (model.exportHooks != nullptr)
+        if (auto it = model.exportHooks->find(name); it != model.exportHooks->end()) hook = &it->second;
+      if (hook == nullptr) return "Export function " + name + " does not exist.";
+      struct Sink : compiler::ExportSink {
+        std::map<std::string, std::string>& files;
+        explicit Sink(std::map<std::string, std::string>& f) : files(f) {}
+        void addFile(const std::string& hash, std::string bytes) override { files.try_emplace(hash, std::move(bytes)); }
+      } sink(set.files);
+      try {
+        hook->run(model.instances, sink);
+      } catch (const std::exception& e) {
+        return "Export function " + name + " failed: " + e.what();
+      }
+    }
     set.unknowns = model.unknowns;
     for (const auto& w : set.warnings) err << logLine("exporter", "WARNING", w) << "\n";
     if (options.compile.verbosity >= 2)

@@ -93,27 +93,90 @@ std::optional<fs::path> moduleDir(const compiler::ProjectConfig& project, const 
   return std::nullopt;
 }
 
-// module_version_info (3.4, decision X3): per module that registers exported resource types,
-// a version hash over its model files and requirements, no handler code files.
-json moduleVersionInfo(const compiler::ProjectConfig& project, const ResourceSet& set) {
-  std::map<std::string, std::set<std::string>> agents;  // module -> agents
-  for (const Resource& r : set.resources) agents[r.type.substr(0, r.type.find("::"))].insert(r.agent);
+// The Python files of a module's plugins/ package, by the name the reference gives each
+// (`inmanta_plugins.m` for plugins/__init__.py, `inmanta_plugins.m.sub.x` for plugins/sub/x.py),
+// leaving out the model/, files/ and templates/ folders and __pycache__.
+std::map<std::string, fs::path> pluginFiles(const fs::path& dir, const std::string& module) {
+  std::map<std::string, fs::path> out;
+  fs::path plugins = dir / "plugins";
+  std::error_code ec;
+  if (!fs::is_directory(plugins, ec)) return out;
+  for (fs::recursive_directory_iterator it(plugins, ec), end; !ec && it != end; it.increment(ec)) {
+    fs::path rel = it->path().lexically_relative(plugins);
+    std::string first = rel.begin()->string();
+    if (it->is_directory() && (first == "model" || first == "files" || first == "templates" || first == "__pycache__")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || it->path().extension() != ".py") continue;
+    std::string name = "inmanta_plugins." + module;
+    fs::path dotted = rel;
+    dotted.replace_extension();
+    for (const auto& part : dotted)
+      if (part != "__init__") name += "." + part.string();
+    out.emplace(name, it->path());
+  }
+  return out;
+}
+
+// A module's requirements.txt: its lines without comments and blanks, and without those on v2
+// modules (`inmanta-module-*`, the reference's strict requirements).
+std::vector<std::string> moduleRequirements(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::ifstream req(dir / "requirements.txt");
+  for (std::string line; std::getline(req, line);) {
+    size_t hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    line.erase(0, line.find_first_not_of(" \t\r"));
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (!line.empty() && line.rfind("inmanta-module-", 0) != 0) out.push_back(line);
+  }
+  return out;
+}
+
+// module_version_info (3.4) and the handler code to upload: per module that registers a
+// resource type, its plugins/ Python files (hash and name), its requirements, the agents of its
+// exported resources and a version hash over the files' hashes and the requirements, as the
+// reference computes it. A module without Python code (the std built into this binary when the
+// project has no std module folder with its plugins) gets a version over its model files and no
+// files: a reference agent cannot deploy its resources.
+struct ModuleCodeInfo {
   json info = json::object();
+  std::map<std::string, std::string> files;  // sha1 -> bytes
+  std::vector<std::string> withoutCode;      // modules with exported resources but no Python code
+};
+
+ModuleCodeInfo moduleVersionInfo(const compiler::ProjectConfig& project, const ResourceSet& set) {
+  std::map<std::string, std::set<std::string>> agents;  // module -> agents
+  for (const std::string& type : set.registeredTypes) agents[type.substr(0, type.find("::"))];
+  for (const Resource& r : set.resources) agents[r.type.substr(0, r.type.find("::"))].insert(r.agent);
+  ModuleCodeInfo out;
   for (const auto& [module, moduleAgents] : agents) {
     std::vector<std::string> hashes, requirements;
-    if (auto dir = moduleDir(project, module)) {
-      std::error_code ec;
-      if (fs::is_directory(*dir / "model", ec))
-        for (const auto& entry : fs::recursive_directory_iterator(*dir / "model", ec))
-          if (entry.is_regular_file() && entry.path().extension() == ".cf")
-            hashes.push_back(sha1Hex(readAll(entry.path())));
-      std::ifstream req(*dir / "requirements.txt");
-      for (std::string line; std::getline(req, line);) {
-        size_t hash = line.find('#');
-        if (hash != std::string::npos) line.erase(hash);
-        line.erase(0, line.find_first_not_of(" \t\r"));
-        line.erase(line.find_last_not_of(" \t\r") + 1);
-        if (!line.empty()) requirements.push_back(line);
+    json files = json::array();
+    std::optional<fs::path> dir = moduleDir(project, module);
+    std::map<std::string, fs::path> code;
+    std::error_code ec;
+    // (the std bundled with this binary holds no handler code of std's: only our own Python)
+    if (dir && !(module == "std" && fs::equivalent(*dir, compiler::bundledStdDir(), ec)))
+      code = pluginFiles(*dir, module);
+    if (dir && !code.empty()) {
+      for (const auto& [name, path] : code) {
+        std::string bytes = readAll(path);
+        std::string hash = sha1Hex(bytes);
+        hashes.push_back(hash);
+        files.push_back({{"name", name}, {"hash_value", hash}, {"is_byte_code", false}});
+        out.files.emplace(hash, std::move(bytes));
+      }
+      requirements = moduleRequirements(*dir);
+    } else {
+      if (!moduleAgents.empty()) out.withoutCode.push_back(module);
+      if (dir) {
+        if (fs::is_directory(*dir / "model", ec))
+          for (const auto& entry : fs::recursive_directory_iterator(*dir / "model", ec))
+            if (entry.is_regular_file() && entry.path().extension() == ".cf")
+              hashes.push_back(sha1Hex(readAll(entry.path())));
+        requirements = moduleRequirements(*dir);
       }
     }
     std::sort(hashes.begin(), hashes.end());
@@ -122,13 +185,13 @@ json moduleVersionInfo(const compiler::ProjectConfig& project, const ResourceSet
     std::string all;
     for (const auto& h : hashes) all += h;
     for (const auto& r : sortedReq) all += r;
-    info[module] = {{"name", module},
-                    {"version", sha1Hex(all)},
-                    {"files_in_module", json::array()},
-                    {"requirements", requirements},
-                    {"for_agents", std::vector<std::string>(moduleAgents.begin(), moduleAgents.end())}};
+    out.info[module] = {{"name", module},
+                        {"version", sha1Hex(all)},
+                        {"files_in_module", files},
+                        {"requirements", requirements},
+                        {"for_agents", std::vector<std::string>(moduleAgents.begin(), moduleAgents.end())}};
   }
-  return info;
+  return out;
 }
 
 void log(std::ostream& err, int verbosity, const std::string& level, const std::string& message) {
@@ -217,52 +280,67 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
     return "Failed to update the environment settings, defined in the project.yml file, on the server. (" +
            client.explain("POST", settingsPath, reply) + ")";
 
-  // 5-6. file contents: ask which are missing, upload those
+  // 3-6. the handler code (3.4), then the file contents: ask which are missing, upload those
   log(err, options.verbosity, "INFO", "Sending resources and handler source to server");
-  json hashes = json::array();
-  for (const auto& [hash, bytes] : set.files) hashes.push_back(hash);
-  reply = client.call("POST", "/api/v1/file", json{{"files", hashes}}.dump(), false);
-  if (!reply.ok())
-    return "Unable to check status of files at server (" + client.explain("POST", "/api/v1/file", reply) + ")";
-  std::vector<std::string> missing;
-  if (reply.body.is_object() && reply.body.contains("files") && reply.body["files"].is_array())
-    for (const auto& h : reply.body["files"])
-      if (h.is_string() && set.files.count(h.get<std::string>())) missing.push_back(h.get<std::string>());
-  log(err, options.verbosity, "INFO", "Uploading " + std::to_string(set.files.size()) + " files");
-  log(err, options.verbosity, "INFO",
-      "Only " + std::to_string(missing.size()) + " files are new and need to be uploaded");
-  // a few connections in parallel: thousands of small files are common
-  std::vector<std::string> uploadErrors(missing.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&](RestClient& uploader) {
-    for (size_t i = next++; i < missing.size(); i = next++) {
-      const std::string& hash = missing[i];
-      json body = {{"id", hash}, {"content", base64(set.files.at(hash))}};
-      RestReply up = uploader.call("PUT", "/api/v1/file/" + hash, body.dump(), false);
-      if (!up.ok())
-        uploadErrors[i] = "Unable to upload file with hash " + hash + " (" +
-                          uploader.explain("PUT", "/api/v1/file/" + hash, up) + ")";
+  ModuleCodeInfo code = moduleVersionInfo(project, set);
+  for (const std::string& module : code.withoutCode)
+    log(err, options.verbosity, "WARNING",
+        "The module " + module + " has no Python code on the modulepath (" + module +
+            " is built into this inmanta): a reference orchestrator will not be able to deploy its resources from "
+            "this export");
+  auto upload = [&](const std::map<std::string, std::string>& files, bool counts) -> std::optional<std::string> {
+    json hashes = json::array();
+    for (const auto& [hash, bytes] : files) hashes.push_back(hash);
+    RestReply stat = client.call("POST", "/api/v1/file", json{{"files", hashes}}.dump(), false);
+    if (!stat.ok())
+      return "Unable to check status of files at server (" + client.explain("POST", "/api/v1/file", stat) + ")";
+    std::vector<std::string> missing;
+    if (stat.body.is_object() && stat.body.contains("files") && stat.body["files"].is_array())
+      for (const auto& h : stat.body["files"])
+        if (h.is_string() && files.count(h.get<std::string>())) missing.push_back(h.get<std::string>());
+    if (counts) {
+      log(err, options.verbosity, "INFO", "Uploading " + std::to_string(files.size()) + " files");
+      log(err, options.verbosity, "INFO",
+          "Only " + std::to_string(missing.size()) + " files are new and need to be uploaded");
     }
+    // a few connections in parallel: thousands of small files are common
+    std::vector<std::string> uploadErrors(missing.size());
+    std::atomic<size_t> next{0};
+    auto worker = [&](RestClient& uploader) {
+      for (size_t i = next++; i < missing.size(); i = next++) {
+        const std::string& hash = missing[i];
+        json up = {{"id", hash}, {"content", base64(files.at(hash))}};
+        RestReply answer = uploader.call("PUT", "/api/v1/file/" + hash, up.dump(), false);
+        if (!answer.ok())
+          uploadErrors[i] = "Unable to upload file with hash " + hash + " (" +
+                            uploader.explain("PUT", "/api/v1/file/" + hash, answer) + ")";
+      }
+    };
+    size_t threads = std::min<size_t>(4, (missing.size() + 63) / 64);
+    std::vector<std::unique_ptr<RestClient>> uploaders;
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) {
+      uploaders.push_back(std::make_unique<RestClient>(client.settings()));
+      pool.emplace_back(worker, std::ref(*uploaders.back()));
+    }
+    worker(client);
+    for (auto& thread : pool) thread.join();
+    // decision X4: an error response fails the export (the reference only logs it)
+    size_t failed = 0;
+    std::string first;
+    for (const auto& e : uploadErrors) {
+      if (e.empty()) continue;
+      if (!failed++) first = e;
+      log(err, options.verbosity, "ERROR", e);
+    }
+    if (failed)
+      return first + (failed > 1 ? " and " + std::to_string(failed - 1) + " more uploads failed" : std::string());
+    return std::nullopt;
   };
-  size_t threads = std::min<size_t>(4, (missing.size() + 63) / 64);
-  std::vector<std::unique_ptr<RestClient>> uploaders;
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) {
-    uploaders.push_back(std::make_unique<RestClient>(client.settings()));
-    pool.emplace_back(worker, std::ref(*uploaders.back()));
-  }
-  worker(client);
-  for (auto& thread : pool) thread.join();
-  // decision X4: an error response fails the export (the reference only logs it)
-  size_t failed = 0;
-  std::string first;
-  for (const auto& e : uploadErrors) {
-    if (e.empty()) continue;
-    if (!failed++) first = e;
-    log(err, options.verbosity, "ERROR", e);
-  }
-  if (failed)
-    return first + (failed > 1 ? " and " + std::to_string(failed - 1) + " more uploads failed" : std::string());
+  // (the reference always asks for the code's files; without any we leave that call out)
+  if (!code.files.empty())
+    if (auto failure = upload(code.files, false)) return failure;
+  if (auto failure = upload(set.files, true)) return failure;
 
   // 7. the version
   log(err, options.verbosity, "INFO", "Sending resource updates to server");
@@ -277,7 +355,7 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
                {"unknowns", unknowns},
                {"resource_state", state},
                {"version_info", {{"export_metadata", meta}}},
-               {"module_version_info", moduleVersionInfo(project, set)},
+               {"module_version_info", code.info},
                {"pip_config", extras.pipConfig}};
   std::string path;
   if (options.partial) {

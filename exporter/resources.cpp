@@ -91,6 +91,7 @@ ResourceSet buildResources(const std::vector<Instance*>& instances, const compil
   std::vector<Resource> resources;
 
   for (const ResourceTypeSpec& type : types.types()) {
+    out.registeredTypes.push_back(type.entity);
     const compiler::ResourceField* idField = nullptr;
     for (const auto& f : type.fields)
       if (f.name == type.idAttribute) idField = &f;
@@ -174,6 +175,7 @@ ResourceSet buildResources(const std::vector<Instance*>& instances, const compil
     rec.type = r.type;
     rec.rid = r.rid;
     rec.instance = r.instance;
+    rec.fields = &r.fields;
     Value req = readAttribute(*r.instance, "requires");
     if (!req.isList()) continue;
     std::vector<std::string> dropped;

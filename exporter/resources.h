@@ -39,6 +39,7 @@ struct ResourceSet {
   std::vector<std::string> warnings;
   std::vector<std::string> infos;
   std::vector<compiler::UnknownParameter> unknowns;  // facts the server could not give (1.7)
+  std::vector<std::string> registeredTypes;          // every registered resource type (3.4)
 };
 
 // Builds the resource set. Throws ExportError.

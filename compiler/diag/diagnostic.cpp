@@ -81,7 +81,8 @@ void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& s
   out += kindName(diag.kind);
   out += ": ";
   out += head;
-  if (diag.location.valid()) out += " (" + sources.format(diag.location, diag.showColumn) + ")";
+  if (diag.location.valid() || (diag.wholeFile && diag.location.file != kNoFile))
+    out += " (" + sources.format(diag.location, diag.showColumn) + ")";
   out += "\n";
   size_t pos = 0;
   while (pos < rest.size()) {

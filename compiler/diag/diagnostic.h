@@ -34,6 +34,7 @@ struct Diagnostic {
   std::vector<Diagnostic> causes;
   std::string nativeCause;  // "AssertionError: boom" for a plugin's non-compiler failure
   std::string warningName;  // for warnings: TypeDeprecationWarning, VariableShadowWarning, ...
+  bool wholeFile = false;   // `location` names a file without a line: printed FILE:0
 
   Diagnostic() = default;
   Diagnostic(ErrorKind k, std::string msg, SourceLocation loc = {}, bool column = true)

@@ -14,7 +14,7 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
   size_t positionalParams = 0;
   for (const PluginParam& p : plugin.params)
     if (!p.keywordOnly) ++positionalParams;
-  if (positional.size() > positionalParams)
+  if (positional.size() > positionalParams && plugin.varArgsType.empty())
     fail(ErrorKind::RuntimeException,
          full + "() takes " + std::to_string(positionalParams) + " positional arguments but " +
              std::to_string(positional.size()) + " were given",
@@ -67,7 +67,13 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
     }
   };
   std::vector<std::optional<Value>> bound(plugin.params.size());
+  std::vector<Value> varArgs;  // the positional values beyond the declared ones (*args)
   for (size_t i = 0; i < positional.size(); ++i) {
+    if (i >= positionalParams) {
+      check(PluginParam{"*args", plugin.varArgsType, std::nullopt}, positional[i]);
+      varArgs.push_back(positional[i]);
+      continue;
+    }
     check(plugin.params[i], positional[i]);
     bound[i] = positional[i];
   }
@@ -78,6 +84,7 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
     if (it == plugin.params.end()) {
       if (!plugin.varKeywords)
         fail(ErrorKind::RuntimeException, full + "() got an unexpected keyword argument: '" + name + "'", at, true);
+      if (!plugin.varKeywordsType.empty()) check(PluginParam{name, plugin.varKeywordsType, std::nullopt}, value);
       if (value.isUnknown()) anyUnknown = true;
       extra.emplace_back(name, value);
       continue;
@@ -95,6 +102,7 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
     else if (plugin.params[i].defaultValue) args.push_back(*plugin.params[i].defaultValue);
     else args.push_back(Value());  // (a None default)
   }
+  for (Value& v : varArgs) args.push_back(std::move(v));
   if (anyUnknown && !plugin.acceptsUnknown) return Value::unknown();
   if (plugin.deprecated)
     context_->warn("PluginDeprecationWarning",

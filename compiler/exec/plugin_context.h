@@ -72,6 +72,7 @@ class Evaluator::Context : public PluginContext {
     return {};
   }
   std::string callingModule() override { return callingNs != nullptr ? callingNs->module : "__config__"; }
+  std::string callingNamespace() override { return callingNs != nullptr ? callingNs->name : "__config__"; }
   std::string projectDir() override { return e_.options_.projectDir; }
   std::optional<std::string> setting(std::string_view section, std::string_view key) override {
     if (!e_.options_.settings) return std::nullopt;

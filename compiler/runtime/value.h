@@ -193,7 +193,7 @@ class Value {
 };
 static_assert(sizeof(Value) == 16, "a value is two words, its holder's tags included");
 
-// (inline: libinmanta_jinja.so uses values without linking the compiler; never inlined into
+// (inline: libinmanta_python.so uses values without linking the compiler; never inlined into
 // release(): the freeing stays out of the hot copy paths, and GCC 12 then does not mistake the
 // count test after another value's release for a use after free)
 [[gnu::noinline]] inline void Value::destroy() {

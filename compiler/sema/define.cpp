@@ -101,12 +101,13 @@ class Definer {
       root->ns = stdNs;
       stdNs->definitions.emplace("Entity", Definition{Definition::Kind::Entity, root, {}});
       model_.setRootEntity(root);
-      // plugins of the module, in its top namespace
-      for (const PluginSpec* p : plugins_.inNamespace("std"))
-        stdNs->definitions.emplace(p->name, Definition{Definition::Kind::Plugin, const_cast<PluginSpec*>(p), {}});
     }
     for (const auto& nsPtr : model_.namespaces()) {
       Namespace* ns = nsPtr.get();
+      // the plugins of a module (std's in C++, the Python ones of `inmanta_plugins.<ns>`) in
+      // the namespace of their Python module (`inmanta_plugins.m.sub`: `m::sub`)
+      for (const PluginSpec* p : plugins_.inNamespace(ns->name))
+        ns->definitions.emplace(p->name, Definition{Definition::Kind::Plugin, const_cast<PluginSpec*>(p), {}});
       for (const ast::Stmt* s : ns->file->statements) {
         switch (s->kind) {
           case ast::Kind::Entity: {

@@ -92,6 +92,39 @@ std::optional<Diagnostic> validateValue(const model::Type* type, const Value& v,
 std::optional<Diagnostic> validatePluginType(const model::Model& model, const model::Namespace* ns,
                                              const std::string& type, const Value& v, const ConstraintCheck& check) {
   if (v.isUnknown() || type == "any") return std::nullopt;
+  // a union (Python plugins' `int | str`): the first alternative that accepts the value
+  {
+    std::vector<std::string> alternatives;
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < type.size(); ++i) {
+      if (type[i] == '[') ++depth;
+      if (type[i] == ']') --depth;
+      if (type[i] == '|' && depth == 0) {
+        alternatives.push_back(type.substr(start, i - start));
+        start = i + 1;
+      }
+    }
+    if (!alternatives.empty()) {
+      alternatives.push_back(type.substr(start));
+      std::optional<Diagnostic> last;
+      for (std::string& alternative : alternatives) {
+        while (!alternative.empty() && alternative.front() == ' ') alternative.erase(0, 1);
+        while (!alternative.empty() && alternative.back() == ' ') alternative.pop_back();
+        last = validatePluginType(model, ns, alternative, v, check);
+        if (!last) return std::nullopt;
+      }
+      return invalid(v, type);
+    }
+  }
+  // a dict of typed values (Python plugins' `dict[str, T]`)
+  if (type.size() > 6 && type.compare(0, 5, "dict[") == 0 && type.back() == ']') {
+    if (!v.isDict()) return invalid(v, type);
+    std::string element = type.substr(5, type.size() - 6);
+    for (const auto& entry : v.asDict().items)
+      if (auto err = validatePluginType(model, ns, element, entry.second, check)) return err;
+    return std::nullopt;
+  }
   if (type.size() > 1 && type.back() == '?') {
     if (v.isNull()) return std::nullopt;
     return validatePluginType(model, ns, type.substr(0, type.size() - 1), v, check);

@@ -1,4 +1,4 @@
-// libinmanta_jinja.so: std::template's renderer (spec A.8), the real Jinja2 in the embedded
+// libinmanta_python.so: std::template's renderer (spec A.8), the real Jinja2 in the embedded
 // CPython (inmanta_python), loaded by inmanta_std on the first render (template_engine.h).
 // jinja_support.py holds the Python side; this file gives it the compiler: names resolved in the
 // caller's scope, instance attributes, list and dict elements, plugin calls for filters and the

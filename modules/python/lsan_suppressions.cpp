@@ -1,6 +1,6 @@
 // LeakSanitizer's compiled-in suppressions for processes that run the embedded CPython, so that
 // every sanitizer run (ctest, the conformance runner, by hand) agrees. They must be in the
-// executable: the sanitizer runtime does not see definitions in libinmanta_jinja.so, which is
+// executable: the sanitizer runtime does not see definitions in libinmanta_python.so, which is
 // loaded later and locally. pybind11 keeps its bookkeeping (type records, the life-support TLS
 // key) for the life of the process and does not free it when the interpreter is finalised at
 // exit; nothing else of ours or of Python's is suppressed.

@@ -38,7 +38,7 @@ void finalizeAtExit() {
   py::finalize_interpreter();
 }
 
-// libinmanta_jinja.so, which links this library, is loaded with RTLD_LOCAL, and libpython with
+// libinmanta_python.so, which links this library, is loaded with RTLD_LOCAL, and libpython with
 // it. The extension modules Python imports later (markupsafe._speedups, _json, ...) do not link
 // libpython: they take its symbols from the global scope, as in the python3 executable. So
 // libpython joins the global scope before it starts (the handle is kept for the process).

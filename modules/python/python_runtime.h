@@ -1,5 +1,5 @@
 // The process's embedded CPython (pybind11), for plugins that run Python libraries (std::template
-// runs the real Jinja2). It is linked into libinmanta_jinja.so, which executables load only when
+// runs the real Jinja2). It is linked into libinmanta_python.so, which executables load only when
 // they render a template. Linking or loading it starts nothing: the interpreter starts when the
 // first `Gil` is taken, once per process, and is finalised at exit. In between the GIL is free,
 // so any thread may take a `Gil`; all Python work happens while one is held.

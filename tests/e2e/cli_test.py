@@ -161,7 +161,7 @@ env["INMANTA_MAX_MEMORY"] = "2000"
 proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=120, env=env)
 check("memory limit not reached", proc.returncode == 0, proc.stderr)
 
-# std::template's CPython is in libinmanta_jinja.so, loaded by the first render: the binary does
+# std::template's CPython is in libinmanta_python.so, loaded by the first render: the binary does
 # not link libpython, and neither --version nor a compile without templates loads it.
 def loaded_libraries(args, cwd=None, env=None):
     """The files the dynamic loader opened while running the binary (LD_DEBUG=files)."""
@@ -177,25 +177,25 @@ check("binary does not link libpython", proc.returncode == 0 and "libc.so" in pr
       and "libpython" not in proc.stdout, proc.stdout + proc.stderr)
 proc, files = loaded_libraries(["--version"])
 check("--version loads no Python", proc.returncode == 0 and files and not any(
-    "libpython" in f or "inmanta_jinja" in f for f in files), files)
+    "libpython" in f or "inmanta_python" in f for f in files), files)
 d = project({"project.yml": PROJECT_YML, "main.cf": "std::print(std::upper('a'))\n"})
 proc, files = loaded_libraries(["compile"], cwd=d)
 check("compile without templates loads no Python", proc.returncode == 0 and not any(
-    "libpython" in f or "inmanta_jinja" in f for f in files), files)
+    "libpython" in f or "inmanta_python" in f for f in files), files)
 d = project({"project.yml": PROJECT_YML, "main.cf": "x = 'a<b'\nstd::print(std::template('/t.j2'))\n",
              "templates/t.j2": "{{ x }} {{ x | e }}", "not-a-library.so": "not a shared library\n" * 10})
 proc, files = loaded_libraries(["compile"], cwd=d)
 check("a template loads the module", proc.returncode == 0 and proc.stdout == "a<b a&lt;b\n"
-      and any("inmanta_jinja" in f for f in files) and any("libpython" in f for f in files),
+      and any("inmanta_python" in f for f in files) and any("libpython" in f for f in files),
       f"{proc.stdout!r} {files}")
 # without the module: a located plugin error that says what is missing
-for module, reason in [("/nonexistent/libinmanta_jinja.so", "not found (looked for /nonexistent/libinmanta_jinja.so)"),
+for module, reason in [("/nonexistent/libinmanta_python.so", "not found (looked for /nonexistent/libinmanta_python.so)"),
                        (os.path.join(d, "not-a-library.so"), "invalid ELF header")]:
-    env = dict(os.environ, INMANTA_JINJA_MODULE=module)
+    env = dict(os.environ, INMANTA_PYTHON_MODULE=module)
     proc = subprocess.run([INMANTA, "compile"], cwd=d, capture_output=True, text=True, timeout=60, env=env)
     check(f"missing module: {reason}", proc.returncode == 1
           and "Exception in plugin std::template (./main.cf:2:12)" in proc.stderr
-          and "caused by: ImportError: cannot load the Jinja2 engine of std::template (libinmanta_jinja.so): " in proc.stderr
+          and "caused by: ImportError: cannot load the Jinja2 engine of std::template (libinmanta_python.so): " in proc.stderr
           and reason in proc.stderr, proc.stderr)
 
 finish()

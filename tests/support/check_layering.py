@@ -6,7 +6,8 @@ compiler (compiler/README.md draws the same picture):
 
     source <- diag <- values <- ast <- parse
                                ast <- model <- runtime <- sema <- exec <- driver
-    (project, load and plugin sit where ALLOWED says)
+    (project, load and plugin sit where ALLOWED says; module_code, the modules' Python code,
+    sits on runtime, beside sema and exec, below the driver)
 
 `embedded/` may use the compiler only from its deploy part (embedded/deploy*), never the reverse.
 An #include names its file from the repository root ("compiler/exec/evaluator.h"); a file may
@@ -51,6 +52,7 @@ LAYER_OF = [
     ("model/", "model"),
     ("resource_types.h", "runtime"),
     ("runtime/", "runtime"),
+    ("module_code.", "module_code"),
     ("sema/", "sema"),
     ("exec/", "exec"),
     ("driver.", "driver"),
@@ -69,7 +71,9 @@ BELOW = {
     "runtime": {"model"},
     "sema": {"runtime", "load"},
     "exec": {"sema"},
-    "driver": {"exec"},
+    # modules' Python code (libinmanta_python.so, loaded by the driver), beside the evaluator
+    "module_code": {"runtime"},
+    "driver": {"exec", "module_code"},
 }
 
 

@@ -21,11 +21,12 @@ def main():
     parser.add_argument("--runner", required=True)
     parser.add_argument("--xfail", required=True)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--cases", help="the cases folder (default: the runner's cases/)")
     args = parser.parse_args()
 
     with open(args.xfail, encoding="utf-8") as fd:
         xfail = {line.split("#")[0].strip() for line in fd if line.split("#")[0].strip()}
-    cases_dir = os.path.join(os.path.dirname(os.path.abspath(args.runner)), "cases")
+    cases_dir = args.cases or os.path.join(os.path.dirname(os.path.abspath(args.runner)), "cases")
     proc = subprocess.run([sys.executable, args.runner, "--inmanta", args.inmanta, "--jobs", str(args.jobs),
                            "--verbose", cases_dir], capture_output=True, text=True)
     passed, failed = set(), {}

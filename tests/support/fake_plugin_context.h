@@ -81,6 +81,7 @@ class FakePluginContext : public PluginContext {
     return it == moduleDirs.end() ? std::string() : it->second;
   }
   std::string callingModule() override { return module; }
+  std::string callingNamespace() override { return module; }
   std::string projectDir() override { return project; }
   std::optional<std::string> setting(std::string_view section, std::string_view key) override {
     auto it = settings.find({std::string(section), std::string(key)});

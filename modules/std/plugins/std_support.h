@@ -36,12 +36,12 @@ void registerValidationPlugins(PluginRegistry& registry);  // validate_type.cpp
 void registerSystemPlugins(PluginRegistry& registry);      // system_plugins.cpp
 
 // std::template's rendering (template_plugin.cpp): the Jinja2 template `path` (`module/file`,
-// `./` already resolved) in the embedded CPython of libinmanta_jinja.so, loaded by the first
+// `./` already resolved) in the embedded CPython of libinmanta_python.so, loaded by the first
 // call; without kwargs the template's names resolve in the caller's scope. An undefined name is a
 // CompileError NotFoundException; other failures are PluginFailures named after the Python
 // exception (TemplateNotFound, ...), an ImportError when the module cannot be loaded.
 Value renderTemplate(PluginContext& ctx, const std::string& path, const Kwargs& kwargs);
-// Whether this process has loaded libinmanta_jinja.so, and started its CPython.
+// Whether this process has loaded libinmanta_python.so, and started its CPython.
 bool templateEngineLoaded();
 bool templatePythonStarted();
 

@@ -1,6 +1,6 @@
 // The line between std::template (template_plugin.cpp in inmanta_std, free of Python) and its
 // Jinja2 renderer (modules/python/jinja_engine.cpp), which lives with the embedded CPython in
-// libinmanta_jinja.so. The first render in a process loads that module with dlopen(), so no
+// libinmanta_python.so. The first render in a process loads that module with dlopen(), so no
 // executable links libpython and a process that renders no template never maps it.
 //
 // Both sides include this header. The module links no compiler library: it reaches the compiler
@@ -19,7 +19,7 @@ namespace inmanta::stdmodule {
 
 // Changed whenever this header or a type it passes (Value, PluginContext, the plugin exceptions)
 // changes shape: a module built against another version is refused instead of called.
-inline constexpr int kTemplateEngineAbi = 1;
+inline constexpr int kTemplateEngineAbi = 2;
 // The module's entry point (below), looked up with dlsym().
 inline constexpr const char* kTemplateEngineEntry = "inmanta_jinja_engine";
 

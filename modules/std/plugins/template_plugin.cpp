@@ -1,5 +1,5 @@
 // std::template (spec A.8): renders a Jinja2 template with the real Jinja2. The renderer and the
-// embedded CPython live in libinmanta_jinja.so (modules/python/jinja_engine.cpp), which this file
+// embedded CPython live in libinmanta_python.so (modules/python/jinja_engine.cpp), which this file
 // loads with dlopen() on the first render in the process (template_engine.h; found as the other
 // shared modules are, compiler/shared_module.h); until then no Python is mapped, and a process
 // that renders no template never loads it.
@@ -12,8 +12,8 @@
 #include "modules/std/plugins/std_support.h"
 #include "modules/std/plugins/template_engine.h"
 
-#ifndef INMANTA_JINJA_MODULE_NAME
-#error "INMANTA_JINJA_MODULE_NAME must be defined"
+#ifndef INMANTA_PYTHON_MODULE_NAME
+#error "INMANTA_PYTHON_MODULE_NAME must be defined"
 #endif
 
 namespace inmanta::stdmodule {
@@ -55,13 +55,13 @@ Loaded load() {
   loadAttempted = true;
   const std::string what = "the Jinja2 engine of std::template";
   compiler::SharedModule module =
-      compiler::loadSharedModule(what, INMANTA_JINJA_MODULE_NAME, "INMANTA_JINJA_MODULE", kTemplateEngineEntry);
+      compiler::loadSharedModule(what, INMANTA_PYTHON_MODULE_NAME, "INMANTA_PYTHON_MODULE", kTemplateEngineEntry);
   if (module.entry == nullptr) return {nullptr, module.error};
   using Entry = TemplateEngine* (*)(int, const TemplateHost*);
   TemplateEngine* engine = reinterpret_cast<Entry>(module.entry)(kTemplateEngineAbi, &host);
   if (engine == nullptr)
     return {nullptr,
-            compiler::sharedModuleMismatch(what, INMANTA_JINJA_MODULE_NAME, module,
+            compiler::sharedModuleMismatch(what, INMANTA_PYTHON_MODULE_NAME, module,
                                            "engine interface " + std::to_string(kTemplateEngineAbi) + " expected")};
   return {engine, {}};
 }

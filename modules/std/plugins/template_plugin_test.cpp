@@ -1,5 +1,5 @@
 // Unit tests of std::template (spec A.8): the real Jinja2 in the embedded CPython of
-// libinmanta_jinja.so, loaded with dlopen() as the inmanta executable loads it, first against the
+// libinmanta_python.so, loaded with dlopen() as the inmanta executable loads it, first against the
 // fake plugin context, then through whole compiles with the compiler's own context.
 #include <stdlib.h>
 
@@ -26,7 +26,7 @@ void write(const std::string& path, const std::string& content) {
 }
 
 // This build tree's module, whatever else is installed (set before the first render).
-void useBuiltModule() { setenv("INMANTA_JINJA_MODULE", INMANTA_JINJA_MODULE_PATH, 1); }
+void useBuiltModule() { setenv("INMANTA_PYTHON_MODULE", INMANTA_PYTHON_MODULE_PATH, 1); }
 
 // Whether a file whose name contains `name` is mapped into this process.
 bool mapped(const std::string& name) {
@@ -227,12 +227,12 @@ TEST_F(TemplatePlugin, PythonStartsOnTheFirstTemplateOnly) {
   if (templateEngineLoaded()) GTEST_SKIP() << "an earlier test in this process rendered (ctest runs one per process)";
   EXPECT_EQ(str("upper", {"a"}), "A");
   EXPECT_FALSE(templatePythonStarted());
-  EXPECT_FALSE(mapped("libinmanta_jinja"));
+  EXPECT_FALSE(mapped("libinmanta_python"));
   EXPECT_FALSE(mapped("libpython"));
   EXPECT_EQ(rendered("x"), "x");
   EXPECT_TRUE(templateEngineLoaded());
   EXPECT_TRUE(templatePythonStarted());
-  EXPECT_TRUE(mapped("libinmanta_jinja"));
+  EXPECT_TRUE(mapped("libinmanta_python"));
   EXPECT_TRUE(mapped("libpython"));
 }
 
@@ -346,7 +346,7 @@ TEST_F(TemplateCompile, CompilesWithoutTemplatesNeverStartPython) {
   if (templateEngineLoaded()) GTEST_SKIP() << "an earlier test in this process rendered (ctest runs one per process)";
   EXPECT_EQ(compile("std::print(std::upper(\"a\"))\n"), "A\n");
   EXPECT_FALSE(templateEngineLoaded());
-  EXPECT_FALSE(mapped("libinmanta_jinja"));
+  EXPECT_FALSE(mapped("libinmanta_python"));
   EXPECT_FALSE(mapped("libpython"));
 }
 

@@ -1,0 +1,1 @@
+"""The agent side of inmanta: handlers (``inmanta.agent.handler``) and host access (``inmanta.agent.io``)."""

@@ -1,0 +1,1 @@
+"""Run-time values of the model as Python code sees them."""

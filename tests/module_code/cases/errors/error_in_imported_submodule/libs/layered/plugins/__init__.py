@@ -1,0 +1,8 @@
+from inmanta.plugins import plugin
+
+from . import helpers
+
+
+@plugin
+def value() -> "int":
+    return helpers.VALUE

@@ -1,0 +1,2 @@
+VALUE = 1
+raise KeyError("helpers can not be loaded")

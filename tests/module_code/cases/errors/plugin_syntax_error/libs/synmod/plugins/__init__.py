@@ -1,0 +1,6 @@
+from inmanta.plugins import plugin
+
+
+@plugin
+def broken(x: "int" -> "int":
+    return x

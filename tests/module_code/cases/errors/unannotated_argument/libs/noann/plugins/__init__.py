@@ -1,0 +1,6 @@
+from inmanta.plugins import plugin
+
+
+@plugin
+def add(a: "int", b) -> "int":
+    return a + b

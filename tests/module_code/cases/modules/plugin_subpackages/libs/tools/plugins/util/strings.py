@@ -1,0 +1,6 @@
+def exclaim(text):
+    return text + "!"
+
+
+def frame(text):
+    return f"[{text}]"

@@ -1,0 +1,6 @@
+from inmanta.plugins import plugin
+
+
+@plugin
+def first(items: "string[]") -> "string":
+    return items[0]

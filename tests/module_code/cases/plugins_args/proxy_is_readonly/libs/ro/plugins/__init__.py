@@ -1,0 +1,7 @@
+from inmanta.plugins import plugin
+
+
+@plugin
+def rename(thing: "ro::Thing") -> "string":
+    thing.name = "b"
+    return "renamed"

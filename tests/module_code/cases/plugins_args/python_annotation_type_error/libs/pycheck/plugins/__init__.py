@@ -1,0 +1,6 @@
+from inmanta.plugins import plugin
+
+
+@plugin
+def double(n: int) -> int:
+    return 2 * n
