@@ -214,6 +214,15 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     err << "\n" << banner("COMPILATION FAILURE") << "\n";
     static const SourceManager kNoSources;
     err << "Error: " << renderDiagnostic(e.diagnostic(), session ? session->sources() : kNoSources);
+    if (options.trace) {  // -X: the Python tracebacks of the failure's causes
+      std::vector<const Diagnostic*> todo{&e.diagnostic()};
+      while (!todo.empty()) {
+        const Diagnostic* d = todo.back();
+        todo.pop_back();
+        if (!d->nativeTrace.empty()) err << "\n" << d->nativeTrace << (d->nativeTrace.back() == '\n' ? "" : "\n");
+        for (auto it = d->causes.rbegin(); it != d->causes.rend(); ++it) todo.push_back(&*it);
+      }
+    }
     return CompileStatus::Failed;
   }
 }

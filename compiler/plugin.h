@@ -165,15 +165,18 @@ class PluginContext {
 // "Exception in plugin P" caused by `pythonType: message` (e.g. AssertionError, IndexError).
 class PluginFailure : public std::exception {
  public:
-  PluginFailure(std::string pythonType, std::string message)
-      : pythonType_(std::move(pythonType)), message_(std::move(message)) {}
+  PluginFailure(std::string pythonType, std::string message, std::string traceback = {})
+      : pythonType_(std::move(pythonType)), message_(std::move(message)), traceback_(std::move(traceback)) {}
   const std::string& pythonType() const { return pythonType_; }
   const std::string& message() const { return message_; }
+  // Python's traceback of the failure, when it happened in Python code (shown with -X).
+  const std::string& traceback() const { return traceback_; }
   const char* what() const noexcept override { return message_.c_str(); }
 
  private:
   std::string pythonType_;
   std::string message_;
+  std::string traceback_;
 };
 
 // The plugin's own dedicated error: an ExplicitPluginException "PluginException in plugin P".

@@ -35,6 +35,7 @@ struct Diagnostic {
   std::string nativeCause;  // "AssertionError: boom" for a plugin's non-compiler failure
   std::string warningName;  // for warnings: TypeDeprecationWarning, VariableShadowWarning, ...
   bool wholeFile = false;   // `location` names a file without a line: printed FILE:0
+  std::string nativeTrace;  // the Python traceback of `nativeCause`, shown with -X
 
   Diagnostic() = default;
   Diagnostic(ErrorKind k, std::string msg, SourceLocation loc = {}, bool column = true)

@@ -90,7 +90,7 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
       continue;
     }
     size_t index = static_cast<size_t>(it - plugin.params.begin());
-    if (index < positional.size())
+    if (!it->keywordOnly && index < positional.size())
       fail(ErrorKind::RuntimeException, full + "() got multiple values for argument '" + name + "'", at, true);
     check(*it, value);
     bound[index] = value;
@@ -119,6 +119,7 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
     if (nested) throw;  // a plugin calling another sees the callee's failure as it is
     Diagnostic d(ErrorKind::ExternalException, "Exception in plugin " + full, at, true);
     d.nativeCause = f.pythonType() + ": " + f.message();
+    d.nativeTrace = f.traceback();
     throw CompileError(std::move(d));
   } catch (const ExplicitPluginFailure& f) {
     if (nested) throw;

@@ -432,7 +432,9 @@ class PythonModuleCode final : public ModuleCode {
 
 // An ExternalException's cause: `TYPE: message`, with the traceback when there is one.
 PluginFailure failure(const py::tuple& result, size_t from) {
-  return PluginFailure(py::str(result[from]), py::str(result[from + 1]));
+  std::string traceback;
+  if (result.size() > from + 2 && !result[from + 2].is_none()) traceback = py::str(result[from + 2]);
+  return PluginFailure(py::str(result[from]), py::str(result[from + 1]), traceback);
 }
 
 Value runPlugin(const std::shared_ptr<LoadedCode>& code, size_t index, PluginContext& ctx,
@@ -730,7 +732,15 @@ class Loader final : public ModuleCodeLoader {
               py::object file = entry.contains("file") ? py::object(entry["file"]) : py::object(py::none());
               py::object line = entry.contains("line") ? py::object(entry["line"]) : py::object(py::none());
               SourceLocation at = code->locate(file, line);
-              throw CompileError(Diagnostic(ErrorKind::RuntimeException, py::str(entry["error"]), at, false));
+              py::object error = entry["error"];  // {"kind": ..., "message": ...}, or the message
+              ErrorKind kind = ErrorKind::RuntimeException;
+              std::string message = py::str(error);
+              if (py::isinstance<py::dict>(error)) {
+                auto d = py::reinterpret_borrow<py::dict>(error);
+                if (d.contains("kind")) kind = kindNamed(std::string(py::str(d["kind"])));
+                if (d.contains("message")) message = py::str(d["message"]);
+              }
+              throw CompileError(Diagnostic(kind, message, at, false));
             }
             out->pluginSpecs.push_back(pluginSpec(code, entry));
           }

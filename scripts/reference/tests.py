@@ -17,6 +17,13 @@ FILES = sys.argv[2:] or sorted(os.path.basename(n) for n in subprocess.run(
 
 class Unsupported(Exception): pass
 
+# the reference's test modules (tests/data/modules), on every snippet's module path after libs/,
+# as its snippetcompiler puts them
+MODULES = tempfile.mkdtemp(prefix="refmodules")
+_archive = subprocess.run(["git", "-C", REPO, "archive", TAG, "tests/data/modules"], capture_output=True, check=True).stdout
+subprocess.run(["tar", "-x", "-C", MODULES], input=_archive, check=True)
+MODULES = os.path.join(MODULES, "tests", "data", "modules")
+
 # ---- exceptions from the reference's sources
 excmod = types.ModuleType("inmanta.ast")
 classes = {"Exception": Exception}
@@ -83,7 +90,7 @@ class Opaque:
     def __getitem__(self, k): raise Unsupported(f"uses compile result {self.what}[...]")
     def __call__(self, *a, **k): raise Unsupported(f"calls {self.what}")
 
-PROJECT_YML = "name: snippet\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
+PROJECT_YML = "name: snippet\nmodulepath: [libs, " + MODULES + "]\ndownloadpath: libs\nrepo: []\n"
 class SnippetCompiler:
     def setup_for_snippet(self, code, *a, autostd=True, ministd=False, install_project=True, **kw):
         if a or kw.get("relation_precedence_rules") or kw.get("project_requires") or kw.get("python_requires"):
