@@ -1,10 +1,12 @@
 #include "modules/python/python_runtime.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <pybind11/embed.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 
@@ -48,6 +50,27 @@ void exposeLibpython() {
     (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
 }
 
+// $XDG_CACHE_HOME/inmanta/pycache, else ~/.cache/inmanta/pycache, when it exists or can be made;
+// INMANTA_PYCACHE names another folder, or none when empty.
+std::string pycachePrefix() {
+  namespace fs = std::filesystem;
+  fs::path dir;
+  if (const char* own = std::getenv("INMANTA_PYCACHE"); own != nullptr) {
+    if (*own == '\0') return {};
+    dir = own;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    dir = fs::path(xdg) / "inmanta" / "pycache";
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    dir = fs::path(home) / ".cache" / "inmanta" / "pycache";
+  } else {
+    return {};
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0) return {};
+  return dir.string();
+}
+
 void start() {
   exposeLibpython();
   PyPreConfig pre;
@@ -65,8 +88,18 @@ void start() {
   PyConfig config;
   PyConfig_InitIsolatedConfig(&config);
   config.install_signal_handlers = 0;  // Ctrl-C stays with the compiler
-  config.write_bytecode = 0;           // never write __pycache__ into system folders
-  PyStatus status = PyConfig_SetBytesString(&config, &config.home, INMANTA_PYTHON_HOME);
+  // Bytecode is cached in the user's cache folder (a mirror of the source tree: never a
+  // __pycache__ in system folders or modules' plugins/), so a module's Python code and our own
+  // `inmanta` package are compiled once, not on every run; without such a folder nothing is
+  // written.
+  std::string cache = pycachePrefix();
+  config.write_bytecode = cache.empty() ? 0 : 1;
+  PyStatus status = cache.empty() ? PyStatus_Ok() : PyConfig_SetBytesString(&config, &config.pycache_prefix, cache.c_str());
+  if (PyStatus_Exception(status) != 0) {
+    PyConfig_Clear(&config);
+    check(status, "configuration");
+  }
+  status = PyConfig_SetBytesString(&config, &config.home, INMANTA_PYTHON_HOME);
   if (PyStatus_Exception(status) != 0) {
     PyConfig_Clear(&config);
     check(status, "configuration");

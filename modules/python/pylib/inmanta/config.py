@@ -11,7 +11,6 @@ environment`` is a ``uuid.UUID``).
 import logging
 import re
 import typing
-import uuid
 from collections import abc, defaultdict
 from typing import Callable, Generic, Optional, TypeVar, Union
 
@@ -187,8 +186,10 @@ def is_str_opt(value: Optional[object]) -> Optional[str]:
     return None if value is None else str(value)
 
 
-def is_uuid_opt(value: Optional[Union[str, uuid.UUID]]) -> Optional[uuid.UUID]:
+def is_uuid_opt(value: Optional[Union[str, "uuid.UUID"]]) -> Optional["uuid.UUID"]:
     """optional uuid"""
+    import uuid  # (here: importing it costs the start of every compile)
+
     if value is None or isinstance(value, uuid.UUID):
         return value
     return uuid.UUID(value)

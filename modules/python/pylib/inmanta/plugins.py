@@ -16,7 +16,6 @@ import inspect
 import logging
 import numbers
 import os
-import shutil
 import types
 import typing
 import warnings
@@ -420,6 +419,8 @@ class PluginRegistration:
     def check_requirements(self) -> None:
         """The reference checks ``commands`` at every call."""
         for command in self.opts["bin"] or []:
+            import shutil  # (only here: it costs the start of every compile)
+
             if shutil.which(command) is None:
                 raise Exception(f"{self.__function_name__} requires {command} to be available in $PATH")
 
