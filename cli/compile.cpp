@@ -8,6 +8,7 @@
 #include "compiler/driver.h"
 #include "exporter/export.h"
 #include "installer/installer.h"
+#include "installer/python_env.h"
 
 namespace inmanta::cli {
 
@@ -20,7 +21,8 @@ class CompileCommand : public Command {
     cmd->add_option("--project", options_.projectDir,
                     "The project folder (default: the nearest folder upwards with a project.yml)");
     server_.add(cmd);
-    cmd->add_flag("--install", install_, "Install the project's missing modules first (as `inmanta project install`)");
+    cmd->add_flag("--install", install_,
+                  "Install the project's missing modules and Python requirements first (as `inmanta project install`)");
     return cmd;
   }
 
@@ -28,7 +30,7 @@ class CompileCommand : public Command {
     if (install_) {
       installer::InstallOptions installOptions;
       installOptions.projectDir = options_.projectDir;
-      installer::resolveProject(installOptions, std::cerr);
+      installer::installPythonRequirements(installer::resolveProject(installOptions, std::cerr), {}, std::cerr);
     }
     preferHugePages();
     options_.verbosity = globals.verbosity;

@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "installer/installer.h"
 #include "installer/project_tools.h"
+#include "installer/python_env.h"
 
 namespace inmanta::cli {
 
@@ -20,7 +21,13 @@ class ProjectCommand : public Command {
         "update", "Install missing modules and move installed git clones to the newest version the constraints allow");
     for (CLI::App* sub : {install_, update_}) {
       sub->add_option("--project", installOptions_.projectDir, "The project folder (default: found upwards)");
-      sub->add_flag("--pre", installOptions_.allowPrereleases, "Allow pre-release versions");
+      sub->add_flag("--pre", installOptions_.allowPrereleases,
+                    "Allow pre-release versions (of modules and of Python packages)");
+      sub->add_flag("--no-index", pipOptions_.noIndex,
+                    "Install the modules' Python requirements without a package index (pip --no-index)");
+      sub->add_option("--find-links", pipOptions_.findLinks,
+                      "Also look for Python packages in this folder or URL (pip --find-links; repeatable)")
+          ->allow_extra_args(false);
     }
     init_ = cmd->add_subcommand("init", "Create a new project: project.yml, main.cf and .gitignore");
     init_->add_option("NAME", initName_, "The project's name (also its folder's)")->required();
@@ -40,7 +47,10 @@ class ProjectCommand : public Command {
   int run(const GlobalOptions&) override {
     if (install_->parsed() || update_->parsed()) {
       if (update_->parsed()) installOptions_.mode = installer::ResolveMode::Update;
-      installer::resolveProject(installOptions_, std::cerr);
+      installer::ResolveResult resolved = installer::resolveProject(installOptions_, std::cerr);
+      pipOptions_.pre = installOptions_.allowPrereleases;
+      pipOptions_.upgrade = update_->parsed();
+      installer::installPythonRequirements(resolved, pipOptions_, std::cerr);
     } else if (init_->parsed()) {
       std::cerr << "created " << installer::initProject(initName_, initDir_) << "\n";
     } else if (freeze_->parsed()) {
@@ -55,6 +65,7 @@ class ProjectCommand : public Command {
   CLI::App* init_ = nullptr;
   CLI::App* freeze_ = nullptr;
   installer::InstallOptions installOptions_;
+  installer::PipOptions pipOptions_;
   std::string initName_, initDir_ = ".";
   installer::FreezeOptions freezeOptions_;
 };

@@ -140,8 +140,9 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     {
       std::vector<PythonModule> imported;
       for (const auto& [name, config] : session->modules()) imported.push_back({name, config.dir});
-      std::vector<PythonModule> withCode = modulesWithPythonCode(
-          imported, [plugins](const std::string& name) { return name == "std" || !plugins->inNamespace(name).empty(); });
+      std::vector<PythonModule> withCode = modulesWithPythonCode(imported, [plugins](const std::string& name) {
+        return name == "std" || !plugins->inNamespace(name).empty();
+      });
       if (!withCode.empty()) {
         ModuleCodeSettings settings;
         settings.projectDir = session->project().dir;

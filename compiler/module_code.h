@@ -61,7 +61,7 @@ class ModuleCode {
   virtual ~ModuleCode() = default;
   std::vector<PluginSpec> pluginSpecs;  // the Python plugins, in definition order
   PluginRegistry plugins;               // the same, registered by the compiler
-  ResourceTypeRegistry resourceTypes;  // the @resource types and the @dependency_manager hooks
+  ResourceTypeRegistry resourceTypes;   // the @resource types and the @dependency_manager hooks
   std::map<std::string, ExportHook> exportHooks;
 };
 

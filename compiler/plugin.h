@@ -71,11 +71,11 @@ struct PluginSpec {
   std::string ns = "std";  // the module namespace the plugin is registered in
   std::string name;        // `print`; called as `std::print`
   std::vector<PluginParam> params;
-  bool varKeywords = false;     // takes **kwargs (std::template)
+  bool varKeywords = false;  // takes **kwargs (std::template)
   // The declared types of *args and **kwargs when they are checked (Python plugins): empty, or
   // `any`, not checked.
-  std::string varArgsType;      // non-empty: takes *args; the extra positional values follow
-                                // the declared parameters in `run`'s args
+  std::string varArgsType;  // non-empty: takes *args; the extra positional values follow
+                            // the declared parameters in `run`'s args
   std::string varKeywordsType;
   std::string returnType;       // empty: no annotation, the result is not checked; "null": returns nothing
   bool acceptsUnknown = false;  // called even when an argument is unknown (is_unknown, getattr)

@@ -104,7 +104,8 @@ std::map<std::string, fs::path> pluginFiles(const fs::path& dir, const std::stri
   for (fs::recursive_directory_iterator it(plugins, ec), end; !ec && it != end; it.increment(ec)) {
     fs::path rel = it->path().lexically_relative(plugins);
     std::string first = rel.begin()->string();
-    if (it->is_directory() && (first == "model" || first == "files" || first == "templates" || first == "__pycache__")) {
+    if (it->is_directory() &&
+        (first == "model" || first == "files" || first == "templates" || first == "__pycache__")) {
       it.disable_recursion_pending();
       continue;
     }
@@ -351,12 +352,9 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   json unknowns = json::array();
   for (const compiler::UnknownParameter& u : set.unknowns)
     unknowns.push_back({{"resource", u.resource}, {"parameter", u.parameter}, {"source", u.source}});
-  json rest = {{"resource_sets", set.setOf},
-               {"unknowns", unknowns},
-               {"resource_state", state},
-               {"version_info", {{"export_metadata", meta}}},
-               {"module_version_info", code.info},
-               {"pip_config", extras.pipConfig}};
+  json rest = {{"resource_sets", set.setOf},       {"unknowns", unknowns},
+               {"resource_state", state},          {"version_info", {{"export_metadata", meta}}},
+               {"module_version_info", code.info}, {"pip_config", extras.pipConfig}};
   std::string path;
   if (options.partial) {
     std::set<std::string> removed(options.removedSets.begin(), options.removedSets.end());

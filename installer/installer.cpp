@@ -100,6 +100,8 @@ class Resolver {
   // target module -> (owner, constraint); the owner is "" for project.yml
   std::map<std::string, std::vector<std::pair<std::string, Constraint>>> constraints_;
   std::map<std::string, std::string> wantedBy_;  // first reason a module is needed, for messages
+  // module -> the modules its model imports
+  std::map<std::string, std::vector<std::string>> importsOfModule_;
   std::deque<std::string> queue_;
   std::set<std::string> queued_;
   std::vector<std::string> cloned_;  // folders this run created, removed again if it fails
@@ -371,8 +373,10 @@ void Resolver::loadRequirements(Entry& e) {
     if (!wantedBy_.count(r.requirement.name)) wantedBy_[r.requirement.name] = "required by " + c.setBy;
     enqueue(r.requirement.name);
   }
-  if (e.state != ModuleStatus::State::Bundled)
-    for (const std::string& dep : moduleImports(e)) enqueue(dep);
+  if (e.state != ModuleStatus::State::Bundled) {
+    importsOfModule_[e.name] = moduleImports(e);
+    for (const std::string& dep : importsOfModule_[e.name]) enqueue(dep);
+  }
   for (const std::string& t : touched)
     if (entries_.count(t)) enqueue(t);
   e.loaded = true;
@@ -427,10 +431,23 @@ ResolveResult Resolver::run(std::ostream& progress) {
     process(name);
   }
 
+  // what the compile loads: main.cf's imports and, transitively, theirs (not modules only
+  // `requires` names)
+  std::set<std::string> imported;
+  std::deque<std::string> toVisit(result.mainImports.begin(), result.mainImports.end());
+  while (!toVisit.empty()) {
+    std::string name = toVisit.front();
+    toVisit.pop_front();
+    if (!imported.insert(name).second) continue;
+    auto it = importsOfModule_.find(name);
+    if (it != importsOfModule_.end()) toVisit.insert(toVisit.end(), it->second.begin(), it->second.end());
+  }
+
   std::vector<std::string> unsatisfied;
   for (auto& [name, e] : entries_) {
     ModuleStatus s;
     s.name = name;
+    s.imported = imported.count(name) > 0;
     s.state = e.state;
     s.dir = e.dir;
     s.source = e.source;

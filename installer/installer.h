@@ -42,6 +42,7 @@ struct ModuleStatus {
   std::string source;           // the URL it was cloned from, or its origin; empty otherwise
   std::vector<Constraint> constraints;
   bool satisfied = true;  // every constraint holds for `version`
+  bool imported = false;  // main.cf imports it, or a module main.cf imports does (transitively)
 };
 
 struct ResolveResult {

@@ -347,7 +347,7 @@ TEST_F(InstallerTest, FreezeNeedsInstalledModules) {
 TEST_F(InstallerTest, InitCreatesAProject) {
   std::string dir = initProject("demo", root_.string());
   EXPECT_TRUE(fs::exists(fs::path(dir) / "main.cf"));
-  EXPECT_EQ(read(fs::path(dir) / ".gitignore"), ".inmanta\nlibs/\ndata/\n");
+  EXPECT_EQ(read(fs::path(dir) / ".gitignore"), ".inmanta\nlibs/\ndata/\n.env/\n");
   auto config = compiler::loadProjectConfig(dir);
   EXPECT_EQ(config.name, "demo");
   EXPECT_TRUE(config.warnings.empty());

@@ -206,7 +206,7 @@ std::string initProject(const std::string& name, const std::string& outputDir) {
                 "# version constraints on modules, e.g. `- mymodule ~= 1.2`\n"
                 "requires: []\n");
   writeFile((dir / "main.cf").string(), "# The model of " + name + ". `inmanta compile` compiles it.\n");
-  writeFile((dir / ".gitignore").string(), ".inmanta\nlibs/\ndata/\n");
+  writeFile((dir / ".gitignore").string(), ".inmanta\nlibs/\ndata/\n.env/\n");
   return dir.string();
 }
 

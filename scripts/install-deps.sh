@@ -9,6 +9,12 @@ packages=(
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcpp-httplib-dev libssl-dev libpq-dev libyaml-cpp-dev libpcre2-dev libxxhash-dev libicu-dev libmimalloc-dev
   pybind11-dev libpython3.11-dev python3-jinja2 postgresql
+  # `inmanta project install` runs the system's pip in the project's .env (made --without-pip, as
+  # the reference makes its environments) to install the modules' requirements.txt
+  python3-pip
+  # Python packages that common modules' plugins import (ip: netaddr; yaml: PyYAML), which the
+  # compile's embedded Python takes from the system as the reference takes them from its venv
+  python3-netaddr python3-yaml
   # the ctests `format` and `clang_tidy` (.clang-format, .clang-tidy): bookworm's version 14
   clang-format clang-tidy
   # loaded with dlopen() on first use rather than linked (the -dev packages above depend on them):

@@ -44,10 +44,10 @@ struct Handle {
 // restores the previous one when it ends.
 struct Scope {
   const ModuleCodeHost* host = nullptr;
-  PluginContext* context = nullptr;                      // during a plugin call
+  PluginContext* context = nullptr;                            // during a plugin call
   const std::vector<runtime::Instance*>* instances = nullptr;  // during the export
-  ExportSink* sink = nullptr;                            // during the export
-  std::optional<CompileError> optionalValue;             // the last OptionalValueException raised to Python
+  ExportSink* sink = nullptr;                                  // during the export
+  std::optional<CompileError> optionalValue;                   // the last OptionalValueException raised to Python
 };
 thread_local Scope* scope = nullptr;
 
@@ -259,8 +259,8 @@ py::object moduleDir(const std::string& name) {
 // (outside a plugin call too: module code reads settings when it loads and during the export)
 py::object setting(const std::string& section, const std::string& key) {
   Scope& s = current();
-  std::optional<std::string> v =
-      s.context != nullptr ? s.context->setting(section, key) : s.host->setting(section, key);
+  std::optional<std::string> v = s.context != nullptr ? s.context->setting(section, key)
+                                                      : s.host->setting(section, key);
   return v ? py::object(py::str(*v)) : py::object(py::none());
 }
 
@@ -380,10 +380,10 @@ ErrorKind kindNamed(std::string_view name) {
 struct LoadedCode {
   const ModuleCodeHost* host = nullptr;
   std::function<FileId(const std::string&)> addFile;
-  std::vector<py::object> functions;  // plugins, by index
+  std::vector<py::object> functions;                                   // plugins, by index
   std::vector<std::vector<std::optional<py::object>>> opaqueDefaults;  // per plugin, per param
   std::vector<std::vector<std::pair<std::string, bool>>> params;       // per plugin: name, keyword-only
-  py::object dependencyManagers;  // a list, once loaded
+  py::object dependencyManagers;                                       // a list, once loaded
   std::vector<py::object> resourceClasses;
   std::unordered_map<std::string, py::object> classOfEntity;
 
@@ -550,8 +550,8 @@ const LoadedCode::Fields& exportFields(LoadedCode& code, size_t type, const runt
   LoadedCode::Fields fields;
   py::tuple result = python::callPython([&] {
     return py::tuple(support->hostModule.attr("export_fields")(
-        code.resourceClasses[type], py::cast(Handle{Value(static_cast<runtime::InstanceBase*>(
-                                        const_cast<runtime::Instance*>(&i)))})));
+        code.resourceClasses[type],
+        py::cast(Handle{Value(static_cast<runtime::InstanceBase*>(const_cast<runtime::Instance*>(&i)))})));
   });
   std::string tag = py::str(result[0]);
   if (tag == "ignore") {
@@ -679,8 +679,7 @@ ExportHook exportHook(const std::shared_ptr<LoadedCode>& code, const std::string
     s.sink = &sink;
     Enter enter(s);
     try {
-      python::callPython(
-          [&] { support->hostModule.attr("export_hook")(raw->functions[index], py::cast(types)); });
+      python::callPython([&] { support->hostModule.attr("export_hook")(raw->functions[index], py::cast(types)); });
     } catch (const py::error_already_set& e) {
       python::PythonError error = python::describe(e);
       throw ResourceError(error.type() + ": " + error.message());
@@ -754,18 +753,17 @@ class Loader final : public ModuleCodeLoader {
             if (py::isinstance<py::tuple>(hook)) {
               auto pair = py::reinterpret_borrow<py::tuple>(hook);
               out->exportHooks.emplace(n, exportHook(code, n, pair[0], pair[1]));
-            } else
-              out->exportHooks.emplace(n, exportHook(code, n, hook, py::tuple()));
+            } else out->exportHooks.emplace(n, exportHook(code, n, hook, py::tuple()));
           }
         });
       } catch (const py::error_already_set& e) {
         python::PythonError error = python::describe(e);
-        throw CompileError(Diagnostic(ErrorKind::CompilerException,
-                                      "Unable to load the Python code of the modules: " + error.type() + ": " +
-                                          error.message()));
+        throw CompileError(Diagnostic(ErrorKind::CompilerException, "Unable to load the Python code of the modules: " +
+                                                                        error.type() + ": " + error.message()));
       }
     } catch (const python::PythonError& e) {
-      throw CompileError(Diagnostic(ErrorKind::CompilerException, "cannot run the modules' Python code: " + e.message()));
+      throw CompileError(
+          Diagnostic(ErrorKind::CompilerException, "cannot run the modules' Python code: " + e.message()));
     }
     return out;
   }

@@ -1,8 +1,8 @@
 #include "modules/python/python_runtime.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
 #include <pybind11/embed.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -94,7 +94,8 @@ void start() {
   // written.
   std::string cache = pycachePrefix();
   config.write_bytecode = cache.empty() ? 0 : 1;
-  PyStatus status = cache.empty() ? PyStatus_Ok() : PyConfig_SetBytesString(&config, &config.pycache_prefix, cache.c_str());
+  PyStatus status = cache.empty() ? PyStatus_Ok()
+                                  : PyConfig_SetBytesString(&config, &config.pycache_prefix, cache.c_str());
   if (PyStatus_Exception(status) != 0) {
     PyConfig_Clear(&config);
     check(status, "configuration");

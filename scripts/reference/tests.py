@@ -26,7 +26,7 @@ MODULES = os.path.join(MODULES, "tests", "data", "modules")
 
 # ---- exceptions from the reference's sources
 excmod = types.ModuleType("inmanta.ast")
-classes = {"Exception": Exception}
+classes = {"Exception": Exception, "Warning": Warning, "UserWarning": UserWarning, "DeprecationWarning": DeprecationWarning}
 def build_exceptions():
     srcs = [l for l in subprocess.run(["git", "-C", REPO, "ls-tree", "-r", "--name-only", TAG, "src/inmanta"], capture_output=True, text=True).stdout.split() if l.endswith(".py")]
     defs = []
@@ -69,6 +69,12 @@ state = {"dir": None, "out": "", "err": ""}
 def do_compile(*a, **k):
     r = subprocess.run([BIN, "compile"], cwd=state["dir"], capture_output=True, text=True, timeout=60)
     state["out"] += r.stdout; state["err"] += r.stderr
+    # the compiler's warnings as Python warnings, for tests that record them (warnings.catch_warnings)
+    import warnings
+    for l in r.stderr.splitlines():
+        m = re.match(r"^(\w+Warning): (.*)$", l)
+        if m and isinstance(classes.get(m.group(1)), type) and issubclass(classes[m.group(1)], Warning):
+            warnings.warn(classes[m.group(1)](m.group(2)))
     if r.returncode == 0:
         return (Opaque("types"), Opaque("scopes"))
     lines = r.stderr.splitlines()
@@ -248,6 +254,7 @@ for path in FILES:
             except Unsupported as e:
                 res = f"UNSUPPORTED {e}"
             except AssertionError as e:
+                if os.environ.get("REFTESTS_TRACE"): traceback.print_exc()
                 res = f"FAIL {str(e)[:300]!r}"
             except Exception as e:
                 res = f"FAIL {type(e).__name__}: {str(getattr(e, 'msg', e))[:300]!r}"
