@@ -35,7 +35,8 @@ class ExportCommand : public Command {
                     "With --partial: remove this resource set (repeatable; also INMANTA_REMOVED_RESOURCE_SET_ID)");
     cmd->add_flag("--soft-delete", ex.push.softDelete,
                   "With --partial: do not remove resource sets whose resources are all gone");
-    cmd->add_option("--export-plugin", ex.exportPlugin, "Run this export plugin (std defines none)");
+    cmd->add_option("--export-plugin", ex.exportPlugin,
+                    "Run only this export plugin (a module's @export hook), not those config.export lists");
     // -v and -X are also taken after `export`, into the global flags
     cmd->add_flag("-v,--verbose", globals.verbosity, "More log output: -v for info, -vv for debug");
     cmd->add_flag("-X,--extended-errors", globals.trace, "Show internal details of failures");

@@ -67,7 +67,13 @@ class ServiceHandler(CRUDHandler):
 '''
 
 PLUGINS_DEPS = '''\
-from inmanta.export import dependency_manager
+from inmanta.export import dependency_manager, export
+
+
+@export("mark", "svc::Service")
+def mark(exporter, types):
+    with open("hook-ran", "w") as fd:
+        fd.write(",".join(sorted(s.name for s in types["svc::Service"])))
 
 
 @dependency_manager
@@ -135,6 +141,15 @@ check("the @resource type is exported with its getters", service is not None and
       and service["banner"] == "WEB!" and service["purged"] is False, resources)
 check("the dependency manager adds requires",
       service is not None and service["requires"] == ["std::File[h1,path=/etc/web.conf]"], service)
+
+# an @export hook, by name
+proc = run(d, ["export", "-j", "out.json", "--export-plugin", "mark"])
+ran = os.path.join(d, "hook-ran")
+check("--export-plugin runs a module's @export hook", proc.returncode == 0 and os.path.exists(ran)
+      and open(ran).read() == "web", proc.stderr)
+proc = run(d, ["export", "-j", "out.json", "--export-plugin", "nothere"])
+check("an unknown export plugin fails the export", proc.returncode == 1
+      and "Error: Export function nothere does not exist." in proc.stderr, proc.stderr)
 
 # a typedef whose constraint is a Python plugin
 d2 = project(main='import svc\nh = std::Host(name="h1", os=std::linux)\nsvc::Service(host=h, name="x", port=0)\n')
