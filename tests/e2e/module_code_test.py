@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -215,6 +216,31 @@ with TestServer(handler) as server:
         "a reference orchestrator will not be able to deploy its resources") == 1, proc.stderr)
     check("the version is released", any(r.path == "/api/v1/version/3" for r in server.requests),
           [r.path for r in server.requests])
+
+# std on the module path with its Python code (as real projects have it in libs/): its files are
+# uploaded as the reference uploads them (its code is never loaded: std is built in)
+STD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "modules", "std")
+with TestServer(handler) as server:
+    received.clear()
+    d = project(extra={".inmanta": f"[config]\nenvironment = {ENV}\n[compiler_rest_transport]\n"
+                                   f"host = 127.0.0.1\nport = {server.port}\n",
+                       "libs/std/plugins/__init__.py": "raise RuntimeError('std handler code is never imported')\n",
+                       "libs/std/plugins/resources.py": "# std's resources and handlers\n",
+                       "libs/std/requirements.txt": "Jinja2>=3.1,<4\n"})
+    shutil.copytree(os.path.join(STD, "model"), os.path.join(d, "libs/std/model"))
+    shutil.copy(os.path.join(STD, "module.yml"), os.path.join(d, "libs/std/module.yml"))
+    proc = run(d, ["export", "-d"])
+    check("export -d with std's code on the module path", proc.returncode == 0
+          and "will not be able to deploy" not in proc.stderr, proc.stderr)
+    put = next((r for r in server.requests if r.path == "/api/v1/version"), None)
+    info = put.body["module_version_info"].get("std") if put else None
+    init = hashlib.sha1(b"raise RuntimeError('std handler code is never imported')\n").hexdigest()
+    res = hashlib.sha1(b"# std's resources and handlers\n").hexdigest()
+    check("std's files in module_version_info", info is not None and sorted(
+        (f["name"], f["hash_value"]) for f in info["files_in_module"]) == sorted(
+        [("inmanta_plugins.std", init), ("inmanta_plugins.std.resources", res)])
+        and info["requirements"] == ["Jinja2>=3.1,<4"] and info["for_agents"] == ["h1"], info)
+    check("std's files uploaded", init in received and res in received, list(received))
 
 # ----------------------------------------------------------------- no Python without module code
 
