@@ -4,7 +4,7 @@ an inmanta-cpp binary, with stand-in pytest and inmanta modules: fixtures with p
 parametrize marks, capsys and pytest.raises (exception classes built from the reference's class
 hierarchy) work; a test that needs the reference's Python objects (scopes, types, caplog, ...) is
 reported UNSUPPORTED. Usage: tests.py BINARY [test_*.py ...]"""
-import ast, itertools, os, re, shutil, subprocess, sys, tempfile, textwrap, types, traceback, inspect
+import ast, atexit, builtins, itertools, os, re, shutil, subprocess, sys, tempfile, types, traceback, inspect
 
 if len(sys.argv) < 2:
     sys.exit("usage: tests.py BINARY [test_*.py ...]  (the reference's tests/compiler files, by name)")
@@ -17,12 +17,15 @@ FILES = sys.argv[2:] or sorted(os.path.basename(n) for n in subprocess.run(
 
 class Unsupported(Exception): pass
 
-# the reference's test modules (tests/data/modules), on every snippet's module path after libs/,
-# as its snippetcompiler puts them
-MODULES = tempfile.mkdtemp(prefix="refmodules")
-_archive = subprocess.run(["git", "-C", REPO, "archive", TAG, "tests/data/modules"], capture_output=True, check=True).stdout
-subprocess.run(["tar", "-x", "-C", MODULES], input=_archive, check=True)
-MODULES = os.path.join(MODULES, "tests", "data", "modules")
+# the reference's checkout layout: tests/data (and the documentation's examples), extracted to ROOT; each test
+# module's __file__ is ROOT/tests/compiler/<name>, so the paths it derives from it (tests/data/modules/...) exist;
+# the reference's test modules (tests/data/modules) are on every snippet's module path after libs/, as its
+# snippetcompiler puts them
+ROOT = tempfile.mkdtemp(prefix="refmodules")
+atexit.register(shutil.rmtree, ROOT, True)
+_archive = subprocess.run(["git", "-C", REPO, "archive", TAG, "tests/data", "docs/model_developers/examples"], capture_output=True, check=True).stdout
+subprocess.run(["tar", "-x", "-C", ROOT], input=_archive, check=True)
+MODULES = os.path.join(ROOT, "tests", "data", "modules")
 
 # ---- exceptions from the reference's sources
 excmod = types.ModuleType("inmanta.ast")
@@ -34,11 +37,18 @@ def build_exceptions():
         text = subprocess.run(["git", "-C", REPO, "show", f"{TAG}:" + s], capture_output=True, text=True).stdout
         for m in re.finditer(r"^class (\w+)\(([^)]*)\):", text, re.M):
             defs.append((m.group(1), [b.strip().split(".")[-1] for b in m.group(2).split(",")]))
+    defined = {name for name, _ in defs}
+    for b in set(itertools.chain.from_iterable(bases for _, bases in defs)):
+        if b not in classes and b not in defined and isinstance(getattr(builtins, b, None), type) and issubclass(getattr(builtins, b), BaseException):
+            classes[b] = getattr(builtins, b)
     changed = True
     while changed:
         changed = False
         for name, bases in defs:
             if name in classes: continue
+            # build a class only once all its bases that the reference defines are built (CompilerRuntimeWarning
+            # derives from InmantaWarning, defined in a later file, and must be a Warning)
+            if any(b in defined and b not in classes for b in bases): continue
             bs = [classes[b] for b in bases if b in classes]
             if not bs and any(b.endswith("Exception") or b.endswith("Error") or b.endswith("Warning") for b in bases) and not any(b in classes for b in bases):
                 continue
@@ -51,23 +61,86 @@ def build_exceptions():
 build_exceptions()
 for n, c in classes.items(): setattr(excmod, n, c)
 
-def make_exc(kind, msg, causes):
+class Location:
+    """the reference's Location (FILE:LINE) / Range (FILE:LINE:COL), from our diagnostic's (FILE:LINE[:COL])"""
+    def __init__(self, file, lnr, col):
+        self.file, self.lnr, self.start_char, self.col = file, lnr, col or 0, col
+    def __str__(self): return f"{self.file}:{self.lnr}" + (f":{self.col}" if self.col is not None else "")
+LOC_RE = re.compile(r"\s*\(([^()]*?):(\d+)(?::(\d+))?\)\s*$")
+
+def make_exc(kind, msg, causes, loc=None):
+    """an exception of the reference's class KIND; msg is our message without its location, as the reference's
+    msg / get_message(); str(e) is the reference's CompilerException.format() of msg and location, "MSG (LOC)"
+    (the reference's RuntimeException adds "reported in STATEMENT", which our diagnostics don't show)"""
     cls = classes.get(kind) or type(kind, (classes.get("RuntimeException", Exception),), {})
-    e = cls(msg)
+    text = f"{msg} ({loc})" if loc is not None else msg
+    e = cls(text)
     e.msg = msg
+    e.location = loc
     e.causes = causes
     e.get_causes = lambda: causes
     e.get_message = lambda: msg
-    e.format_trace = lambda *a, **k: msg
-    m = re.search(r"\(([^()]*):(\d+)(?::(\d+))?\)\s*$", msg)
-    if m:
-        e.location = types.SimpleNamespace(file=m.group(1), lnr=int(m.group(2)), start_char=int(m.group(3) or 0))
+    e.get_location = lambda: loc
+    e.format = lambda: text
+    def format_trace(indent="", indent_level=0):
+        out = indent * indent_level + text
+        for c in causes:
+            out += "\n" + indent * indent_level + "caused by:\n" + c.format_trace(indent=indent, indent_level=indent_level + 1)
+        return out
+    e.format_trace = format_trace
     return e
 
+def parse_diagnostic(lines, i, indent):
+    """our compiler's rendering of a diagnostic (compiler/diag/diagnostic.cpp), starting at lines[i] after its
+    'Error: ' / 'caused by: ' / 'error N: ' prefix: 'KIND: HEAD (LOC)', the message's further lines at
+    indent + 8 spaces, the source line and its caret line at indent + 4, the causes as indent + 'caused by: '
+    (MultiException: indent + 'error N: '). Returns (exception, next line index)."""
+    m = re.match(r"^(\w+): (.*)$", lines[i])
+    if not m: return make_exc("CompilerException", lines[i], []), i + 1
+    kind, head = m.group(1), m.group(2)
+    loc = None
+    lm = LOC_RE.search(head)
+    if lm:
+        loc = Location(lm.group(1), int(lm.group(2)), int(lm.group(3)) if lm.group(3) else None)
+        head = head[:lm.start()]
+    rest = []; causes = []
+    i += 1
+    caret = lambda j: j < len(lines) and re.match(r"^\s*\^\s*$", lines[j]) is not None
+    while i < len(lines):
+        l = lines[i]
+        if l.startswith(indent + "        ") and not caret(i + 1):
+            rest.append(l[len(indent) + 8:]); i += 1
+        elif l.startswith(indent + "    ") and caret(i + 1):
+            i += 2
+        elif l.startswith(indent + "caused by: ") or re.match(re.escape(indent) + r"error \d+: ", l):
+            pre = len(indent + "caused by: ") if l.startswith(indent + "caused by: ") else re.match(re.escape(indent) + r"error \d+: ", l).end()
+            sub = lines[:i] + [l[pre:]] + lines[i + 1:]
+            if re.match(r"^\w+: ", l[pre:]):
+                c, i = parse_diagnostic(sub, i, indent + "  ")
+            else:  # a native (Python) cause
+                c, i = make_exc("CompilerException", l[pre:], []), i + 1
+            causes.append(c)
+        else:
+            break
+    return make_exc(kind, "\n".join([head] + rest), causes, loc), i
+
+def compile_error(stderr):
+    """the exception our compiler reports on stderr, or None"""
+    lines = stderr.splitlines()
+    for i, l in enumerate(lines):
+        if l.startswith("Error: "):
+            return parse_diagnostic(lines[:i] + [l[len("Error: "):]] + lines[i + 1:], i, "")[0]
+    return None
+
 # ---- the compile
-state = {"dir": None, "out": "", "err": ""}
+state = {"dir": None, "out": "", "err": "", "raises": 0, "result": None}
+def run_compile():
+    if state["result"] is not None:  # the compile setup_for_snippet already ran
+        r, state["result"] = state["result"], None
+        return r
+    return subprocess.run([BIN, "compile"], cwd=state["dir"], capture_output=True, text=True, timeout=60)
 def do_compile(*a, **k):
-    r = subprocess.run([BIN, "compile"], cwd=state["dir"], capture_output=True, text=True, timeout=60)
+    r = run_compile()
     state["out"] += r.stdout; state["err"] += r.stderr
     # the compiler's warnings as Python warnings, for tests that record them (warnings.catch_warnings)
     import warnings
@@ -77,15 +150,16 @@ def do_compile(*a, **k):
             warnings.warn(classes[m.group(1)](m.group(2)))
     if r.returncode == 0:
         return (Opaque("types"), Opaque("scopes"))
-    lines = r.stderr.splitlines()
-    first = None; causes = []
-    for l in lines:
-        m = re.match(r"^(?:Error: )?(\w+): (.*)$", l)
-        m2 = re.match(r"^\s*caused by: (\w+): (.*)$", l)
-        if l.startswith("Error: ") and m and first is None: first = (m.group(1), m.group(2))
-        elif m2: causes.append(make_exc(m2.group(1), m2.group(2), []))
-    if first is None: raise make_exc("CompilerException", r.stderr, [])
-    raise make_exc(first[0], first[1], causes)
+    raise compile_error(r.stderr) or make_exc("CompilerException", r.stderr, [])
+
+def raised_at_load(e):
+    """whether the reference raises E when it loads the project (setup_for_snippet: parsing main.cf and the
+    modules, loading modules and their plug-ins) rather than in do_compile"""
+    isa = lambda n: n in classes and isinstance(e, classes[n])
+    return (isa("ParserException") or isa("ModuleLoadingException") or isa("ModuleNotFoundException")
+            or isa("InvalidModuleException")
+            or (type(e).__name__ == "DuplicateException" and e.msg.startswith("duplicate key in dict"))
+            or (type(e).__name__ == "CompilerException" and e.msg.startswith("Unable to load all plug-ins")))
 
 class Opaque:
     def __init__(self, what): self.what = what
@@ -104,13 +178,25 @@ class SnippetCompiler:
         d = tempfile.mkdtemp(prefix="refrun")
         state["dir"] = d
         open(os.path.join(d, "project.yml"), "w").write(PROJECT_YML)
-        open(os.path.join(d, "main.cf"), "w").write(textwrap.dedent(code))
+        # as is, not dedented: the reference writes the snippet unchanged, columns depend on it
+        open(os.path.join(d, "main.cf"), "w").write(code)
+        state["result"] = None
+        if state["raises"]:
+            # the reference parses and loads the modules here: those errors raise from setup_for_snippet; the
+            # compile is kept for the do_compile that follows
+            r = subprocess.run([BIN, "compile"], cwd=d, capture_output=True, text=True, timeout=60)
+            state["result"] = r
+            e = compile_error(r.stderr) if r.returncode != 0 else None
+            if e is not None and raised_at_load(e):
+                state["result"] = None
+                state["out"] += r.stdout; state["err"] += r.stderr
+                raise e
     def setup_for_error(self, code, shouldbe, indent_offset=0, **kw):
         self.setup_for_snippet(code, **kw)
         try:
             do_compile()
         except Exception as e:
-            got = e.msg if hasattr(e, "msg") else str(e)
+            got = e.msg.split("\n")[0] if hasattr(e, "msg") else str(e)
             want = shouldbe.format(dir=state["dir"]).strip().split("\n")[0].replace(state["dir"] + "/", "./")
             norm = lambda t: re.sub(r"\s*\((reported in .*|[^()]*:\d+(:\d+)?)\)\s*$", "", t).strip()
             if norm(want)[:60] != norm(got)[:60]:
@@ -120,11 +206,13 @@ class SnippetCompiler:
     project_dir = "."
     def setup_for_error_re(self, code, shouldbe):
         self.setup_for_snippet(code)
-        r = subprocess.run([BIN, "compile"], cwd=state["dir"], capture_output=True, text=True, timeout=60)
+        r = run_compile()
         if r.returncode == 0: raise AssertionError("no error")
         text = r.stderr[r.stderr.find("Error: ") + 7:] if "Error: " in r.stderr else r.stderr
+        e = compile_error(r.stderr)
+        trace = e.format_trace(indent="  ") if e is not None else text  # the reference matches format_trace
         want = shouldbe.format(dir=".")
-        if re.search(want, text) is None and re.search(want, re.sub(r"\s+", " ", text)) is None:
+        if re.search(want, trace) is None and re.search(want, text) is None and re.search(want, re.sub(r"\s+", " ", text)) is None:
             raise AssertionError(f"regex {want!r} not in {text[:300]!r}")
     def do_export(self, *a, **k): raise Unsupported("do_export")
     def __getattr__(self, n): raise Unsupported(f"snippetcompiler.{n}")
@@ -140,13 +228,15 @@ class _OE(tuple):
 # ---- fake pytest
 class Raises:
     def __init__(self, exc, match=None): self.exc, self.match = exc, match; self.value = None
-    def __enter__(self): return self
+    def __enter__(self):
+        state["raises"] += 1; return self
     def __exit__(self, t, v, tb):
+        state["raises"] -= 1
         if t is None: raise AssertionError(f"DID NOT RAISE {self.exc}")
         if t is Unsupported: return False
         if not issubclass(t, self.exc): return False
         self.value = v; self.type = t
-        if self.match and not re.search(self.match, str(getattr(v, "msg", v))): raise AssertionError(f"no match {self.match!r} in {v}")
+        if self.match and not re.search(self.match, str(v)): raise AssertionError(f"no match {self.match!r} in {v}")
         return True
 class Mark:
     def __getattr__(self, name):
@@ -196,7 +286,7 @@ class MetaFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         if spec.name in sys.modules: return sys.modules[spec.name]
         m = AnyModule(spec.name); m.__path__ = []
-        if spec.name.startswith("inmanta.ast") or spec.name.startswith("inmanta.parser"):
+        if spec.name.startswith("inmanta"):  # the reference's exception classes, wherever a test imports them from
             for n, c in classes.items(): setattr(m, n, c)
         return m
     def exec_module(self, m): pass
@@ -207,6 +297,7 @@ totals = {}
 for path in FILES:
     src = subprocess.run(["git", "-C", REPO, "show", f"{TAG}:tests/compiler/" + path], capture_output=True, text=True).stdout
     mod = types.ModuleType(path[:-3])
+    mod.__file__ = os.path.join(ROOT, "tests", "compiler", path)  # the test's place in the reference's checkout
     try:
         exec(compile(src, path, "exec"), mod.__dict__)
     except Exception as e:
@@ -247,7 +338,7 @@ for path in FILES:
                         if sig: raise Unsupported(f"fixture {p} with args")
                         kwargs[p] = fixtures[p]()
                     else: raise Unsupported(f"fixture {p}")
-                state["out"] = state["err"] = ""
+                state["out"] = state["err"] = ""; state["raises"] = 0; state["result"] = None
                 r = fn(**kwargs)
                 if inspect.isgenerator(r) or inspect.iscoroutine(r): raise Unsupported("generator/coroutine")
                 res = "PASS"
@@ -257,7 +348,7 @@ for path in FILES:
                 if os.environ.get("REFTESTS_TRACE"): traceback.print_exc()
                 res = f"FAIL {str(e)[:300]!r}"
             except Exception as e:
-                res = f"FAIL {type(e).__name__}: {str(getattr(e, 'msg', e))[:300]!r}"
+                res = f"FAIL {type(e).__name__}: {str(e)[:300]!r}"
             kind = res.split()[0]
             totals[kind] = totals.get(kind, 0) + 1
             print(label, res, flush=True)
