@@ -82,6 +82,10 @@ struct PluginSpec {
   bool contextAware = false;    // takes the hidden context: refused in typedef constraints
   bool deprecated = false;      // logs a PluginDeprecationWarning on every call
   std::string replacedBy;       // what the warning recommends instead, if anything
+  // Where a plugin written in Python is defined (the line after its decorator, as the
+  // reference's Location); its declared types are resolved there once the model is defined.
+  // Invalid for std's plugins in C++.
+  SourceLocation location;
   // args: one per declared parameter, in declaration order (defaults filled in); kwargs: the
   // extra keyword arguments of a **kwargs plugin.
   std::function<runtime::Value(PluginContext& ctx, const std::vector<runtime::Value>& args,

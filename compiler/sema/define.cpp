@@ -1,8 +1,10 @@
 #include "compiler/sema/define.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <set>
+#include <utility>
 
 namespace inmanta::compiler::sema {
 
@@ -43,6 +45,7 @@ class Definer {
     defineIndexes();
     defineImplements();
     checkRelationClashes();
+    checkPluginTypes();
   }
 
  private:
@@ -69,6 +72,14 @@ class Definer {
     auto [it, inserted] = ns->definitions.emplace(std::string(name), def);
     if (inserted) return;
     const Definition& original = it->second;
+    if (original.kind == Definition::Kind::Plugin && original.location.valid())
+      // a Python plugin of the same name, as the reference reports it (its plugin location has
+      // no column)
+      fail(ErrorKind::DuplicateException,
+           "Type " + fullName(ns, name) + " is already defined (original at (" +
+               sources_.format(original.location, false) + ")) (duplicate at (" + sources_.format(def.location, true) +
+               "))",
+           def.location, false);
     std::string message = std::string(what) + " " + fullName(ns, name);
     if (!forType.empty()) message += " for type " + std::string(forType);
     message += " is already defined";
@@ -107,7 +118,7 @@ class Definer {
       // the plugins of a module (std's in C++, the Python ones of `inmanta_plugins.<ns>`) in
       // the namespace of their Python module (`inmanta_plugins.m.sub`: `m::sub`)
       for (const PluginSpec* p : plugins_.inNamespace(ns->name))
-        ns->definitions.emplace(p->name, Definition{Definition::Kind::Plugin, const_cast<PluginSpec*>(p), {}});
+        ns->definitions.emplace(p->name, Definition{Definition::Kind::Plugin, const_cast<PluginSpec*>(p), p->location});
       for (const ast::Stmt* s : ns->file->statements) {
         switch (s->kind) {
           case ast::Kind::Entity: {
@@ -214,6 +225,55 @@ class Definer {
   }
 
  private:
+  // The types a Python plugin declares must exist, as the reference's Plugin.normalize resolves
+  // them: `could not find type std::WrongName in namespace std` at the plugin's definition.
+  void checkPluginTypes() {
+    for (const auto& nsPtr : model_.namespaces()) {
+      for (const PluginSpec* p : plugins_.inNamespace(nsPtr->name)) {
+        if (!p->location.valid()) continue;  // std's, in C++
+        std::vector<std::string> types;
+        for (const PluginParam& param : p->params) types.push_back(param.type);
+        types.push_back(p->varArgsType);
+        types.push_back(p->varKeywordsType);
+        types.push_back(p->returnType);
+        for (const std::string& type : types) checkPluginType(nsPtr.get(), *p, type);
+      }
+    }
+  }
+
+  void checkPluginType(const Namespace* ns, const PluginSpec& plugin, std::string_view type) {
+    // the names in a type string: `a::b[]?`, `dict[x]`, `(int|ns::t)[]`
+    std::string name;
+    auto flush = [&] {
+      if (name.empty()) return;
+      std::string n = std::exchange(name, {});
+      static const std::set<std::string, std::less<>> kBuiltin = {"any",        "null",   "list", "dict",
+                                                                  "expression", "string", "int",  "float",
+                                                                  "bool",       "number", "none"};
+      if (kBuiltin.count(n) != 0) return;
+      const Type* primitive = nullptr;
+      size_t sep = n.rfind("::");
+      try {
+        (void)resolve(model_, ns, ast::Name(n, plugin.location), &primitive);
+        return;
+      } catch (const CompileError&) {
+        // a module the plugin's module does not import: the reference finds it all the same
+        if (sep != std::string::npos) {
+          const Namespace* other = model_.findNamespace(n.substr(0, sep));
+          if (other != nullptr && other->definitions.count(n.substr(sep + 2)) != 0) return;
+        }
+      }
+      fail(ErrorKind::TypeNotFoundException,
+           "could not find type " + n + " in namespace " + (sep == std::string::npos ? ns->name : n.substr(0, sep)),
+           plugin.location);
+    };
+    for (char c : type) {
+      if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == ':' || c == '-') name += c;
+      else flush();
+    }
+    flush();
+  }
+
   Entity* resolveEntity(const Namespace* from, const ast::Name& name) {
     const Type* primitive = nullptr;
     const Definition* def = resolve(model_, from, name, &primitive);

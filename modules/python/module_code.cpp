@@ -530,6 +530,12 @@ PluginSpec pluginSpec(const std::shared_ptr<LoadedCode>& code, const py::dict& e
   spec.acceptsUnknown = entry.contains("allow_unknown") && entry["allow_unknown"].cast<bool>();
   spec.deprecated = entry.contains("deprecated") && entry["deprecated"].cast<bool>();
   spec.replacedBy = optionalString("replaced_by");
+  {
+    py::object file = entry.contains("file") ? py::object(entry["file"]) : py::object(py::none());
+    py::object line = entry.contains("line") ? py::object(entry["line"]) : py::object(py::none());
+    spec.location = code->locate(file, line);
+    if (spec.location.valid()) spec.location.col = 1;
+  }
   std::weak_ptr<LoadedCode> weak = code;
   spec.run = [weak, index](PluginContext& ctx, const std::vector<Value>& args, const Kwargs& kwargs) -> Value {
     std::shared_ptr<LoadedCode> c = weak.lock();

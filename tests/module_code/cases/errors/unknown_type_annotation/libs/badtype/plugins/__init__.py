@@ -1,0 +1,6 @@
+from inmanta.plugins import plugin
+
+
+@plugin
+def check(file: "std::WrongName") -> "bool":
+    return False
