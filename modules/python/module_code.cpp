@@ -383,7 +383,8 @@ struct LoadedCode {
   std::vector<py::object> functions;                                   // plugins, by index
   std::vector<std::vector<std::optional<py::object>>> opaqueDefaults;  // per plugin, per param
   std::vector<std::vector<std::pair<std::string, bool>>> params;       // per plugin: name, keyword-only
-  py::object dependencyManagers;                                       // a list, once loaded
+  std::vector<std::pair<std::string, bool>> results;  // per plugin: full name, declared `any` (or nothing)
+  py::object dependencyManagers;                      // a list, once loaded
   std::vector<py::object> resourceClasses;
   std::unordered_map<std::string, py::object> classOfEntity;
 
@@ -466,8 +467,20 @@ Value runPlugin(const std::shared_ptr<LoadedCode>& code, size_t index, PluginCon
   }
   std::string tag = py::str(result[0]);
   if (tag == "ok") {
+    py::handle raw = result[1];
+    // A plugin without return type may hand back any Python object (param::report gives the
+    // server's Result); the reference keeps it as an opaque value, which plugins use as a
+    // statement. The model holds no Python objects: it is null in the model, said at debug level.
+    const auto& [name, any] = code->results[index];
+    if (any && !raw.is_none() && !raw.is(support->unknown) && !PyBool_Check(raw.ptr()) && !PyLong_Check(raw.ptr()) &&
+        !PyFloat_Check(raw.ptr()) && !PyUnicode_Check(raw.ptr()) && !PyList_Check(raw.ptr()) &&
+        !PyTuple_Check(raw.ptr()) && !PyDict_Check(raw.ptr()) && !py::isinstance(raw, support->handleType)) {
+      code->host->log("inmanta_plugins", "DEBUG",
+                      "plugin " + name + " returned a " + typeName(raw) + ", which the model cannot hold: it is null");
+      return Value();
+    }
     try {
-      return fromRaw(result[1]);
+      return fromRaw(raw);
     } catch (const py::error_already_set& e) {
       python::PythonError error = python::describe(e);
       throw PluginFailure(error.type(), error.message());
@@ -526,6 +539,7 @@ PluginSpec pluginSpec(const std::shared_ptr<LoadedCode>& code, const py::dict& e
   spec.varKeywords = !spec.varKeywordsType.empty();
   spec.returnType = optionalString("return_type");
   if (spec.returnType.empty()) spec.returnType = "any";
+  code->results.emplace_back(spec.fullName(), spec.returnType == "any");
   spec.contextAware = entry.contains("context") && entry["context"].cast<bool>();
   spec.acceptsUnknown = entry.contains("allow_unknown") && entry["allow_unknown"].cast<bool>();
   spec.deprecated = entry.contains("deprecated") && entry["deprecated"].cast<bool>();
