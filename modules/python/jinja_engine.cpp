@@ -15,6 +15,7 @@
 #include "compiler/diag/diagnostic.h"
 #include "jinja_support_py.h"
 #include "modules/python/python_runtime.h"
+#include "modules/python/python_values.h"
 #include "modules/std/plugins/template_engine.h"
 
 namespace inmanta::stdmodule {
@@ -46,17 +47,6 @@ struct UnknownRead {};
 // The context of the plugin call being rendered on this thread; filters may render other
 // templates, so each render restores the previous one when it ends.
 thread_local PluginContext* current = nullptr;
-
-class CurrentCall {
- public:
-  explicit CurrentCall(PluginContext& ctx) : previous_(current) { current = &ctx; }
-  ~CurrentCall() { current = previous_; }
-  CurrentCall(const CurrentCall&) = delete;
-  CurrentCall& operator=(const CurrentCall&) = delete;
-
- private:
-  PluginContext* previous_;
-};
 
 PluginContext& ctx() {
   if (current == nullptr) throw std::logic_error("a std::template native function ran outside a render");
@@ -91,11 +81,6 @@ py::object toPython(const Value& v) {
   throw std::logic_error("unhandled value type");
 }
 
-[[noreturn]] void raisePython(PyObject* type, const std::string& message) {
-  PyErr_SetString(type, message.c_str());
-  throw py::error_already_set();
-}
-
 bool isProxy(py::handle o) {
   return py::isinstance(o, support->instanceProxy) || py::isinstance(o, support->sequenceProxy) ||
          py::isinstance(o, support->dictProxy);
@@ -105,33 +90,8 @@ const Value& proxied(py::handle o) { return o.attr("_value").cast<ValueHandle&>(
 
 // A Python value handed to a plugin (a filter's arguments): proxies give back their value.
 Value fromPython(py::handle o) {
-  if (o.is_none()) return Value();
-  if (PyBool_Check(o.ptr())) return Value(o.ptr() == Py_True);
-  if (PyLong_Check(o.ptr())) {
-    int overflow = 0;
-    long long i = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
-    if (overflow != 0) raisePython(PyExc_OverflowError, "int too large for a plugin argument (64 bits)");
-    if (i == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
-    return Value(static_cast<int64_t>(i));
-  }
-  if (PyFloat_Check(o.ptr())) return Value(PyFloat_AsDouble(o.ptr()));
-  if (PyUnicode_Check(o.ptr())) return Value(o.cast<std::string>());
-  if (isProxy(o)) return proxied(o);
-  if (PyList_Check(o.ptr()) || PyTuple_Check(o.ptr())) {
-    ValueList items;
-    for (py::handle item : o) items.push_back(fromPython(item));
-    return Value(std::move(items));
-  }
-  if (PyDict_Check(o.ptr())) {
-    ValueDict d;
-    for (auto [k, item] : py::reinterpret_borrow<py::dict>(o)) {
-      if (!PyUnicode_Check(k.ptr())) raisePython(PyExc_TypeError, "dict keys passed to a plugin must be strings");
-      d.items.emplace_back(k.cast<std::string>(), fromPython(item));
-    }
-    return Value(std::move(d));
-  }
-  raisePython(PyExc_TypeError, "a value of type " + std::string(py::str(o.get_type().attr("__name__"))) +
-                                   " can not be passed to a plugin");
+  return python::toModelValue(
+      o, [](py::handle h) -> const Value* { return isProxy(h) ? &proxied(h) : nullptr; }, "a plugin");
 }
 
 // ------------------------------------------------------------------ the native functions
@@ -177,14 +137,14 @@ py::object item(const ValueHandle& h, py::handle key) {
       return toPython(Value(std::move(out)));
     }
     if (!PyLong_Check(key.ptr()))
-      raisePython(PyExc_TypeError, "list indices must be integers or slices, not " +
-                                       std::string(py::str(key.get_type().attr("__name__"))));
+      python::raise(PyExc_TypeError, "list indices must be integers or slices, not " +
+                                         std::string(py::str(key.get_type().attr("__name__"))));
     auto size = static_cast<long long>(list.size());
     int overflow = 0;
     long long i = PyLong_AsLongLongAndOverflow(key.ptr(), &overflow);
-    if (overflow != 0) raisePython(PyExc_IndexError, "cannot fit 'int' into an index-sized integer");
+    if (overflow != 0) python::raise(PyExc_IndexError, "cannot fit 'int' into an index-sized integer");
     if (i < 0) i += size;
-    if (i < 0 || i >= size) raisePython(PyExc_IndexError, "list index out of range");
+    if (i < 0 || i >= size) python::raise(PyExc_IndexError, "list index out of range");
     return toPython(list[static_cast<size_t>(i)]);
   }
   if (v.isDict()) {
@@ -199,18 +159,19 @@ py::object item(const ValueHandle& h, py::handle key) {
     }
     return toPython(*found);
   }
-  raisePython(PyExc_TypeError, "'" + host->proxyTypeName(v) + "' object is not subscriptable");
+  python::raise(PyExc_TypeError, "'" + host->proxyTypeName(v) + "' object is not subscriptable");
 }
 
 size_t length(const ValueHandle& h) {
   if (h.value.isList()) return h.value.asList().size();
   if (h.value.isDict()) return h.value.asDict().items.size();
-  raisePython(PyExc_TypeError, "object of type '" + host->proxyTypeName(h.value) + "' has no len()");
+  python::raise(PyExc_TypeError, "object of type '" + host->proxyTypeName(h.value) + "' has no len()");
 }
 
 py::list keys(const ValueHandle& h) {
   py::list out;
-  if (!h.value.isDict()) raisePython(PyExc_TypeError, "'" + host->proxyTypeName(h.value) + "' object is not a mapping");
+  if (!h.value.isDict())
+    python::raise(PyExc_TypeError, "'" + host->proxyTypeName(h.value) + "' object is not a mapping");
   for (const auto& entry : h.value.asDict().items) out.append(py::str(entry.first));
   return out;
 }
@@ -227,7 +188,7 @@ bool equals(const ValueHandle& h, py::handle other) {
 }
 
 size_t hashOf(const ValueHandle& h) {
-  if (!h.value.isInstance()) raisePython(PyExc_TypeError, "unhashable type: '" + host->proxyTypeName(h.value) + "'");
+  if (!h.value.isInstance()) python::raise(PyExc_TypeError, "unhashable type: '" + host->proxyTypeName(h.value) + "'");
   return std::hash<const void*>()(h.value.asInstance());
 }
 
@@ -245,12 +206,6 @@ py::object templatesFolder(const std::string& prefix) {
   return py::str(folder);
 }
 
-// Wraps a native function so that C++ exceptions travel back to the caller of Python intact.
-template <class R, class... A>
-void defineNative(py::module_& m, const char* name, R (*fn)(A...)) {
-  m.def(name, [fn](A... args) -> R { return python::relay([&]() -> R { return fn(std::forward<A>(args)...); }); });
-}
-
 Support& loadSupport() {
   if (support != nullptr) return *support;
   if (supportFailure) throw *supportFailure;
@@ -260,15 +215,15 @@ Support& loadSupport() {
     if (!m) throw py::error_already_set();
     m.attr("__builtins__") = py::module_::import("builtins");
     s->handleType = py::class_<ValueHandle>(m, "_Value");
-    defineNative(m, "_lookup", &lookup);
-    defineNative(m, "_attribute", &attribute);
-    defineNative(m, "_item", &item);
-    defineNative(m, "_length", &length);
-    defineNative(m, "_keys", &keys);
-    defineNative(m, "_equals", &equals);
-    defineNative(m, "_hash", &hashOf);
-    defineNative(m, "_call_plugin", &callPlugin);
-    defineNative(m, "_templates_folder", &templatesFolder);
+    python::defineNative(m, "_lookup", &lookup);
+    python::defineNative(m, "_attribute", &attribute);
+    python::defineNative(m, "_item", &item);
+    python::defineNative(m, "_length", &length);
+    python::defineNative(m, "_keys", &keys);
+    python::defineNative(m, "_equals", &equals);
+    python::defineNative(m, "_hash", &hashOf);
+    python::defineNative(m, "_call_plugin", &callPlugin);
+    python::defineNative(m, "_templates_folder", &templatesFolder);
     m.def("_repr", [](const ValueHandle& h) { return host->printForm(h.value); });
     m.def("_display", [](const ValueHandle& h) {
       return h.value.isInstance() ? h.value.asInstance()->display() : host->str(h.value);
@@ -324,7 +279,7 @@ const py::object& compileTemplates(PluginContext& context, Support& s) {
 Value renderTemplate(PluginContext& context, const std::string& path, const Kwargs& kwargs) {
   try {
     python::Gil gil;
-    CurrentCall call(context);
+    python::ScopedPointer<PluginContext> call(current, &context);
     Support* s = nullptr;
     try {
       return python::callPython([&]() -> Value {

@@ -18,6 +18,7 @@
 #include "compiler/diag/diagnostic.h"
 #include "compiler/module_code.h"
 #include "modules/python/python_runtime.h"
+#include "modules/python/python_values.h"
 
 #if !defined(INMANTA_PYLIB_SOURCE_DIR) || !defined(INMANTA_PYLIB_INSTALL_DIR)
 #error "INMANTA_PYLIB_SOURCE_DIR and INMANTA_PYLIB_INSTALL_DIR must name where our inmanta package is"
@@ -51,15 +52,10 @@ struct Scope {
 };
 thread_local Scope* scope = nullptr;
 
-class Enter {
+// Makes `s` the scope of the native functions until the end of the C++ scope.
+class Enter : python::ScopedPointer<Scope> {
  public:
-  explicit Enter(Scope& s) : previous_(scope) { scope = &s; }
-  ~Enter() { scope = previous_; }
-  Enter(const Enter&) = delete;
-  Enter& operator=(const Enter&) = delete;
-
- private:
-  Scope* previous_;
+  explicit Enter(Scope& s) : python::ScopedPointer<Scope>(scope, &s) {}
 };
 
 Scope& current() {
@@ -84,13 +80,8 @@ struct Support {
 };
 Support* support = nullptr;
 
-[[noreturn]] void raisePython(PyObject* type, const std::string& message) {
-  PyErr_SetString(type, message.c_str());
-  throw py::error_already_set();
-}
-
 [[noreturn]] void raiseClass(const py::object& cls, const std::string& message) {
-  if (cls.is_none()) raisePython(PyExc_RuntimeError, message);
+  if (cls.is_none()) python::raise(PyExc_RuntimeError, message);
   py::object error = cls(message);
   PyErr_SetObject(cls.ptr(), error.ptr());
   throw py::error_already_set();
@@ -113,52 +104,29 @@ py::object toRaw(const Value& v) {
   throw std::logic_error("unhandled value type");
 }
 
-std::string typeName(py::handle o) { return py::str(o.get_type().attr("__name__")); }
-
 // Raw form back to a value (CONTRACT.md); a TypeError for anything the model cannot hold.
 Value fromRaw(py::handle o) {
-  if (o.is_none()) return Value();
   if (o.is(support->unknown)) return Value::unknown();
-  if (PyBool_Check(o.ptr())) return Value(o.ptr() == Py_True);
-  if (PyLong_Check(o.ptr())) {
-    int overflow = 0;
-    long long i = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
-    if (overflow != 0) raisePython(PyExc_OverflowError, "int too large for the model (64 bits)");
-    if (i == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
-    return Value(static_cast<int64_t>(i));
-  }
-  if (PyFloat_Check(o.ptr())) return Value(PyFloat_AsDouble(o.ptr()));
-  if (PyUnicode_Check(o.ptr())) return Value(o.cast<std::string>());
-  if (py::isinstance(o, support->handleType)) return o.cast<Handle&>().value;
-  if (PyList_Check(o.ptr()) || PyTuple_Check(o.ptr())) {
-    ValueList items;
-    for (py::handle item : o) items.push_back(fromRaw(item));
-    return Value(std::move(items));
-  }
-  if (PyDict_Check(o.ptr())) {
-    ValueDict d;
-    for (auto [k, item] : py::reinterpret_borrow<py::dict>(o)) {
-      if (!PyUnicode_Check(k.ptr()))
-        raisePython(PyExc_TypeError, "the keys of a dict passed to the model must be strings, got " + typeName(k));
-      d.items.emplace_back(k.cast<std::string>(), fromRaw(item));
-    }
-    return Value(std::move(d));
-  }
-  raisePython(PyExc_TypeError, "a value of type " + typeName(o) + " can not be passed to the model");
+  return python::toModelValue(
+      o,
+      [](py::handle h) -> const Value* {
+        return py::isinstance(h, support->handleType) ? &h.cast<Handle&>().value : nullptr;
+      },
+      "the model");
 }
 
 // ------------------------------------------------------------------ the native functions
 
 const Value& list(const Handle& h) {
-  if (!h.value.isList()) raisePython(PyExc_TypeError, "not a list");
+  if (!h.value.isList()) python::raise(PyExc_TypeError, "not a list");
   return h.value;
 }
 const Value& dict(const Handle& h) {
-  if (!h.value.isDict()) raisePython(PyExc_TypeError, "not a dict");
+  if (!h.value.isDict()) python::raise(PyExc_TypeError, "not a dict");
   return h.value;
 }
 const runtime::InstanceBase& instance(const Handle& h) {
-  if (!h.value.isInstance()) raisePython(PyExc_TypeError, "not an instance");
+  if (!h.value.isInstance()) python::raise(PyExc_TypeError, "not an instance");
   return *h.value.asInstance();
 }
 
@@ -193,7 +161,7 @@ py::object attribute(const Handle& h, const std::string& name) {
 size_t length(const Handle& h) {
   if (h.value.isList()) return h.value.asList().size();
   if (h.value.isDict()) return h.value.asDict().items.size();
-  raisePython(PyExc_TypeError, "object has no len()");
+  python::raise(PyExc_TypeError, "object has no len()");
 }
 
 py::list items(const Handle& h) {
@@ -290,7 +258,7 @@ void log(const std::string& logger, int level, const std::string& message) {
 
 void uploadFile(const std::string& hash, const py::bytes& content) {
   Scope& s = current();
-  if (s.sink == nullptr) raisePython(PyExc_RuntimeError, "files can only be uploaded during the export");
+  if (s.sink == nullptr) python::raise(PyExc_RuntimeError, "files can only be uploaded during the export");
   s.sink->addFile(hash, std::string(content));
 }
 
@@ -299,13 +267,8 @@ void configure(const py::kwargs& classes) {
     std::string n = py::str(name);
     if (n == "not_found") support->notFound = py::reinterpret_borrow<py::object>(cls);
     else if (n == "optional_value") support->optionalValue = py::reinterpret_borrow<py::object>(cls);
-    else raisePython(PyExc_TypeError, "configure() got an unexpected keyword argument '" + n + "'");
+    else python::raise(PyExc_TypeError, "configure() got an unexpected keyword argument '" + n + "'");
   }
-}
-
-template <class R, class... A>
-void defineNative(py::module_& m, const char* name, R (*fn)(A...)) {
-  m.def(name, [fn](A... args) -> R { return python::relay([&]() -> R { return fn(std::forward<A>(args)...); }); });
 }
 
 // The folder of our `inmanta` package: INMANTA_PYLIB when set, else this source tree's (a build
@@ -334,27 +297,27 @@ Support& loadSupport() {
     s->handleType = py::class_<Handle>(s->native, "Value");
     s->unknown = py::module_::import("builtins").attr("object")();
     s->native.attr("UNKNOWN") = s->unknown;
-    defineNative(s->native, "kind", &kind);
-    defineNative(s->native, "attribute", &attribute);
-    defineNative(s->native, "length", &length);
-    defineNative(s->native, "items", &items);
-    defineNative(s->native, "keys", &keys);
-    defineNative(s->native, "get", &get);
-    defineNative(s->native, "entity", &entity);
-    defineNative(s->native, "is_a", &isA);
-    defineNative(s->native, "identity", &identity);
-    defineNative(s->native, "display", &display);
-    defineNative(s->native, "instances_of", &instancesOf);
-    defineNative(s->native, "call_location", &callLocation);
-    defineNative(s->native, "project_dir", &projectDir);
-    defineNative(s->native, "calling_module", &callingModule);
-    defineNative(s->native, "call_namespace", &callingNamespace);
-    defineNative(s->native, "module_dir", &moduleDir);
-    defineNative(s->native, "setting", &setting);
-    defineNative(s->native, "server_call", &serverCall);
-    defineNative(s->native, "report_unknown", &reportUnknown);
-    defineNative(s->native, "log", &log);
-    defineNative(s->native, "upload_file", &uploadFile);
+    python::defineNative(s->native, "kind", &kind);
+    python::defineNative(s->native, "attribute", &attribute);
+    python::defineNative(s->native, "length", &length);
+    python::defineNative(s->native, "items", &items);
+    python::defineNative(s->native, "keys", &keys);
+    python::defineNative(s->native, "get", &get);
+    python::defineNative(s->native, "entity", &entity);
+    python::defineNative(s->native, "is_a", &isA);
+    python::defineNative(s->native, "identity", &identity);
+    python::defineNative(s->native, "display", &display);
+    python::defineNative(s->native, "instances_of", &instancesOf);
+    python::defineNative(s->native, "call_location", &callLocation);
+    python::defineNative(s->native, "project_dir", &projectDir);
+    python::defineNative(s->native, "calling_module", &callingModule);
+    python::defineNative(s->native, "call_namespace", &callingNamespace);
+    python::defineNative(s->native, "module_dir", &moduleDir);
+    python::defineNative(s->native, "setting", &setting);
+    python::defineNative(s->native, "server_call", &serverCall);
+    python::defineNative(s->native, "report_unknown", &reportUnknown);
+    python::defineNative(s->native, "log", &log);
+    python::defineNative(s->native, "upload_file", &uploadFile);
     s->native.def("configure", [](const py::kwargs& k) { python::relay([&] { configure(k); }); });
     py::module_::import("sys").attr("modules")["_inmanta_native"] = s->native;
     addPath(pylibDir(), 0);
@@ -476,7 +439,8 @@ Value runPlugin(const std::shared_ptr<LoadedCode>& code, size_t index, PluginCon
         !PyFloat_Check(raw.ptr()) && !PyUnicode_Check(raw.ptr()) && !PyList_Check(raw.ptr()) &&
         !PyTuple_Check(raw.ptr()) && !PyDict_Check(raw.ptr()) && !py::isinstance(raw, support->handleType)) {
       code->host->log("inmanta_plugins", "DEBUG",
-                      "plugin " + name + " returned a " + typeName(raw) + ", which the model cannot hold: it is null");
+                      "plugin " + name + " returned a " + python::typeName(raw) +
+                          ", which the model cannot hold: it is null");
       return Value();
     }
     try {

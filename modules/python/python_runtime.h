@@ -99,4 +99,36 @@ auto callPython(F&& call) -> decltype(call()) {
   }
 }
 
+// ------------------------------------------------------------------ helpers of the native modules
+
+// Raises a Python exception of `type` from C++ code that Python called.
+[[noreturn]] inline void raise(PyObject* type, const std::string& message) {
+  PyErr_SetString(type, message.c_str());
+  throw py::error_already_set();
+}
+
+// The class name of a Python object's type (`Result`).
+inline std::string typeName(py::handle o) { return py::str(o.get_type().attr("__name__")); }
+
+// Defines a native function whose C++ exceptions travel back to the caller of Python (`relay`).
+template <class R, class... A>
+void defineNative(py::module_& m, const char* name, R (*fn)(A...)) {
+  m.def(name, [fn](A... args) -> R { return relay([&]() -> R { return fn(std::forward<A>(args)...); }); });
+}
+
+// Sets a thread-local pointer for a scope and puts back the one before (a render inside a
+// render, a plugin called by a plugin).
+template <class T>
+class ScopedPointer {
+ public:
+  ScopedPointer(T*& slot, T* value) : slot_(slot), previous_(slot) { slot_ = value; }
+  ~ScopedPointer() { slot_ = previous_; }
+  ScopedPointer(const ScopedPointer&) = delete;
+  ScopedPointer& operator=(const ScopedPointer&) = delete;
+
+ private:
+  T*& slot_;
+  T* previous_;
+};
+
 }  // namespace inmanta::python
