@@ -46,7 +46,7 @@ struct UnknownRead {};
 
 // The context of the plugin call being rendered on this thread; filters may render other
 // templates, so each render restores the previous one when it ends.
-thread_local PluginContext* current = nullptr;
+INMANTA_MODULE_TLS PluginContext* current = nullptr;
 
 PluginContext& ctx() {
   if (current == nullptr) throw std::logic_error("a std::template native function ran outside a render");

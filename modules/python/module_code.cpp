@@ -50,7 +50,7 @@ struct Scope {
   ExportSink* sink = nullptr;                                  // during the export
   std::optional<CompileError> optionalValue;                   // the last OptionalValueException raised to Python
 };
-thread_local Scope* scope = nullptr;
+INMANTA_MODULE_TLS Scope* scope = nullptr;
 
 // Makes `s` the scope of the native functions until the end of the C++ scope.
 class Enter : python::ScopedPointer<Scope> {

@@ -21,9 +21,9 @@ namespace {
 std::once_flag startOnce;
 std::atomic<bool> started = false;
 std::atomic<bool> finalized = false;
-std::optional<PythonError> startFailure;  // a failed start is not retried
-PyObject* relayedType = nullptr;          // lives as long as the interpreter
-thread_local std::exception_ptr kept;     // relay and callPython run on the same thread
+std::optional<PythonError> startFailure;     // a failed start is not retried
+PyObject* relayedType = nullptr;             // lives as long as the interpreter
+INMANTA_MODULE_TLS std::exception_ptr kept;  // relay and callPython run on the same thread
 
 void check(PyStatus status, const char* step) {
   if (PyStatus_Exception(status) != 0)
