@@ -92,14 +92,24 @@ std::optional<Diagnostic> validateValue(const model::Type* type, const Value& v,
 std::optional<Diagnostic> validatePluginType(const model::Model& model, const model::Namespace* ns,
                                              const std::string& type, const Value& v, const ConstraintCheck& check) {
   if (v.isUnknown() || type == "any") return std::nullopt;
+  // a type in parentheses (Python plugins' `(int|string)[]`)
+  if (type.size() > 2 && type.front() == '(' && type.back() == ')') {
+    int depth = 0;
+    bool whole = true;
+    for (size_t i = 0; i + 1 < type.size(); ++i) {
+      if (type[i] == '(') ++depth;
+      if (type[i] == ')' && --depth == 0) whole = false;  // closes before the end: `(a)|(b)`
+    }
+    if (whole) return validatePluginType(model, ns, type.substr(1, type.size() - 2), v, check);
+  }
   // a union (Python plugins' `int | str`): the first alternative that accepts the value
   {
     std::vector<std::string> alternatives;
     int depth = 0;
     size_t start = 0;
     for (size_t i = 0; i < type.size(); ++i) {
-      if (type[i] == '[') ++depth;
-      if (type[i] == ']') --depth;
+      if (type[i] == '[' || type[i] == '(') ++depth;
+      if (type[i] == ']' || type[i] == ')') --depth;
       if (type[i] == '|' && depth == 0) {
         alternatives.push_back(type.substr(start, i - start));
         start = i + 1;
