@@ -163,6 +163,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     auto modelOwner = std::make_unique<model::Model>();
     model::Model& model = *modelOwner;
     sema::defineModel(model, session->files(), *plugins, session->sources(), warn);
+    if (codeHost) codeHost->setModel(&model);
     exec::ExecOptions execOptions;
     execOptions.out = &out;
     execOptions.warn = warn;

@@ -38,6 +38,21 @@ class CompilerHost final : public ModuleCodeHost {
     return settings_(section, key);
   }
 
+  std::optional<std::vector<std::string>> parents(std::string_view entity) const override {
+    if (model_ == nullptr) return std::nullopt;
+    size_t sep = entity.rfind("::");
+    if (sep == std::string_view::npos) return std::nullopt;
+    const model::Namespace* ns = model_->findNamespace(entity.substr(0, sep));
+    if (ns == nullptr) return std::nullopt;
+    auto it = ns->definitions.find(entity.substr(sep + 2));
+    if (it == ns->definitions.end() || it->second.entity() == nullptr) return std::nullopt;
+    std::vector<std::string> out;
+    for (const model::Entity* parent : it->second.entity()->parents) out.push_back(parent->fullName);
+    return out;
+  }
+
+  void setModel(const model::Model* model) override { model_ = model; }
+
   std::string locationFile(SourceLocation at) const override {
     if (at.file == kNoFile || at.file >= sources_.size()) return {};
     return sources_.file(at.file).path;
@@ -81,6 +96,7 @@ class CompilerHost final : public ModuleCodeHost {
   }
 
  private:
+  const model::Model* model_ = nullptr;
   const SourceManager& sources_;
   std::function<std::optional<std::string>(std::string_view, std::string_view)> settings_;
   std::function<void(std::string_view, std::string_view, const std::string&)> log_;

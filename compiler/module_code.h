@@ -24,7 +24,7 @@ namespace inmanta::compiler {
 
 // Changed whenever this header or a type it passes changes shape: a shared module built against
 // another version is refused instead of called.
-inline constexpr int kModuleCodeAbi = 1;
+inline constexpr int kModuleCodeAbi = 2;
 // The shared module's entry point, looked up with dlsym().
 inline constexpr const char* kModuleCodeEntry = "inmanta_module_code";
 
@@ -83,6 +83,11 @@ class ModuleCodeHost {
   virtual std::string entityName(const runtime::InstanceBase& instance) const = 0;
   // Whether the instance's entity is `entity` or a subtype of it.
   virtual bool isA(const runtime::InstanceBase& instance, std::string_view entity) const = 0;
+  // The direct parents of an entity (`std::File`: `std::PurgeableResource`, ...), by full name;
+  // nothing when no entity has that name (or before the model is defined).
+  virtual std::optional<std::vector<std::string>> parents(std::string_view entity) const = 0;
+  // Called by the compiler once the model is defined (the entities `parents` reads).
+  virtual void setModel(const model::Model* model) = 0;
   // A setting of the .inmanta files / environment (`config`, `environment`), or nothing.
   virtual std::optional<std::string> setting(std::string_view section, std::string_view key) const = 0;
   // The file of a location, as the compile's messages name it, and its line.

@@ -198,6 +198,14 @@ size_t identity(const Handle& h) { return reinterpret_cast<size_t>(&instance(h))
 
 std::string display(const Handle& h) { return current().host->display(instance(h)); }
 
+py::list parents(const std::string& entity) {
+  std::optional<std::vector<std::string>> found = current().host->parents(entity);
+  if (!found) raiseClass(support->notFound, "could not find type " + entity);
+  py::list out;
+  for (const std::string& p : *found) out.append(p);
+  return out;
+}
+
 py::list instancesOf(const std::string& name) {
   py::list out;
   Scope& s = current();
@@ -307,6 +315,7 @@ Support& loadSupport() {
     python::defineNative(s->native, "is_a", &isA);
     python::defineNative(s->native, "identity", &identity);
     python::defineNative(s->native, "display", &display);
+    python::defineNative(s->native, "parents", &parents);
     python::defineNative(s->native, "instances_of", &instancesOf);
     python::defineNative(s->native, "call_location", &callLocation);
     python::defineNative(s->native, "project_dir", &projectDir);
