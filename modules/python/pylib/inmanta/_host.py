@@ -508,12 +508,7 @@ def _field_value(resource_class: Any, exporter: Any, instance: DynamicProxy, fie
     from inmanta.resources import IgnoreResourceException, _plain_field_value
 
     try:
-        if hasattr(resource_class, "get_" + field):
-            value = getattr(resource_class, "get_" + field)(exporter, instance)
-        elif hasattr(resource_class, "map") and field in resource_class.map:
-            value = resource_class.map[field](exporter, instance)
-        else:
-            value = getattr(instance, field)
+        value = resource_class.field_value(exporter, field, instance)
         return _plain_field_value(value, field) if plain else value
     except IgnoreResourceException:
         return _IGNORE

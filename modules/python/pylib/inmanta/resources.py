@@ -210,6 +210,16 @@ class Resource(metaclass=ResourceMeta):
         return Id(entity_name, str(agent_value), attribute_name, str(attribute_value))
 
     @classmethod
+    def field_value(cls, exporter: Optional["export.Exporter"], field_name: str, model_object: "proxy.DynamicProxy") -> object:
+        """One field as the class computes it, failures as they are: its ``get_<field>`` static method,
+        else its ``map`` entry, else the model attribute of that name."""
+        if hasattr(cls, "get_" + field_name):
+            return getattr(cls, "get_" + field_name)(exporter, model_object)
+        if hasattr(cls, "map") and field_name in cls.map:
+            return cls.map[field_name](exporter, model_object)
+        return getattr(model_object, field_name)
+
+    @classmethod
     def map_field(
         cls,
         exporter: Optional["export.Exporter"],
@@ -220,12 +230,7 @@ class Resource(metaclass=ResourceMeta):
     ) -> object:
         """The value of one field (an unknown value comes back as an :class:`Unknown`)."""
         try:
-            if hasattr(cls, "get_" + field_name):
-                value = getattr(cls, "get_" + field_name)(exporter, model_object)
-            elif hasattr(cls, "map") and field_name in cls.map:
-                value = cls.map[field_name](exporter, model_object)
-            else:
-                value = getattr(model_object, field_name)
+            value = cls.field_value(exporter, field_name, model_object)
             if reference_collector is not None:
                 value = _plain_field_value(value, field_name)
             return value
