@@ -352,11 +352,18 @@ ErrorKind kindNamed(std::string_view name) {
 struct LoadedCode {
   const ModuleCodeHost* host = nullptr;
   std::function<FileId(const std::string&)> addFile;
-  std::vector<py::object> functions;                                   // plugins, by index
-  std::vector<std::vector<std::optional<py::object>>> opaqueDefaults;  // per plugin, per param
-  std::vector<std::vector<std::pair<std::string, bool>>> params;       // per plugin: name, keyword-only
-  std::vector<std::pair<std::string, bool>> results;  // per plugin: full name, declared `any` (or nothing)
-  py::object dependencyManagers;                      // a list, once loaded
+  // What a call of one Python plugin needs beside its PluginSpec.
+  struct Plugin {
+    py::object function;                                    // the registration `inmanta._host.call` runs
+    std::vector<std::optional<py::object>> opaqueDefaults;  // per param: a default that is no model value
+    std::vector<bool> keywordOnly;                          // per param
+    std::vector<std::string> names;                         // per param
+    std::string fullName;
+    bool anyReturn = false;  // declared `any`, or no return annotation
+  };
+  std::vector<Plugin> plugins;          // by index
+  std::vector<py::object> exportHooks;  // by index
+  py::object dependencyManagers;        // a list, once loaded
   std::vector<py::object> resourceClasses;
   std::unordered_map<std::string, py::object> classOfEntity;
 
@@ -370,16 +377,18 @@ struct LoadedCode {
   ~LoadedCode() {
     if (python::running()) {
       python::Gil gil;
-      functions.clear();
-      opaqueDefaults.clear();
+      plugins.clear();
+      exportHooks.clear();
       dependencyManagers = py::object();
       resourceClasses.clear();
       classOfEntity.clear();
     } else {  // the interpreter is gone, and everything with it
-      for (auto& f : functions) (void)f.release();
-      for (auto& d : opaqueDefaults)
-        for (auto& o : d)
+      for (Plugin& p : plugins) {
+        (void)p.function.release();
+        for (auto& o : p.opaqueDefaults)
           if (o) (void)o->release();
+      }
+      for (auto& h : exportHooks) (void)h.release();
       (void)dependencyManagers.release();
       for (auto& c : resourceClasses) (void)c.release();
       for (auto& [k, c] : classOfEntity) (void)c.release();
@@ -417,21 +426,22 @@ Value runPlugin(const std::shared_ptr<LoadedCode>& code, size_t index, PluginCon
   s.host = code->host;
   s.context = &ctx;
   Enter enter(s);
+  const LoadedCode::Plugin& plugin = code->plugins[index];
   py::tuple result;
   try {
     result = python::callPython([&] {
       py::list pyArgs;
       py::dict pyKwargs;
-      const auto& opaque = code->opaqueDefaults[index];
-      const auto& params = code->params[index];
       for (size_t i = 0; i < args.size(); ++i) {
+        bool declared = i < plugin.names.size();  // else one of the *args values
         // a default that is no model value (a sentinel object) goes to the plugin as it is
-        py::object v = i < opaque.size() && opaque[i] && args[i].isNull() ? *opaque[i] : toRaw(args[i]);
-        if (i < params.size() && params[i].second) pyKwargs[py::str(params[i].first)] = v;  // keyword-only
-        else pyArgs.append(v);  // positional, then the *args values after the declared ones
+        py::object v = declared && plugin.opaqueDefaults[i] && args[i].isNull() ? *plugin.opaqueDefaults[i]
+                                                                                : toRaw(args[i]);
+        if (declared && plugin.keywordOnly[i]) pyKwargs[py::str(plugin.names[i])] = v;
+        else pyArgs.append(v);
       }
       for (const auto& [name, value] : kwargs) pyKwargs[py::str(name)] = toRaw(value);
-      return py::tuple(support->hostModule.attr("call")(code->functions[index], pyArgs, pyKwargs));
+      return py::tuple(support->hostModule.attr("call")(plugin.function, pyArgs, pyKwargs));
     });
   } catch (const py::error_already_set& e) {
     python::PythonError error = python::describe(e);
@@ -443,12 +453,12 @@ Value runPlugin(const std::shared_ptr<LoadedCode>& code, size_t index, PluginCon
     // A plugin without return type may hand back any Python object (param::report gives the
     // server's Result); the reference keeps it as an opaque value, which plugins use as a
     // statement. The model holds no Python objects: it is null in the model, said at debug level.
-    const auto& [name, any] = code->results[index];
-    if (any && !raw.is_none() && !raw.is(support->unknown) && !PyBool_Check(raw.ptr()) && !PyLong_Check(raw.ptr()) &&
-        !PyFloat_Check(raw.ptr()) && !PyUnicode_Check(raw.ptr()) && !PyList_Check(raw.ptr()) &&
-        !PyTuple_Check(raw.ptr()) && !PyDict_Check(raw.ptr()) && !py::isinstance(raw, support->handleType)) {
+    if (plugin.anyReturn && !raw.is_none() && !raw.is(support->unknown) && !PyBool_Check(raw.ptr()) &&
+        !PyLong_Check(raw.ptr()) && !PyFloat_Check(raw.ptr()) && !PyUnicode_Check(raw.ptr()) &&
+        !PyList_Check(raw.ptr()) && !PyTuple_Check(raw.ptr()) && !PyDict_Check(raw.ptr()) &&
+        !py::isinstance(raw, support->handleType)) {
       code->host->log("inmanta_plugins", "DEBUG",
-                      "plugin " + name + " returned a " + python::typeName(raw) +
+                      "plugin " + plugin.fullName + " returned a " + python::typeName(raw) +
                           ", which the model cannot hold: it is null");
       return Value();
     }
@@ -474,16 +484,18 @@ PluginSpec pluginSpec(const std::shared_ptr<LoadedCode>& code, const py::dict& e
   PluginSpec spec;
   spec.ns = py::str(entry["namespace"]);
   spec.name = py::str(entry["name"]);
-  size_t index = code->functions.size();
-  code->functions.push_back(entry["function"]);
-  std::vector<std::optional<py::object>> opaque;
+  size_t index = code->plugins.size();
+  LoadedCode::Plugin& plugin = code->plugins.emplace_back();
+  plugin.function = entry["function"];
   for (py::handle p : py::list(entry["params"])) {
     py::dict param = py::reinterpret_borrow<py::dict>(p);
     PluginParam out;
     out.name = py::str(param["name"]);
     out.type = py::str(param["type"]);
     out.keywordOnly = param.contains("keyword_only") && param["keyword_only"].cast<bool>();
-    opaque.emplace_back();
+    plugin.opaqueDefaults.emplace_back();
+    plugin.names.push_back(out.name);
+    plugin.keywordOnly.push_back(out.keywordOnly);
     if (param.contains("default")) {
       py::object d = param["default"];
       if (d.is_none()) {
@@ -493,16 +505,12 @@ PluginSpec pluginSpec(const std::shared_ptr<LoadedCode>& code, const py::dict& e
           out.defaultValue = fromRaw(d);
         } catch (const py::error_already_set&) {
           out.defaultIsNone = true;  // no model value: the plugin gets the object itself
-          opaque.back() = d;
+          plugin.opaqueDefaults.back() = d;
         }
       }
     }
     spec.params.push_back(std::move(out));
   }
-  code->opaqueDefaults.push_back(std::move(opaque));
-  std::vector<std::pair<std::string, bool>> names;
-  for (const PluginParam& p : spec.params) names.emplace_back(p.name, p.keywordOnly);
-  code->params.push_back(std::move(names));
   auto optionalString = [&](const char* key) -> std::string {
     if (!entry.contains(key) || entry[key].is_none()) return {};
     return py::str(entry[key]);
@@ -512,7 +520,8 @@ PluginSpec pluginSpec(const std::shared_ptr<LoadedCode>& code, const py::dict& e
   spec.varKeywords = !spec.varKeywordsType.empty();
   spec.returnType = optionalString("return_type");
   if (spec.returnType.empty()) spec.returnType = "any";
-  code->results.emplace_back(spec.fullName(), spec.returnType == "any");
+  plugin.fullName = spec.fullName();
+  plugin.anyReturn = spec.returnType == "any";
   spec.contextAware = entry.contains("context") && entry["context"].cast<bool>();
   spec.acceptsUnknown = entry.contains("allow_unknown") && entry["allow_unknown"].cast<bool>();
   spec.deprecated = entry.contains("deprecated") && entry["deprecated"].cast<bool>();
@@ -661,9 +670,8 @@ ExportHook exportHook(const std::shared_ptr<LoadedCode>& code, const std::string
   hook.name = name;
   for (py::handle t : types) hook.types.push_back(py::str(t));
   LoadedCode* raw = code.get();
-  auto fn = std::make_shared<py::object>(py::reinterpret_borrow<py::object>(function));
-  code->functions.push_back(*fn);  // kept (and released) with the code
-  size_t index = code->functions.size() - 1;
+  size_t index = code->exportHooks.size();
+  code->exportHooks.push_back(py::reinterpret_borrow<py::object>(function));  // released with the code
   hook.run = [raw, index, types = hook.types](const std::vector<runtime::Instance*>& instances, ExportSink& sink) {
     python::Gil gil;
     Scope s;
@@ -672,7 +680,7 @@ ExportHook exportHook(const std::shared_ptr<LoadedCode>& code, const std::string
     s.sink = &sink;
     Enter enter(s);
     try {
-      python::callPython([&] { support->hostModule.attr("export_hook")(raw->functions[index], py::cast(types)); });
+      python::callPython([&] { support->hostModule.attr("export_hook")(raw->exportHooks[index], py::cast(types)); });
     } catch (const py::error_already_set& e) {
       python::PythonError error = python::describe(e);
       throw ResourceError(error.type() + ": " + error.message());
