@@ -156,11 +156,7 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
       if (model.exportHooks != nullptr)
         if (auto it = model.exportHooks->find(name); it != model.exportHooks->end()) hook = &it->second;
       if (hook == nullptr) return "Export function " + name + " does not exist.";
-      struct Sink : compiler::ExportSink {
-        std::map<std::string, std::string>& files;
-        explicit Sink(std::map<std::string, std::string>& f) : files(f) {}
-        void addFile(const std::string& hash, std::string bytes) override { files.try_emplace(hash, std::move(bytes)); }
-      } sink(set.files);
+      FileSink sink(set.files);
       try {
         hook->run(model.instances, sink);
       } catch (const std::exception& e) {

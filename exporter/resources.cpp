@@ -42,15 +42,6 @@ std::optional<std::string> agentOf(const Instance& instance, const ResourceTypeS
   throw ExportError("The resource type " + type.entity + " has an empty agent path");
 }
 
-class FileSink : public compiler::ExportSink {
- public:
-  explicit FileSink(std::map<std::string, std::string>& files) : files_(files) {}
-  void addFile(const std::string& hash, std::string bytes) override { files_.try_emplace(hash, std::move(bytes)); }
-
- private:
-  std::map<std::string, std::string>& files_;
-};
-
 Value fieldValue(const Instance& instance, const ResourceTypeSpec& type, const compiler::ResourceField& field,
                  compiler::ExportSink& sink) {
   try {

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/plugin.h"
@@ -40,6 +41,16 @@ struct ResourceSet {
   std::vector<std::string> infos;
   std::vector<compiler::UnknownParameter> unknowns;  // facts the server could not give (1.7)
   std::vector<std::string> registeredTypes;          // every registered resource type (3.4)
+};
+
+// Where files a getter or an export hook uploads go: a ResourceSet's `files`, by SHA-1.
+class FileSink : public compiler::ExportSink {
+ public:
+  explicit FileSink(std::map<std::string, std::string>& files) : files_(files) {}
+  void addFile(const std::string& hash, std::string bytes) override { files_.try_emplace(hash, std::move(bytes)); }
+
+ private:
+  std::map<std::string, std::string>& files_;
 };
 
 // Builds the resource set. Throws ExportError.
