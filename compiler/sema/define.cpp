@@ -257,7 +257,8 @@ class Definer {
         (void)resolve(model_, ns, ast::Name(n, plugin.location), &primitive);
         return;
       } catch (const CompileError&) {
-        // a module the plugin's module does not import: the reference finds it all the same
+        // (lenient: a type of a module that the plugin's module does not import is accepted when it
+        // exists, rather than refused where the reference might find it)
         if (sep != std::string::npos) {
           const Namespace* other = model_.findNamespace(n.substr(0, sep));
           if (other != nullptr && other->definitions.count(n.substr(sep + 2)) != 0) return;

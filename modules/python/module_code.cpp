@@ -405,6 +405,12 @@ struct LoadedCode {
       return {};
     }
   }
+
+  // The location of a registry entry (its "file" and "line", when it has them).
+  SourceLocation locateEntry(const py::dict& entry) const {
+    return locate(entry.contains("file") ? py::object(entry["file"]) : py::object(py::none()),
+                  entry.contains("line") ? py::object(entry["line"]) : py::object(py::none()));
+  }
 };
 
 class PythonModuleCode final : public ModuleCode {
@@ -526,12 +532,8 @@ PluginSpec pluginSpec(const std::shared_ptr<LoadedCode>& code, const py::dict& e
   spec.acceptsUnknown = entry.contains("allow_unknown") && entry["allow_unknown"].cast<bool>();
   spec.deprecated = entry.contains("deprecated") && entry["deprecated"].cast<bool>();
   spec.replacedBy = optionalString("replaced_by");
-  {
-    py::object file = entry.contains("file") ? py::object(entry["file"]) : py::object(py::none());
-    py::object line = entry.contains("line") ? py::object(entry["line"]) : py::object(py::none());
-    spec.location = code->locate(file, line);
-    if (spec.location.valid()) spec.location.col = 1;
-  }
+  spec.location = code->locateEntry(entry);
+  if (spec.location.valid()) spec.location.col = 1;
   std::weak_ptr<LoadedCode> weak = code;
   spec.run = [weak, index](PluginContext& ctx, const std::vector<Value>& args, const Kwargs& kwargs) -> Value {
     std::shared_ptr<LoadedCode> c = weak.lock();
@@ -729,9 +731,7 @@ class Loader final : public ModuleCodeLoader {
             // a signature the reference refuses (an argument without annotation): the compile
             // fails before the model runs
             if (entry.contains("error") && !entry["error"].is_none()) {
-              py::object file = entry.contains("file") ? py::object(entry["file"]) : py::object(py::none());
-              py::object line = entry.contains("line") ? py::object(entry["line"]) : py::object(py::none());
-              SourceLocation at = code->locate(file, line);
+              SourceLocation at = code->locateEntry(entry);
               py::object error = entry["error"];  // {"kind": ..., "message": ...}, or the message
               ErrorKind kind = ErrorKind::RuntimeException;
               std::string message = py::str(error);
