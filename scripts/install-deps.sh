@@ -8,7 +8,10 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgit2-dev libsqlite3-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   libcpp-httplib-dev libssl-dev libpq-dev libyaml-cpp-dev libpcre2-dev libxxhash-dev libicu-dev libmimalloc-dev
-  pybind11-dev libpython3.11-dev python3-jinja2 postgresql
+  pybind11-dev libpython3.11-dev python3-jinja2
+  # the server side (embedded/): SQLite and PostgreSQL stores (the tests start a real PostgreSQL
+  # from Debian's server package), HS256 tokens, unified diffs of files
+  postgresql libjwt-dev libdtl-dev
   # `inmanta project install` runs the system's pip in the project's .env (made --without-pip, as
   # the reference makes its environments) to install the modules' requirements.txt
   python3-pip
