@@ -31,6 +31,7 @@ class Connection final : public HttpConnection {
     if (method == "GET") result = client_.Get(path.c_str(), sent);
     else if (method == "POST") result = client_.Post(path.c_str(), sent, body, contentType.c_str());
     else if (method == "PUT") result = client_.Put(path.c_str(), sent, body, contentType.c_str());
+    else if (method == "DELETE") result = client_.Delete(path.c_str(), sent);
     else throw std::logic_error("unsupported method " + method);
     HttpResult reply;
     if (!result) {

@@ -42,7 +42,7 @@ using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 class HttpConnection {
  public:
   virtual ~HttpConnection() = default;
-  // `method` GET (no body), POST or PUT (with `body` of `contentType`).
+  // `method` GET or DELETE (no body), POST or PUT (with `body` of `contentType`).
   virtual HttpResult request(const std::string& method, const std::string& path, const HttpHeaders& headers,
                              const std::string& body, const std::string& contentType) = 0;
 };

@@ -97,7 +97,7 @@ RestReply RestClient::call(const std::string& method, const std::string& path, c
   if (!settings_.token.empty()) headers.emplace_back("Authorization", "Bearer " + settings_.token);
   if (scoped) headers.emplace_back("X-Inmanta-tid", settings_.environment);
   std::string payload;
-  if (method != "GET") {
+  if (method != "GET" && method != "DELETE") {
     if (method != "POST" && method != "PUT") throw std::logic_error("unsupported method " + method);
     payload = body;
     if (payload.size() >= 1024) {

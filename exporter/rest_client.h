@@ -28,7 +28,7 @@ class RestClient {
   // One keep-alive connection per client, opened on the first call; use one client per thread.
   explicit RestClient(ServerSettings settings);
   ~RestClient();
-  // `body` is JSON text (empty for GET). `scoped`: send X-Inmanta-tid. When the HTTP transport
+  // `body` is JSON text (empty for GET and DELETE). `scoped`: send X-Inmanta-tid. When the HTTP transport
   // cannot be loaded, the reply is a transport error that says why.
   RestReply call(const std::string& method, const std::string& path, const std::string& body, bool scoped);
   // `http://host:port`
