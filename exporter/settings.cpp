@@ -4,9 +4,9 @@
 
 namespace inmanta::exporter {
 
-ServerSettings serverSettings(const Settings& settings) {
+ServerSettings serverSettings(const Settings& settings, const std::string& transport) {
+  const std::string& t = transport;
   ServerSettings s;
-  const std::string t = "compiler_rest_transport";
   if (auto v = settings.get("config", "environment"); v && !v->empty()) s.environment = *v;
   if (auto v = settings.get(t, "host"); v && !v->empty()) s.host = *v;
   s.port = static_cast<int>(settings.getInt(t, "port", s.port));

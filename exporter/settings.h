@@ -26,7 +26,9 @@ struct ServerSettings {
   int requestTimeout = 120;
 };
 
-ServerSettings serverSettings(const Settings& settings);
+// From [config] environment and the transport section: `compiler_rest_transport` (the
+// compiler and exporter) or `cmdline_rest_transport` (inmanta-cli).
+ServerSettings serverSettings(const Settings& settings, const std::string& transport = "compiler_rest_transport");
 
 // What the command line says about the settings: -c, --config-dir and the server flags, which
 // win over the files and INMANTA_* variables (decision X4).
