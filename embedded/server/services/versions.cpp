@@ -1,0 +1,383 @@
+#include "embedded/server/services/versions.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "embedded/server/errors.h"
+#include "util/attribute_hash.h"
+#include "util/resource_id.h"
+
+namespace inmanta::server {
+
+namespace {
+
+using nlohmann::json;
+
+// Python's repr of a set of strings, sorted so that the message is stable: {'a', 'b'}
+std::string pythonSet(const std::set<std::string>& items) {
+  std::string out = "{";
+  for (const std::string& item : items) {
+    if (out.size() > 1) out += ", ";
+    out += "'" + item + "'";
+  }
+  return out + "}";
+}
+
+const std::string& requireString(const json& value, const std::string& what) {
+  if (!value.is_string()) throw badRequest(what + " must be a string, not " + value.dump());
+  return value.get_ref<const std::string&>();
+}
+
+// `requires` of a payload as resource ids without version.
+json requiresWithoutVersions(const json& required, const std::string& rid) {
+  json out = json::array();
+  if (required.is_null()) return out;
+  if (!required.is_array()) throw badRequest("requires of " + rid + " must be a list of resource ids");
+  for (const json& item : required) {
+    const std::string& text = requireString(item, "an element of requires of " + rid);
+    std::optional<std::string> id = util::stripVersion(text);
+    if (!id) throw badRequest("requires of " + rid + " holds an invalid resource id: " + text);
+    out.push_back(*id);
+  }
+  return out;
+}
+
+store::Resource fromPayload(const json& payload) {
+  if (!payload.is_object()) throw badRequest("every element of resources must be an object, not " + payload.dump());
+  if (!payload.contains("id")) throw badRequest("a resource has no id: " + payload.dump());
+  const std::string& text = requireString(payload["id"], "the id of a resource");
+  std::optional<util::ResourceIdParts> parts = util::parseResourceId(text);
+  if (!parts) throw badRequest("Invalid resource id: " + text);
+  store::Resource resource;
+  resource.resource_id = parts->id();
+  resource.resource_type = parts->type;
+  resource.agent = parts->agent;
+  resource.id_attribute = parts->attribute;
+  resource.resource_id_value = parts->value;
+  for (const auto& [key, value] : payload.items())
+    if (key != "id") resource.attributes[key] = value;
+  resource.attributes["requires"] =
+      requiresWithoutVersions(payload.contains("requires") ? payload["requires"] : json(), resource.resource_id);
+  resource.attribute_hash = util::attributeHash(resource.resource_id, resource.attributes);
+  return resource;
+}
+
+std::vector<store::UnknownParameter> unknownsOf(const json& unknowns) {
+  std::vector<store::UnknownParameter> out;
+  if (unknowns.is_null()) return out;
+  if (!unknowns.is_array()) throw badRequest("unknowns must be a list");
+  for (const json& item : unknowns) {
+    if (!item.is_object()) throw badRequest("every element of unknowns must be an object, not " + item.dump());
+    store::UnknownParameter unknown;
+    unknown.name = requireString(item.value("parameter", json()), "the parameter of an unknown");
+    unknown.source = requireString(item.value("source", json()), "the source of an unknown");
+    if (item.contains("resource") && !item["resource"].is_null())
+      unknown.resource_id = requireString(item["resource"], "the resource of an unknown");
+    if (item.contains("metadata") && !item["metadata"].is_null()) {
+      if (!item["metadata"].is_object()) throw badRequest("the metadata of an unknown must be an object");
+      unknown.metadata = item["metadata"];
+    }
+    out.push_back(std::move(unknown));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool VersionService::autoDeploy(const store::Environment& env) {
+  auto setting = env.settings.find("auto_deploy");
+  if (setting == env.settings.end() || !setting->second.value.is_boolean()) return true;
+  return setting->second.value.get<bool>();
+}
+
+std::int64_t VersionService::reserve(const std::string& env) { return store_.reserveVersion(env); }
+
+store::NewVersion VersionService::prepare(const store::Environment& env, const VersionUpload& upload,
+                                          const std::vector<store::Resource>& inherited) {
+  if (!upload.resources.is_array()) throw badRequest("resources must be a list");
+  store::NewVersion version;
+  version.environment = env.id;
+  std::map<std::string, size_t> index;  // resource id → position in version.resources
+  for (const store::Resource& resource : inherited) {
+    index[resource.resource_id] = version.resources.size();
+    version.resources.push_back(resource);
+  }
+  std::set<std::string> uploaded;
+  for (const json& payload : upload.resources) {
+    store::Resource resource = fromPayload(payload);
+    if (!uploaded.insert(resource.resource_id).second)
+      throw badRequest("The resource " + resource.resource_id + " occurs more than once in this version");
+    if (auto known = index.find(resource.resource_id); known != index.end()) {
+      version.resources[known->second] = std::move(resource);
+    } else {
+      index[resource.resource_id] = version.resources.size();
+      version.resources.push_back(std::move(resource));
+    }
+  }
+
+  if (!upload.resource_sets.is_null()) {
+    if (!upload.resource_sets.is_object()) throw badRequest("resource_sets must be a dict");
+    std::set<std::string> strangers;
+    for (const auto& [rid, set] : upload.resource_sets.items()) {
+      if (!uploaded.count(rid)) {
+        strangers.insert(rid);
+        continue;
+      }
+      store::Resource& resource = version.resources[index[rid]];
+      if (set.is_null())
+        resource.resource_set.reset();
+      else
+        resource.resource_set = requireString(set, "the resource set of " + rid);
+    }
+    if (!strangers.empty())
+      throw badRequest("The following resource ids provided in the resource_sets parameter are not present in the "
+                       "resources list: " + pythonSet(strangers));
+  }
+
+  if (!upload.resource_state.is_null()) {
+    if (!upload.resource_state.is_object()) throw badRequest("resource_state must be a dict");
+    for (const auto& [rid, state] : upload.resource_state.items()) {
+      const std::string& text = requireString(state, "the resource_state of " + rid);
+      if (text != "available" && text != "undefined")
+        throw badRequest("the resource_state of " + rid + " must be available or undefined, not " + text);
+      if (auto known = index.find(rid); known != index.end() && uploaded.count(rid))
+        version.resources[known->second].is_undefined = text == "undefined";
+    }
+  }
+
+  // the graph must be closed; undefined resources block everything that requires them
+  std::set<std::string> dangling;
+  std::map<std::string, std::vector<std::string>> dependents;
+  for (const store::Resource& resource : version.resources)
+    for (const json& required : resource.attributes["requires"]) {
+      const std::string& rid = required.get_ref<const std::string&>();
+      if (!index.count(rid)) dangling.insert(rid);
+      dependents[rid].push_back(resource.resource_id);
+    }
+  if (!dangling.empty())
+    throw badRequest("The model should have a dependency graph that is closed and no dangling dependencies: " +
+                     pythonSet(dangling));
+  std::deque<std::string> pending;
+  for (const store::Resource& resource : version.resources)
+    if (resource.is_undefined) {
+      version.undeployable.push_back(resource.resource_id);
+      pending.push_back(resource.resource_id);
+    }
+  std::set<std::string> blocked;
+  while (!pending.empty()) {
+    std::string rid = pending.front();
+    pending.pop_front();
+    for (const std::string& dependent : dependents[rid]) {
+      const store::Resource& resource = version.resources[index[dependent]];
+      if (!resource.is_undefined && blocked.insert(dependent).second) pending.push_back(dependent);
+    }
+  }
+  version.skipped_for_undeployable.assign(blocked.begin(), blocked.end());
+  std::sort(version.undeployable.begin(), version.undeployable.end());
+
+  version.unknowns = unknownsOf(upload.unknowns);
+  if (!upload.version_info.is_null()) {
+    if (!upload.version_info.is_object()) throw badRequest("version_info must be a dict");
+    version.version_info = upload.version_info;
+  }
+  version.pip_config = upload.pip_config;
+  version.project_constraints = upload.project_constraints;
+  return version;
+}
+
+void VersionService::put(const store::Environment& env, const VersionUpload& upload) {
+  store::NewVersion version = prepare(env, upload, {});
+  if (upload.version <= 0)
+    throw badRequest("The version number used (" + std::to_string(upload.version) + ") is not positive");
+  version.version = upload.version;
+  try {
+    store_.putVersion(version);
+  } catch (const store::Conflict& e) {
+    throw badRequest(e.what());  // the reference answers 500 (spec D5)
+  }
+  releaseIfAutoDeploy(env, upload.version);
+}
+
+std::int64_t VersionService::putPartial(const store::Environment& env, const VersionUpload& upload) {
+  std::optional<std::int64_t> base = store_.latestVersion(env.id);
+  if (!base) throw badRequest("A partial export needs a version to build on, but this environment has none");
+  if (!upload.resources.is_array()) throw badRequest("resources must be a list");
+  // the sets the partial export replaces: those it sends resources of, and those it removes
+  std::set<std::string> replaced;
+  if (upload.resource_sets.is_object())
+    for (const auto& [rid, set] : upload.resource_sets.items())
+      if (set.is_string()) replaced.insert(set.get<std::string>());
+  if (!upload.removed_resource_sets.is_null()) {
+    if (!upload.removed_resource_sets.is_array()) throw badRequest("removed_resource_sets must be a list");
+    for (const json& set : upload.removed_resource_sets) replaced.insert(requireString(set, "a removed resource set"));
+  }
+  std::map<std::string, const store::Resource*> baseById;
+  std::vector<store::Resource> baseResources = store_.versionResources(env.id, *base);
+  std::vector<store::Resource> inherited;
+  for (const store::Resource& resource : baseResources) {
+    baseById[resource.resource_id] = &resource;
+    if (!resource.resource_set || !replaced.count(*resource.resource_set)) inherited.push_back(resource);
+  }
+  // A resource keeps its set: a shared resource may only be sent again unchanged, and a resource
+  // of a set may not move to another one.
+  for (const json& payload : upload.resources) {
+    store::Resource resource = fromPayload(payload);
+    auto known = baseById.find(resource.resource_id);
+    if (known == baseById.end()) continue;
+    std::optional<std::string> set;
+    if (upload.resource_sets.is_object() && upload.resource_sets.contains(resource.resource_id) &&
+        upload.resource_sets[resource.resource_id].is_string())
+      set = upload.resource_sets[resource.resource_id].get<std::string>();
+    const store::Resource& before = *known->second;
+    if (!set && !before.resource_set && before.attribute_hash != resource.attribute_hash)
+      throw badRequest("Resource (" + resource.resource_id +
+                       ") without a resource set cannot be updated via a partial compile");
+    if (before.resource_set && set != before.resource_set && !replaced.count(*before.resource_set))
+      throw badRequest("Resource (" + resource.resource_id + ") moved from resource set " + *before.resource_set +
+                       " to " + (set ? *set : std::string("the shared set")) +
+                       ", which a partial compile cannot do");
+  }
+  store::NewVersion version = prepare(env, upload, inherited);
+  std::set<std::string> kept;
+  for (const store::Resource& resource : inherited) kept.insert(resource.resource_id);
+  for (store::UnknownParameter& unknown : store_.versionUnknowns(env.id, *base))
+    if (kept.count(unknown.resource_id)) version.unknowns.push_back(std::move(unknown));
+  version.version = 0;  // the store takes the next number in the same transaction
+  version.partial_base = *base;
+  std::int64_t number = store_.putVersion(version);
+  releaseIfAutoDeploy(env, number);
+  return number;
+}
+
+void VersionService::releaseIfAutoDeploy(const store::Environment& env, std::int64_t version) {
+  if (!autoDeploy(store_.getEnvironment(env.id))) return;
+  try {
+    release(env, version);
+  } catch (const HttpError&) {
+    // a newer version was released meanwhile: this one stays a candidate, as when released by hand
+  }
+}
+
+store::ModelVersion VersionService::release(const store::Environment& env, std::int64_t version) {
+  store::ModelVersion released;
+  try {
+    released = store_.releaseVersion(env.id, version);
+  } catch (const store::NotFound&) {
+    throw bare(404, "The request version does not exist.");
+  } catch (const store::Conflict& e) {
+    throw conflict(e.what());
+  }
+  trigger_.versionReleased(env.id, version);
+  return released;
+}
+
+store::ModelVersion VersionService::get(const std::string& env, std::int64_t version) {
+  try {
+    return store_.getVersion(env, version);
+  } catch (const store::NotFound&) {
+    throw bare(404, "The given configuration model does not exist yet.");
+  }
+}
+
+void VersionService::remove(const std::string& env, std::int64_t version) {
+  get(env, version);
+  try {
+    store_.deleteVersion(env, version);
+  } catch (const store::Invalid& e) {
+    throw badRequest(e.what());
+  }
+}
+
+std::vector<VersionSummary> VersionService::summaries(const std::string& env) {
+  std::optional<std::int64_t> active = store_.latestReleasedVersion(env);
+  std::vector<VersionSummary> out;
+  for (store::ModelVersion& version : store_.listVersions(env, 0, INT64_MAX).versions) {
+    std::string status;
+    if (active && version.version == *active)
+      status = "active";
+    else if (active && version.version < *active)
+      status = version.released ? "retired" : "skipped_candidate";
+    else
+      status = "candidate";
+    out.push_back({std::move(version), std::move(status)});
+  }
+  return out;
+}
+
+std::vector<store::Resource> VersionService::resources(const std::string& env, std::int64_t version) {
+  try {
+    return store_.versionResources(env, version);
+  } catch (const store::NotFound&) {
+    throw notFound("Version " + std::to_string(version) + " not found");
+  }
+}
+
+std::vector<ResourceDiff> VersionService::diff(const std::string& env, std::int64_t from, std::int64_t to) {
+  if (from >= to)
+    throw badRequest("Invalid version ordering: the version to compare from (" + std::to_string(from) +
+                     ") must be older than the one to compare to (" + std::to_string(to) + ")");
+  std::map<std::string, store::Resource> before;
+  for (store::Resource& resource : resources(env, from)) before[resource.resource_id] = std::move(resource);
+  std::map<std::string, store::Resource> after;
+  for (store::Resource& resource : resources(env, to)) after[resource.resource_id] = std::move(resource);
+  std::set<std::string> ids;
+  for (const auto& [rid, resource] : before) ids.insert(rid);
+  for (const auto& [rid, resource] : after) ids.insert(rid);
+  std::vector<ResourceDiff> out;
+  for (const std::string& rid : ids) {
+    auto a = before.find(rid);
+    auto b = after.find(rid);
+    ResourceDiff entry = diffAttributes(rid, a == before.end() ? nullptr : &a->second.attributes,
+                                        b == after.end() ? nullptr : &b->second.attributes);
+    if (entry.status != "unmodified") out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+std::string compareText(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null: return "";
+    case json::value_t::boolean: return value.get<bool>() ? "True" : "False";
+    case json::value_t::string: return value.get<std::string>();
+    case json::value_t::array:
+    case json::value_t::object: return value.dump(4);
+    default: return util::pythonJsonDumps(value);
+  }
+}
+
+ResourceDiff diffAttributes(const std::string& resource_id, const json* from, const json* to) {
+  ResourceDiff diff;
+  diff.resource_id = resource_id;
+  static const json kNull;
+  auto normalised = [](const json* attributes, const std::string& name) -> json {
+    if (!attributes || !attributes->contains(name)) return nullptr;
+    json value = (*attributes)[name];
+    if (name == "requires" && value.is_array()) std::sort(value.begin(), value.end());
+    return value;
+  };
+  std::set<std::string> names;
+  for (const json* attributes : {from, to})
+    if (attributes)
+      for (const auto& [name, value] : attributes->items())
+        if (name != "version" && name != "id") names.insert(name);
+  for (const std::string& name : names) {
+    json a = normalised(from, name);
+    json b = normalised(to, name);
+    if (a == b) continue;
+    diff.attributes[name] = {{"from_value", a},
+                             {"to_value", b},
+                             {"from_value_compare", compareText(a)},
+                             {"to_value_compare", compareText(b)}};
+  }
+  if (!from)
+    diff.status = "added";
+  else if (!to)
+    diff.status = "deleted";
+  else
+    diff.status = diff.attributes.empty() ? "unmodified" : "modified";
+  return diff;
+}
+
+}  // namespace inmanta::server
