@@ -1,0 +1,1149 @@
+// The store's domain operations, written once in the SQL both engines accept (database.h).
+#include "embedded/store/sql_store.h"
+
+#include <algorithm>
+#include <set>
+
+namespace inmanta::store::sql {
+namespace {
+
+using nlohmann::json;
+
+const char* const kNoEnvironment = "The environment with given id does not exist.";
+
+std::string dump(const json& value) { return value.dump(); }
+
+json parse(const std::string& text) {
+  if (text.empty()) return nullptr;
+  return json::parse(text, nullptr, false);
+}
+
+std::vector<std::string> stringList(const std::string& text) {
+  std::vector<std::string> out;
+  json list = parse(text);
+  if (list.is_array())
+    for (const auto& item : list)
+      if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
+Param time(Timestamp t) { return Param(toMicros(t)); }
+Param optionalTime(const std::optional<Timestamp>& t) { return t ? time(*t) : Param(); }
+std::optional<Timestamp> optionalTimeOf(const Row& row, std::size_t i) {
+  if (row.isNull(i)) return std::nullopt;
+  return fromMicros(row.integer(i));
+}
+
+// The parts of a resource (version) id, `TYPE[AGENT,ATTR=VALUE]` with an optional `,v=N` (spec §2).
+struct ResourceIdParts {
+  std::string resource_id, type, agent, value;
+};
+
+ResourceIdParts splitResourceId(const std::string& id) {
+  std::string rid = id;
+  auto close = rid.rfind(']');
+  if (close != std::string::npos && close + 1 < rid.size()) rid = rid.substr(0, close + 1);  // drop ",v=N"
+  auto open = rid.find('[');
+  auto comma = open == std::string::npos ? std::string::npos : rid.find(',', open);
+  auto equals = comma == std::string::npos ? std::string::npos : rid.find('=', comma);
+  if (open == std::string::npos || comma == std::string::npos || equals == std::string::npos || rid.back() != ']')
+    throw Invalid("Invalid resource id " + id);
+  return {rid, rid.substr(0, open), rid.substr(open + 1, comma - open - 1),
+          rid.substr(equals + 1, rid.size() - equals - 2)};
+}
+
+// Inserts many rows with few statements: multi-row VALUES in chunks of a few fixed sizes, so that
+// each engine caches a handful of statements per table however many rows come.
+void insertMany(Connection& c, const std::string& head, std::size_t columns, const std::vector<Params>& rows,
+                const std::string& tail = "") {
+  static constexpr std::size_t kChunks[] = {256, 64, 16, 4, 1};
+  std::size_t done = 0;
+  for (std::size_t chunk : kChunks) {
+    while (rows.size() - done >= chunk) {
+      std::string text = head + " VALUES ";
+      Params params;
+      params.reserve(chunk * columns);
+      for (std::size_t r = 0; r < chunk; ++r) {
+        text += r ? ",(" : "(";
+        for (std::size_t col = 0; col < columns; ++col) {
+          text += (col ? ",$" : "$") + std::to_string(r * columns + col + 1);
+        }
+        text += ")";
+        const Params& row = rows[done + r];
+        params.insert(params.end(), row.begin(), row.end());
+      }
+      c.exec(text + tail, params);
+      done += chunk;
+    }
+  }
+}
+
+const char* const kEnvironmentColumns =
+    "id, project_id, name, repo_url, repo_branch, description, icon, halted, is_marked_for_deletion, last_version";
+
+Environment environmentOf(const Row& row) {
+  Environment e;
+  e.id = row.text(0);
+  e.project_id = row.text(1);
+  e.name = row.text(2);
+  e.repo_url = row.text(3);
+  e.repo_branch = row.text(4);
+  e.description = row.text(5);
+  e.icon = row.text(6);
+  e.halted = row.boolean(7);
+  e.is_marked_for_deletion = row.boolean(8);
+  e.last_version = row.integer(9);
+  return e;
+}
+
+const char* const kVersionColumns =
+    "environment, version, date, released, version_info, total, undeployable, skipped_for_undeployable, "
+    "partial_base, is_suitable_for_partial_compiles, pip_config, project_constraints";
+
+ModelVersion versionOf(const Row& row) {
+  ModelVersion v;
+  v.environment = row.text(0);
+  v.version = row.integer(1);
+  v.date = fromMicros(row.integer(2));
+  v.released = row.boolean(3);
+  v.version_info = parse(row.text(4));
+  v.total = row.integer(5);
+  v.undeployable = stringList(row.text(6));
+  v.skipped_for_undeployable = stringList(row.text(7));
+  v.partial_base = row.optionalInteger(8);
+  v.is_suitable_for_partial_compiles = row.boolean(9);
+  v.pip_config = parse(row.text(10));
+  v.project_constraints = parse(row.text(11));
+  return v;
+}
+
+const char* const kResourceColumns =
+    "resource_id, resource_type, agent, id_attribute, resource_id_value, attributes, attribute_hash, is_undefined, "
+    "resource_set";
+
+Resource resourceOf(const Row& row) {
+  Resource r;
+  r.resource_id = row.text(0);
+  r.resource_type = row.text(1);
+  r.agent = row.text(2);
+  r.id_attribute = row.text(3);
+  r.resource_id_value = row.text(4);
+  r.attributes = parse(row.text(5));
+  r.attribute_hash = row.text(6);
+  r.is_undefined = row.boolean(7);
+  r.resource_set = row.optionalText(8);
+  return r;
+}
+
+const char* const kStateColumns =
+    "resource_id, resource_type, agent, resource_id_value, created, current_intent_attribute_hash, "
+    "last_deployed_attribute_hash, last_deployed_version, last_handler_run_at, last_success, last_produced_events, "
+    "is_undefined, orphaned_after, is_deploying, last_handler_run, last_handler_run_compliant, blocked, "
+    "last_non_deploying_status";
+
+ResourceState stateOf(const Row& row) {
+  ResourceState s;
+  s.resource_id = row.text(0);
+  s.resource_type = row.text(1);
+  s.agent = row.text(2);
+  s.resource_id_value = row.text(3);
+  s.created = fromMicros(row.integer(4));
+  s.current_intent_attribute_hash = row.text(5);
+  s.last_deployed_attribute_hash = row.optionalText(6);
+  s.last_deployed_version = row.optionalInteger(7);
+  s.last_handler_run_at = optionalTimeOf(row, 8);
+  s.last_success = optionalTimeOf(row, 9);
+  s.last_produced_events = optionalTimeOf(row, 10);
+  s.is_undefined = row.boolean(11);
+  s.orphaned_after = row.optionalInteger(12);
+  s.is_deploying = row.boolean(13);
+  s.last_handler_run = row.text(14);
+  if (!row.isNull(15)) s.last_handler_run_compliant = row.boolean(15);
+  s.blocked = row.text(16);
+  s.last_non_deploying_status = row.text(17);
+  return s;
+}
+
+Params stateParams(const std::string& env, const ResourceState& s) {
+  return {env,
+          s.resource_id,
+          s.resource_type,
+          s.agent,
+          s.resource_id_value,
+          time(s.created),
+          s.current_intent_attribute_hash,
+          Param::optional(s.last_deployed_attribute_hash),
+          Param::optional(s.last_deployed_version),
+          optionalTime(s.last_handler_run_at),
+          optionalTime(s.last_success),
+          optionalTime(s.last_produced_events),
+          s.is_undefined,
+          Param::optional(s.orphaned_after),
+          s.is_deploying,
+          s.last_handler_run,
+          Param::optional(s.last_handler_run_compliant),
+          s.blocked,
+          s.last_non_deploying_status};
+}
+
+const char* const kActionColumns =
+    "action_id, environment, version, action, started, finished, status, change, changes, messages, send_event";
+
+ResourceAction actionOf(const Row& row) {
+  ResourceAction a;
+  a.action_id = row.text(0);
+  a.environment = row.text(1);
+  a.version = row.integer(2);
+  a.action = row.text(3);
+  a.started = fromMicros(row.integer(4));
+  a.finished = optionalTimeOf(row, 5);
+  a.status = row.optionalText(6);
+  a.change = row.optionalText(7);
+  a.changes = parse(row.text(8));
+  a.messages = parse(row.text(9));
+  if (!row.isNull(10)) a.send_event = row.boolean(10);
+  return a;
+}
+
+const char* const kParameterColumns = "environment, name, value, source, resource_id, metadata, updated";
+
+Parameter parameterOf(const Row& row) {
+  return {row.text(0), row.text(1), row.text(2), row.text(3), row.text(4), parse(row.text(5)),
+          fromMicros(row.integer(6))};
+}
+
+const char* const kDryRunColumns = "id, environment, version, date, total, todo";
+
+DryRun dryRunOf(const Row& row) {
+  DryRun d;
+  d.id = row.text(0);
+  d.environment = row.text(1);
+  d.version = row.integer(2);
+  d.date = fromMicros(row.integer(3));
+  d.total = row.integer(4);
+  d.todo = row.integer(5);
+  return d;
+}
+
+Agent agentOf(const Row& row) {
+  Agent a{row.text(0), row.text(1), row.boolean(2), std::nullopt};
+  if (!row.isNull(3)) a.unpause_on_resume = row.boolean(3);
+  return a;
+}
+
+class SqlStore : public Store {
+ public:
+  SqlStore(std::unique_ptr<Database> db, std::shared_ptr<void> guard, int schema)
+      : db_(std::move(db)), guard_(std::move(guard)), schema_(schema) {}
+
+  // The pool goes first: its connections close before the single-server lock is let go.
+  ~SqlStore() override { db_.reset(); }
+
+  int schemaVersion() override { return schema_; }
+
+  // --- projects ---------------------------------------------------------------------------------
+
+  Project createProject(const std::string& name, const std::optional<std::string>& id) override {
+    return db_->write([&](Connection& c) {
+      if (c.scalar("SELECT 1 FROM project WHERE name = $1", {name}))
+        throw Conflict("A project with name " + name + " already exists.");
+      std::string project_id = id ? *id : newUuid();
+      if (c.scalar("SELECT 1 FROM project WHERE id = $1", {project_id}))
+        throw Conflict("A project with id " + project_id + " already exists.");
+      c.exec("INSERT INTO project (id, name) VALUES ($1, $2)", {project_id, name});
+      return Project{project_id, name, {}};
+    });
+  }
+
+  std::vector<Project> listProjects() override {
+    return db_->read([&](Connection& c) {
+      std::vector<Project> projects;
+      for (const Row& row : c.query("SELECT id, name FROM project ORDER BY name")) {
+        projects.push_back({row.text(0), row.text(1), {}});
+      }
+      for (const Row& row : c.query("SELECT project_id, id FROM environment ORDER BY name, id")) {
+        for (auto& p : projects)
+          if (p.id == row.text(0)) p.environment_ids.push_back(row.text(1));
+      }
+      return projects;
+    });
+  }
+
+  Project getProject(const std::string& id) override {
+    return db_->read([&](Connection& c) { return loadProject(c, id); });
+  }
+
+  Project renameProject(const std::string& id, const std::string& name) override {
+    return db_->write([&](Connection& c) {
+      loadProject(c, id);
+      if (c.scalar("SELECT 1 FROM project WHERE name = $1 AND id <> $2", {name, id}))
+        throw Conflict("A project with name " + name + " already exists.");
+      c.exec("UPDATE project SET name = $2 WHERE id = $1", {id, name});
+      return loadProject(c, id);
+    });
+  }
+
+  void deleteProject(const std::string& id) override {
+    db_->write([&](Connection& c) {
+      Project project = loadProject(c, id);
+      if (!project.environment_ids.empty()) {
+        std::string names;
+        for (const Row& row : c.query("SELECT name FROM environment WHERE project_id = $1 ORDER BY name", {id}))
+          names += (names.empty() ? "" : ", ") + row.text(0);
+        throw Conflict("Cannot remove the project `" + id + "` because it still contains some environments: " +
+                       names);
+      }
+      c.exec("DELETE FROM project WHERE id = $1", {id});
+    });
+  }
+
+  // --- environments -----------------------------------------------------------------------------
+
+  Environment createEnvironment(const NewEnvironment& env) override {
+    return db_->write([&](Connection& c) {
+      if (!c.scalar("SELECT 1 FROM project WHERE id = $1", {env.project_id}))
+        throw NotFound("The project id for the environment does not exist.");
+      requireFreeName(c, env.project_id, env.name, "");
+      std::string id = env.id ? *env.id : newUuid();
+      if (c.scalar("SELECT 1 FROM environment WHERE id = $1", {id}))
+        throw Conflict("An environment with id " + id + " already exists.");
+      c.exec("INSERT INTO environment (id, project_id, name, repo_url, repo_branch, description, icon) "
+             "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+             {id, env.project_id, env.name, env.repo_url, env.repo_branch, env.description, env.icon});
+      return loadEnvironment(c, id);
+    });
+  }
+
+  Environment getEnvironment(const std::string& id) override {
+    return db_->read([&](Connection& c) { return loadEnvironment(c, id); });
+  }
+
+  std::vector<Environment> listEnvironments() override {
+    return db_->read([&](Connection& c) {
+      std::vector<Environment> out;
+      for (const Row& row :
+           c.query(std::string("SELECT ") + kEnvironmentColumns + " FROM environment ORDER BY project_id, name, id"))
+        out.push_back(environmentOf(row));
+      for (const Row& row : c.query("SELECT environment, name, value, protected, protected_by FROM setting")) {
+        for (auto& e : out)
+          if (e.id == row.text(0)) e.settings[row.text(1)] = {parse(row.text(2)), row.boolean(3), row.text(4)};
+      }
+      return out;
+    });
+  }
+
+  Environment updateEnvironment(const std::string& id, const EnvironmentUpdate& update) override {
+    return db_->write([&](Connection& c) {
+      Environment current = loadEnvironment(c, id);
+      std::string project = update.project_id.value_or(current.project_id);
+      std::string name = update.name.value_or(current.name);
+      if (project != current.project_id && !c.scalar("SELECT 1 FROM project WHERE id = $1", {project}))
+        throw NotFound("The project with id " + project + " does not exist.");
+      requireFreeName(c, project, name, id);
+      c.exec("UPDATE environment SET project_id = $2, name = $3, repo_url = $4, repo_branch = $5, description = $6, "
+             "icon = $7 WHERE id = $1",
+             {id, project, name, update.repo_url.value_or(current.repo_url),
+              update.repo_branch.value_or(current.repo_branch), update.description.value_or(current.description),
+              update.icon.value_or(current.icon)});
+      return loadEnvironment(c, id);
+    });
+  }
+
+  void deleteEnvironment(const std::string& id) override {
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, id);
+      // the cascades remove settings, versions and their rows, states, actions, agents, …
+      c.exec("DELETE FROM environment WHERE id = $1", {id});
+    });
+  }
+
+  void setMarkedForDeletion(const std::string& id, bool marked) override {
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, id);
+      c.exec("UPDATE environment SET is_marked_for_deletion = $2 WHERE id = $1", {id, marked});
+    });
+  }
+
+  void decommissionEnvironment(const std::string& id) override {
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, id);
+      for (const char* table : {"resource_action", "model_version", "resource_state", "agent", "parameter", "scheduler"})
+        c.exec(std::string("DELETE FROM ") + table + " WHERE environment = $1", {id});
+    });
+  }
+
+  void haltEnvironment(const std::string& id) override {
+    db_->write([&](Connection& c) {
+      if (requireEnvironment(c, id)) return;
+      c.exec("UPDATE environment SET halted = TRUE WHERE id = $1", {id});
+      c.exec("UPDATE agent SET unpause_on_resume = CASE WHEN paused THEN FALSE ELSE TRUE END, paused = TRUE "
+             "WHERE environment = $1",
+             {id});
+    });
+  }
+
+  void resumeEnvironment(const std::string& id) override {
+    db_->write([&](Connection& c) {
+      if (!requireEnvironment(c, id)) return;
+      c.exec("UPDATE environment SET halted = FALSE WHERE id = $1", {id});
+      c.exec("UPDATE agent SET paused = CASE WHEN unpause_on_resume THEN FALSE ELSE paused END, "
+             "unpause_on_resume = NULL WHERE environment = $1",
+             {id});
+    });
+  }
+
+  // --- settings ---------------------------------------------------------------------------------
+
+  Settings getSettings(const std::string& env) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      return loadSettings(c, env);
+    });
+  }
+
+  void setSetting(const std::string& env, const std::string& name, const SettingValue& value) override {
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      upsertSetting(c, env, name, value);
+    });
+  }
+
+  bool deleteSetting(const std::string& env, const std::string& name) override {
+    return db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      return !c.query("DELETE FROM setting WHERE environment = $1 AND name = $2 RETURNING name", {env, name}).empty();
+    });
+  }
+
+  void setProtectedSettings(const std::string& env, const std::map<std::string, json>& values,
+                            const std::string& protected_by) override {
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      for (const Row& row :
+           c.query("SELECT name FROM setting WHERE environment = $1 AND protected AND protected_by = $2",
+                   {env, protected_by})) {
+        if (!values.count(row.text(0)))
+          c.exec("UPDATE setting SET protected = FALSE, protected_by = '' WHERE environment = $1 AND name = $2",
+                 {env, row.text(0)});
+      }
+      for (const auto& [name, value] : values) upsertSetting(c, env, name, {value, true, protected_by});
+    });
+  }
+
+  // --- files ------------------------------------------------------------------------------------
+
+  void putFile(const std::string& hash, const std::string& content) override {
+    db_->write([&](Connection& c) {
+      c.exec("INSERT INTO file (content_hash, content) VALUES ($1, $2) ON CONFLICT (content_hash) DO NOTHING",
+             {hash, Param::blob(content)});
+    });
+  }
+
+  bool hasFile(const std::string& hash) override {
+    return db_->read([&](Connection& c) { return c.scalar("SELECT 1 FROM file WHERE content_hash = $1", {hash}).has_value(); });
+  }
+
+  std::optional<std::string> getFile(const std::string& hash) override {
+    return db_->read([&](Connection& c) -> std::optional<std::string> {
+      Rows rows = c.query("SELECT content FROM file WHERE content_hash = $1", {hash});
+      if (rows.empty()) return std::nullopt;
+      return rows[0].text(0);
+    });
+  }
+
+  std::vector<std::string> missingFiles(const std::vector<std::string>& hashes) override {
+    return db_->read([&](Connection& c) {
+      std::vector<std::string> missing;
+      for (const auto& hash : hashes)
+        if (!c.scalar("SELECT 1 FROM file WHERE content_hash = $1", {hash})) missing.push_back(hash);
+      return missing;
+    });
+  }
+
+  // --- versions ---------------------------------------------------------------------------------
+
+  std::int64_t reserveVersion(const std::string& env) override {
+    return db_->write([&](Connection& c) {
+      // one UPDATE … RETURNING: the row lock makes concurrent reservations take turns
+      auto number = c.scalar("UPDATE environment SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version",
+                             {env});
+      if (!number) throw NotFound(kNoEnvironment);
+      return *number;
+    });
+  }
+
+  std::int64_t putVersion(const NewVersion& v) override {
+    if (v.version < 0) throw Invalid("The version number used (" + std::to_string(v.version) + ") is not positive");
+    return db_->write([&](Connection& c) {
+      std::int64_t number = v.version;
+      auto last = lockEnvironment(c, v.environment, number == 0);
+      if (number == 0) {
+        number = last;
+      } else if (number > last) {
+        throw Invalid("The version number used is " + std::to_string(number) +
+                      " which is higher than the last outstanding reservation " + std::to_string(last));
+      }
+      if (c.scalar("SELECT 1 FROM model_version WHERE environment = $1 AND version = $2", {v.environment, number}))
+        throw Conflict("The given version is already defined. Versions should be unique.");
+      const Timestamp stamp = now();
+      c.exec(std::string("INSERT INTO model_version (") + kVersionColumns +
+                 ") VALUES ($1, $2, $3, FALSE, $4, $5, $6, $7, $8, $9, $10, $11)",
+             {v.environment, number, time(stamp), dump(v.version_info), static_cast<std::int64_t>(v.resources.size()),
+              dump(v.undeployable), dump(v.skipped_for_undeployable), Param::optional(v.partial_base),
+              v.is_suitable_for_partial_compiles, dump(v.pip_config), dump(v.project_constraints)});
+
+      std::vector<Params> resources, action_resources;
+      std::set<std::string> agents;
+      resources.reserve(v.resources.size());
+      action_resources.reserve(v.resources.size());
+      const std::string action_id = newUuid();
+      const std::string suffix = ",v=" + std::to_string(number);
+      for (const Resource& r : v.resources) {
+        resources.push_back({v.environment, number, r.resource_id, r.resource_type, r.agent, r.id_attribute,
+                             r.resource_id_value, dump(r.attributes), r.attribute_hash, r.is_undefined,
+                             Param::optional(r.resource_set)});
+        action_resources.push_back({action_id, v.environment, r.resource_id, r.resource_id + suffix, r.resource_type,
+                                    r.agent, r.resource_id_value, time(stamp)});
+        agents.insert(r.agent);
+      }
+      insertMany(c, std::string("INSERT INTO resource (environment, version, ") + kResourceColumns + ")", 11, resources);
+
+      std::vector<Params> unknowns;
+      for (const UnknownParameter& u : v.unknowns)
+        unknowns.push_back({v.environment, number, u.resource_id, u.name, u.source, dump(u.metadata)});
+      insertMany(c, "INSERT INTO unknown_parameter (environment, version, resource_id, name, source, metadata)", 6,
+                 unknowns, " ON CONFLICT (environment, version, resource_id, name) DO NOTHING");
+
+      addAgents(c, v.environment, {agents.begin(), agents.end()});
+
+      json line = {{"level", "INFO"},
+                   {"msg", "Successfully stored version " + std::to_string(number)},
+                   {"args", json::array()},
+                   {"kwargs", json::object()},
+                   {"timestamp", formatTimestamp(stamp)}};
+      c.exec(std::string("INSERT INTO resource_action (") + kActionColumns +
+                 ") VALUES ($1, $2, $3, 'store', $4, $4, NULL, NULL, '{}', $5, NULL)",
+             {action_id, v.environment, number, time(stamp), dump(json::array({line}))});
+      insertMany(c,
+                 "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
+                 "resource_type, agent, resource_id_value, started)",
+                 8, action_resources);
+      return number;
+    });
+  }
+
+  ModelVersion releaseVersion(const std::string& env, std::int64_t version) override {
+    return db_->write([&](Connection& c) {
+      lockEnvironment(c, env, false);
+      Rows rows = c.query("SELECT released FROM model_version WHERE environment = $1 AND version = $2", {env, version});
+      if (rows.empty()) throw NotFound("The request version does not exist.");
+      const std::string which = "The version " + std::to_string(version) + " on environment " + env;
+      if (rows[0].boolean(0)) throw Conflict(which + " is already released.");
+      auto previous = c.scalar("SELECT MAX(version) FROM model_version WHERE environment = $1 AND released", {env});
+      if (previous && *previous > version)
+        throw Conflict(which + " is older then the latest released version " + std::to_string(*previous) + ".");
+      c.exec("UPDATE model_version SET released = TRUE WHERE environment = $1 AND version = $2", {env, version});
+
+      // every resource of the version gets a state row (new ones: available, NEW) carrying its intent
+      c.exec("INSERT INTO resource_state (environment, resource_id, resource_type, agent, resource_id_value, created, "
+             "current_intent_attribute_hash, is_undefined, is_deploying, last_handler_run, blocked, "
+             "last_non_deploying_status) "
+             "SELECT environment, resource_id, resource_type, agent, resource_id_value, CAST($3 AS BIGINT), "
+             "attribute_hash, is_undefined, FALSE, 'NEW', CASE WHEN is_undefined THEN 'BLOCKED' ELSE 'NOT_BLOCKED' END, "
+             "'available' FROM resource WHERE environment = $1 AND version = $2 "
+             "ON CONFLICT (environment, resource_id) DO UPDATE SET resource_type = excluded.resource_type, "
+             "agent = excluded.agent, resource_id_value = excluded.resource_id_value, "
+             "current_intent_attribute_hash = excluded.current_intent_attribute_hash, "
+             "is_undefined = excluded.is_undefined, blocked = excluded.blocked, orphaned_after = NULL",
+             {env, version, time(now())});
+      ModelVersion released = loadVersion(c, env, version);
+      for (const std::string& rid : released.skipped_for_undeployable)
+        c.exec("UPDATE resource_state SET blocked = 'BLOCKED' WHERE environment = $1 AND resource_id = $2", {env, rid});
+      if (previous) {
+        c.exec("UPDATE resource_state SET orphaned_after = $3 WHERE environment = $1 AND orphaned_after IS NULL "
+               "AND NOT EXISTS (SELECT 1 FROM resource r WHERE r.environment = $1 AND r.version = $2 "
+               "AND r.resource_id = resource_state.resource_id)",
+               {env, version, *previous});
+      }
+      return released;
+    });
+  }
+
+  ModelVersion getVersion(const std::string& env, std::int64_t version) override {
+    return db_->read([&](Connection& c) { return loadVersion(c, env, version); });
+  }
+
+  VersionPage listVersions(const std::string& env, std::int64_t offset, std::int64_t limit) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      VersionPage page;
+      for (const Row& row : c.query(std::string("SELECT ") + kVersionColumns +
+                                        " FROM model_version WHERE environment = $1 ORDER BY version DESC "
+                                        "LIMIT $2 OFFSET $3",
+                                    {env, limit, offset}))
+        page.versions.push_back(versionOf(row));
+      page.count = c.scalar("SELECT COUNT(*) FROM model_version WHERE environment = $1", {env}).value_or(0);
+      return page;
+    });
+  }
+
+  void deleteVersion(const std::string& env, std::int64_t version) override {
+    db_->write([&](Connection& c) {
+      loadVersion(c, env, version);
+      if (c.scalar("SELECT MAX(version) FROM model_version WHERE environment = $1 AND released", {env}) == version)
+        throw Invalid("Cannot delete the active version");
+      removeVersion(c, env, version);
+    });
+  }
+
+  std::optional<std::int64_t> latestReleasedVersion(const std::string& env) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      return c.scalar("SELECT MAX(version) FROM model_version WHERE environment = $1 AND released", {env});
+    });
+  }
+
+  std::optional<std::int64_t> latestVersion(const std::string& env) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      return c.scalar("SELECT MAX(version) FROM model_version WHERE environment = $1", {env});
+    });
+  }
+
+  // --- resources and states ---------------------------------------------------------------------
+
+  std::vector<Resource> versionResources(const std::string& env, std::int64_t version) override {
+    return db_->read([&](Connection& c) {
+      loadVersion(c, env, version);
+      std::vector<Resource> out;
+      for (const Row& row : c.query(std::string("SELECT ") + kResourceColumns +
+                                        " FROM resource WHERE environment = $1 AND version = $2 ORDER BY resource_id",
+                                    {env, version}))
+        out.push_back(resourceOf(row));
+      return out;
+    });
+  }
+
+  std::optional<Resource> getResource(const std::string& env, std::int64_t version,
+                                      const std::string& resource_id) override {
+    return db_->read([&](Connection& c) -> std::optional<Resource> {
+      requireEnvironment(c, env);
+      Rows rows = c.query(std::string("SELECT ") + kResourceColumns +
+                              " FROM resource WHERE environment = $1 AND version = $2 AND resource_id = $3",
+                          {env, version, resource_id});
+      if (rows.empty()) return std::nullopt;
+      return resourceOf(rows[0]);
+    });
+  }
+
+  std::vector<UnknownParameter> versionUnknowns(const std::string& env, std::int64_t version) override {
+    return db_->read([&](Connection& c) {
+      loadVersion(c, env, version);
+      std::vector<UnknownParameter> out;
+      for (const Row& row : c.query("SELECT name, source, resource_id, metadata FROM unknown_parameter "
+                                    "WHERE environment = $1 AND version = $2 ORDER BY resource_id, name",
+                                    {env, version}))
+        out.push_back({row.text(0), row.text(1), row.text(2), parse(row.text(3))});
+      return out;
+    });
+  }
+
+  std::vector<ResourceState> resourceStates(const std::string& env) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      std::vector<ResourceState> out;
+      for (const Row& row : c.query(std::string("SELECT ") + kStateColumns +
+                                        " FROM resource_state WHERE environment = $1 ORDER BY resource_id",
+                                    {env}))
+        out.push_back(stateOf(row));
+      return out;
+    });
+  }
+
+  std::optional<ResourceState> getResourceState(const std::string& env, const std::string& resource_id) override {
+    return db_->read([&](Connection& c) -> std::optional<ResourceState> {
+      requireEnvironment(c, env);
+      Rows rows = c.query(std::string("SELECT ") + kStateColumns +
+                              " FROM resource_state WHERE environment = $1 AND resource_id = $2",
+                          {env, resource_id});
+      if (rows.empty()) return std::nullopt;
+      return stateOf(rows[0]);
+    });
+  }
+
+  void saveResourceStates(const std::string& env, const std::vector<ResourceState>& states) override {
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      saveStates(c, env, states);
+    });
+  }
+
+  // --- resource actions -------------------------------------------------------------------------
+
+  std::string insertResourceAction(const ResourceAction& action, const std::vector<ResourceState>& states) override {
+    std::string id = action.action_id.empty() ? newUuid() : action.action_id;
+    std::vector<Params> resources;
+    for (const std::string& rvid : action.resource_version_ids) {
+      ResourceIdParts parts = splitResourceId(rvid);
+      resources.push_back({id, action.environment, parts.resource_id, rvid, parts.type, parts.agent, parts.value,
+                           time(action.started)});
+    }
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, action.environment);
+      if (c.scalar("SELECT 1 FROM resource_action WHERE action_id = $1", {id}))
+        throw Conflict("A resource action with id " + id + " already exists.");
+      c.exec(std::string("INSERT INTO resource_action (") + kActionColumns +
+                 ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+             {id, action.environment, action.version, action.action, time(action.started),
+              optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
+              dump(action.changes), dump(action.messages.is_array() ? action.messages : json::array()),
+              Param::optional(action.send_event)});
+      insertMany(c,
+                 "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
+                 "resource_type, agent, resource_id_value, started)",
+                 8, resources, " ON CONFLICT (action_id, resource_version_id) DO NOTHING");
+      saveStates(c, action.environment, states);
+    });
+    return id;
+  }
+
+  void finishResourceAction(const std::string& env, const std::string& action_id, const ActionResult& result,
+                            const std::vector<ResourceState>& states) override {
+    db_->write([&](Connection& c) {
+      ResourceAction action = loadAction(c, env, action_id);
+      if (result.finished) action.finished = result.finished;
+      if (result.status) action.status = result.status;
+      if (result.change) action.change = result.change;
+      if (result.changes) action.changes = *result.changes;
+      if (result.send_event) action.send_event = result.send_event;
+      appendMessages(action, result.messages);
+      c.exec("UPDATE resource_action SET finished = $2, status = $3, change = $4, changes = $5, messages = $6, "
+             "send_event = $7 WHERE action_id = $1",
+             {action_id, optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
+              dump(action.changes), dump(action.messages), Param::optional(action.send_event)});
+      saveStates(c, env, states);
+    });
+  }
+
+  void appendActionMessages(const std::string& env, const std::string& action_id, const json& messages) override {
+    db_->write([&](Connection& c) {
+      ResourceAction action = loadAction(c, env, action_id);
+      appendMessages(action, messages);
+      c.exec("UPDATE resource_action SET messages = $2 WHERE action_id = $1", {action_id, dump(action.messages)});
+    });
+  }
+
+  std::optional<ResourceAction> getResourceAction(const std::string& env, const std::string& action_id) override {
+    return db_->read([&](Connection& c) -> std::optional<ResourceAction> {
+      requireEnvironment(c, env);
+      Rows rows = c.query(std::string("SELECT ") + kActionColumns +
+                              " FROM resource_action WHERE environment = $1 AND action_id = $2",
+                          {env, action_id});
+      if (rows.empty()) return std::nullopt;
+      ResourceAction action = actionOf(rows[0]);
+      loadActionResources(c, action);
+      return action;
+    });
+  }
+
+  std::vector<ResourceAction> queryResourceActions(const std::string& env, const ActionQuery& q) override {
+    Params params{env};
+    auto placeholder = [&params](Param p) {
+      params.push_back(std::move(p));
+      return "$" + std::to_string(params.size());
+    };
+    std::string where = "a.environment = $1";
+    std::string touching;
+    if (q.resource_id) touching += " AND r.resource_id = " + placeholder(*q.resource_id);
+    if (q.resource_type) touching += " AND r.resource_type = " + placeholder(*q.resource_type);
+    if (q.agent) touching += " AND r.agent = " + placeholder(*q.agent);
+    if (q.resource_id_value) touching += " AND r.resource_id_value = " + placeholder(*q.resource_id_value);
+    if (!touching.empty())
+      where += " AND EXISTS (SELECT 1 FROM resource_action_resource r WHERE r.action_id = a.action_id" + touching + ")";
+    if (!q.actions.empty()) {
+      where += " AND a.action IN (";
+      for (std::size_t i = 0; i < q.actions.size(); ++i) where += (i ? ", " : "") + placeholder(q.actions[i]);
+      where += ")";
+    }
+    if (q.version) where += " AND a.version = " + placeholder(*q.version);
+    if (q.after) {
+      std::string t = placeholder(time(*q.after));
+      where += " AND (a.started > " + t + " OR (a.started = " + t + " AND a.action_id > " +
+               placeholder(q.after_action_id) + "))";
+    }
+    if (q.before) {
+      std::string t = placeholder(time(*q.before));
+      where += " AND (a.started < " + t + " OR (a.started = " + t + " AND a.action_id < " +
+               placeholder(q.before_action_id.empty() ? std::string("~") : q.before_action_id) + "))";
+    }
+    const char* order = q.oldest_first ? "ASC" : "DESC";
+    std::string text = "SELECT a.action_id, a.environment, a.version, a.action, a.started, a.finished, a.status, "
+                       "a.change, a.changes, a.messages, a.send_event FROM resource_action a WHERE " +
+                       where + " ORDER BY a.started " + order + ", a.action_id " + order + " LIMIT " +
+                       placeholder(q.limit);
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      std::vector<ResourceAction> out;
+      for (const Row& row : c.query(text, params)) out.push_back(actionOf(row));
+      for (auto& action : out) loadActionResources(c, action);
+      return out;
+    });
+  }
+
+  // --- agents -----------------------------------------------------------------------------------
+
+  void registerAgents(const std::string& env, const std::vector<std::string>& names) override {
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      addAgents(c, env, names);
+    });
+  }
+
+  std::vector<Agent> listAgents(const std::string& env) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      std::vector<Agent> out;
+      for (const Row& row : c.query("SELECT environment, name, paused, unpause_on_resume FROM agent "
+                                    "WHERE environment = $1 ORDER BY name",
+                                    {env}))
+        out.push_back(agentOf(row));
+      return out;
+    });
+  }
+
+  std::optional<Agent> getAgent(const std::string& env, const std::string& name) override {
+    return db_->read([&](Connection& c) -> std::optional<Agent> {
+      requireEnvironment(c, env);
+      Rows rows = c.query("SELECT environment, name, paused, unpause_on_resume FROM agent "
+                          "WHERE environment = $1 AND name = $2",
+                          {env, name});
+      if (rows.empty()) return std::nullopt;
+      return agentOf(rows[0]);
+    });
+  }
+
+  void setAgentPaused(const std::string& env, const std::string& name, bool paused) override {
+    updateAgents(env, "paused", paused, name);
+  }
+  void setAllAgentsPaused(const std::string& env, bool paused) override {
+    updateAgents(env, "paused", paused, std::nullopt);
+  }
+  void setUnpauseOnResume(const std::string& env, const std::string& name, bool unpause) override {
+    updateAgents(env, "unpause_on_resume", unpause, name);
+  }
+  void setAllUnpauseOnResume(const std::string& env, bool unpause) override {
+    updateAgents(env, "unpause_on_resume", unpause, std::nullopt);
+  }
+
+  // --- parameters -------------------------------------------------------------------------------
+
+  Parameter setParameter(const Parameter& parameter) override {
+    Parameter stored = parameter;
+    if (stored.updated == Timestamp{}) stored.updated = now();
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, stored.environment);
+      c.exec(std::string("INSERT INTO parameter (") + kParameterColumns +
+                 ") VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (environment, name, resource_id) DO UPDATE SET "
+                 "value = excluded.value, source = excluded.source, metadata = excluded.metadata, "
+                 "updated = excluded.updated",
+             {stored.environment, stored.name, stored.value, stored.source, stored.resource_id,
+              dump(stored.metadata.is_null() ? json::object() : stored.metadata), time(stored.updated)});
+    });
+    return stored;
+  }
+
+  std::optional<Parameter> getParameter(const std::string& env, const std::string& name,
+                                        const std::string& resource_id) override {
+    return db_->read([&](Connection& c) -> std::optional<Parameter> {
+      requireEnvironment(c, env);
+      Rows rows = c.query(std::string("SELECT ") + kParameterColumns +
+                              " FROM parameter WHERE environment = $1 AND name = $2 AND resource_id = $3",
+                          {env, name, resource_id});
+      if (rows.empty()) return std::nullopt;
+      return parameterOf(rows[0]);
+    });
+  }
+
+  std::vector<Parameter> listParameters(const std::string& env, const std::optional<std::string>& resource_id) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      std::vector<Parameter> out;
+      Rows rows = resource_id ? c.query(std::string("SELECT ") + kParameterColumns +
+                                            " FROM parameter WHERE environment = $1 AND resource_id = $2 "
+                                            "ORDER BY resource_id, name",
+                                        {env, *resource_id})
+                              : c.query(std::string("SELECT ") + kParameterColumns +
+                                            " FROM parameter WHERE environment = $1 ORDER BY resource_id, name",
+                                        {env});
+      for (const Row& row : rows) out.push_back(parameterOf(row));
+      return out;
+    });
+  }
+
+  bool deleteParameter(const std::string& env, const std::string& name, const std::string& resource_id) override {
+    return db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      return !c.query("DELETE FROM parameter WHERE environment = $1 AND name = $2 AND resource_id = $3 RETURNING name",
+                      {env, name, resource_id})
+                  .empty();
+    });
+  }
+
+  // --- dry-runs ---------------------------------------------------------------------------------
+
+  DryRun createDryRun(const std::string& env, std::int64_t version, std::int64_t total,
+                      const std::optional<std::string>& id) override {
+    return db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      if (!c.scalar("SELECT 1 FROM model_version WHERE environment = $1 AND version = $2", {env, version}))
+        throw NotFound("The request version does not exist.");
+      DryRun d;
+      d.id = id ? *id : newUuid();
+      d.environment = env;
+      d.version = version;
+      d.date = now();
+      d.total = d.todo = total;
+      c.exec(std::string("INSERT INTO dryrun (") + kDryRunColumns + ") VALUES ($1, $2, $3, $4, $5, $5)",
+             {d.id, env, version, time(d.date), total});
+      return d;
+    });
+  }
+
+  void recordDryRunResource(const std::string& env, const std::string& dryrun_id,
+                            const std::string& resource_version_id, const json& entry) override {
+    db_->write([&](Connection& c) {
+      if (!c.scalar("SELECT 1 FROM dryrun WHERE id = $1 AND environment = $2", {dryrun_id, env}))
+        throw NotFound("The given dryrun does not exist!");
+      bool added = !c.query("INSERT INTO dryrun_resource (dryrun_id, resource_version_id, entry) VALUES ($1, $2, $3) "
+                            "ON CONFLICT (dryrun_id, resource_version_id) DO NOTHING RETURNING dryrun_id",
+                            {dryrun_id, resource_version_id, dump(entry)})
+                         .empty();
+      if (added) {
+        c.exec("UPDATE dryrun SET todo = todo - 1 WHERE id = $1 AND todo > 0", {dryrun_id});
+      } else {
+        c.exec("UPDATE dryrun_resource SET entry = $3 WHERE dryrun_id = $1 AND resource_version_id = $2",
+               {dryrun_id, resource_version_id, dump(entry)});
+      }
+    });
+  }
+
+  std::optional<DryRun> getDryRun(const std::string& env, const std::string& dryrun_id) override {
+    return db_->read([&](Connection& c) -> std::optional<DryRun> {
+      requireEnvironment(c, env);
+      Rows rows = c.query(std::string("SELECT ") + kDryRunColumns + " FROM dryrun WHERE id = $1 AND environment = $2",
+                          {dryrun_id, env});
+      if (rows.empty()) return std::nullopt;
+      DryRun d = dryRunOf(rows[0]);
+      for (const Row& row : c.query("SELECT resource_version_id, entry FROM dryrun_resource WHERE dryrun_id = $1 "
+                                    "ORDER BY resource_version_id",
+                                    {dryrun_id}))
+        d.resources[row.text(0)] = parse(row.text(1));
+      return d;
+    });
+  }
+
+  std::vector<DryRun> listDryRuns(const std::string& env, const std::optional<std::int64_t>& version) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      std::vector<DryRun> out;
+      std::string base = std::string("SELECT ") + kDryRunColumns + " FROM dryrun WHERE environment = $1";
+      Rows rows = version ? c.query(base + " AND version = $2 ORDER BY date DESC, id", {env, *version})
+                          : c.query(base + " ORDER BY date DESC, id", {env});
+      for (const Row& row : rows) out.push_back(dryRunOf(row));
+      return out;
+    });
+  }
+
+  // --- scheduler --------------------------------------------------------------------------------
+
+  std::optional<std::int64_t> lastProcessedVersion(const std::string& env) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      return c.scalar("SELECT last_processed_model_version FROM scheduler WHERE environment = $1", {env});
+    });
+  }
+
+  void setLastProcessedVersion(const std::string& env, std::int64_t version) override {
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      c.exec("INSERT INTO scheduler (environment, last_processed_model_version) VALUES ($1, $2) "
+             "ON CONFLICT (environment) DO UPDATE SET last_processed_model_version = excluded.last_processed_model_version",
+             {env, version});
+    });
+  }
+
+  // --- pruning ----------------------------------------------------------------------------------
+
+  std::int64_t pruneVersions(const std::string& env, std::int64_t keep) override {
+    return db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      auto released = c.scalar("SELECT MAX(version) FROM model_version WHERE environment = $1 AND released", {env});
+      std::int64_t deleted = 0, seen = 0;
+      for (const Row& row :
+           c.query("SELECT version FROM model_version WHERE environment = $1 ORDER BY version DESC", {env})) {
+        if (++seen <= keep || released == row.integer(0)) continue;
+        removeVersion(c, env, row.integer(0));
+        ++deleted;
+      }
+      return deleted;
+    });
+  }
+
+  std::int64_t pruneResourceActions(Timestamp before) override {
+    return db_->write([&](Connection& c) {
+      return static_cast<std::int64_t>(
+          c.query("DELETE FROM resource_action WHERE started < $1 RETURNING action_id", {time(before)}).size());
+    });
+  }
+
+ private:
+  // Whether the environment is halted; NotFound when it does not exist.
+  static bool requireEnvironment(Connection& c, const std::string& env) {
+    Rows rows = c.query("SELECT halted FROM environment WHERE id = $1", {env});
+    if (rows.empty()) throw NotFound(kNoEnvironment);
+    return rows[0].boolean(0);
+  }
+
+  // Locks the environment's row for the rest of the transaction (so that writers of one
+  // environment's versions take turns on PostgreSQL too) and returns its reservation counter,
+  // bumped first when `bump`.
+  static std::int64_t lockEnvironment(Connection& c, const std::string& env, bool bump) {
+    auto last = c.scalar(bump ? "UPDATE environment SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version"
+                              : "UPDATE environment SET last_version = last_version WHERE id = $1 RETURNING last_version",
+                         {env});
+    if (!last) throw NotFound(kNoEnvironment);
+    return *last;
+  }
+
+  static Project loadProject(Connection& c, const std::string& id) {
+    Rows rows = c.query("SELECT id, name FROM project WHERE id = $1", {id});
+    if (rows.empty()) throw NotFound("The project with given id does not exist.");
+    Project p{rows[0].text(0), rows[0].text(1), {}};
+    for (const Row& row : c.query("SELECT id FROM environment WHERE project_id = $1 ORDER BY name, id", {id}))
+      p.environment_ids.push_back(row.text(0));
+    return p;
+  }
+
+  static void requireFreeName(Connection& c, const std::string& project, const std::string& name,
+                              const std::string& except) {
+    if (c.scalar("SELECT 1 FROM environment WHERE project_id = $1 AND name = $2 AND id <> $3", {project, name, except}))
+      throw Conflict("Project with id=" + project + " already has an environment with name " + name);
+  }
+
+  static Settings loadSettings(Connection& c, const std::string& env) {
+    Settings settings;
+    for (const Row& row : c.query("SELECT name, value, protected, protected_by FROM setting WHERE environment = $1",
+                                  {env}))
+      settings[row.text(0)] = {parse(row.text(1)), row.boolean(2), row.text(3)};
+    return settings;
+  }
+
+  static void upsertSetting(Connection& c, const std::string& env, const std::string& name, const SettingValue& value) {
+    c.exec("INSERT INTO setting (environment, name, value, protected, protected_by) VALUES ($1, $2, $3, $4, $5) "
+           "ON CONFLICT (environment, name) DO UPDATE SET value = excluded.value, protected = excluded.protected, "
+           "protected_by = excluded.protected_by",
+           {env, name, dump(value.value), value.is_protected, value.is_protected ? value.protected_by : ""});
+  }
+
+  static Environment loadEnvironment(Connection& c, const std::string& id) {
+    Rows rows = c.query(std::string("SELECT ") + kEnvironmentColumns + " FROM environment WHERE id = $1", {id});
+    if (rows.empty()) throw NotFound(kNoEnvironment);
+    Environment e = environmentOf(rows[0]);
+    e.settings = loadSettings(c, id);
+    return e;
+  }
+
+  static ModelVersion loadVersion(Connection& c, const std::string& env, std::int64_t version) {
+    requireEnvironment(c, env);
+    Rows rows = c.query(std::string("SELECT ") + kVersionColumns +
+                            " FROM model_version WHERE environment = $1 AND version = $2",
+                        {env, version});
+    if (rows.empty()) throw NotFound("The given configuration model does not exist yet.");
+    return versionOf(rows[0]);
+  }
+
+  // Deletes a version with its rows (the cascades take resources, unknowns and dry-runs), its
+  // actions, and the state rows of resources no other version has.
+  static void removeVersion(Connection& c, const std::string& env, std::int64_t version) {
+    c.exec("DELETE FROM resource_action WHERE environment = $1 AND version = $2", {env, version});
+    c.exec("DELETE FROM model_version WHERE environment = $1 AND version = $2", {env, version});
+    c.exec("DELETE FROM resource_state WHERE environment = $1 AND NOT EXISTS (SELECT 1 FROM resource r "
+           "WHERE r.environment = $1 AND r.resource_id = resource_state.resource_id)",
+           {env});
+  }
+
+  static void addAgents(Connection& c, const std::string& env, const std::vector<std::string>& names) {
+    // agents that appear while the environment is halted start paused, to be unpaused on resume
+    bool halted = requireEnvironment(c, env);
+    std::vector<Params> rows;
+    for (const auto& name : names) rows.push_back({env, name, halted, halted ? Param(true) : Param()});
+    insertMany(c, "INSERT INTO agent (environment, name, paused, unpause_on_resume)", 4, rows,
+               " ON CONFLICT (environment, name) DO NOTHING");
+  }
+
+  void updateAgents(const std::string& env, const std::string& column, bool value,
+                    const std::optional<std::string>& name) {
+    db_->write([&](Connection& c) {
+      requireEnvironment(c, env);
+      if (!name) {
+        c.exec("UPDATE agent SET " + column + " = $2 WHERE environment = $1", {env, value});
+      } else if (c.query("UPDATE agent SET " + column + " = $2 WHERE environment = $1 AND name = $3 RETURNING name",
+                         {env, value, *name})
+                     .empty()) {
+        throw NotFound("The agent with name " + *name + " does not exist.");
+      }
+    });
+  }
+
+  static void saveStates(Connection& c, const std::string& env, const std::vector<ResourceState>& states) {
+    std::vector<Params> rows;
+    rows.reserve(states.size());
+    for (const auto& s : states) rows.push_back(stateParams(env, s));
+    std::string columns = kStateColumns;
+    std::string updates;
+    for (std::size_t start = 0; start < columns.size();) {
+      std::size_t end = columns.find(',', start);
+      std::string column = columns.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      column.erase(0, column.find_first_not_of(' '));
+      if (column != "resource_id" && column != "created")
+        updates += (updates.empty() ? "" : ", ") + column + " = excluded." + column;
+      start = end == std::string::npos ? columns.size() : end + 1;
+    }
+    insertMany(c, "INSERT INTO resource_state (environment, " + columns + ")", 19, rows,
+               " ON CONFLICT (environment, resource_id) DO UPDATE SET " + updates);
+  }
+
+  static ResourceAction loadAction(Connection& c, const std::string& env, const std::string& action_id) {
+    requireEnvironment(c, env);
+    Rows rows = c.query(std::string("SELECT ") + kActionColumns +
+                            " FROM resource_action WHERE environment = $1 AND action_id = $2",
+                        {env, action_id});
+    if (rows.empty()) throw NotFound("The resource action " + action_id + " does not exist.");
+    return actionOf(rows[0]);
+  }
+
+  static void loadActionResources(Connection& c, ResourceAction& action) {
+    for (const Row& row : c.query("SELECT resource_version_id FROM resource_action_resource WHERE action_id = $1 "
+                                  "ORDER BY resource_version_id",
+                                  {action.action_id}))
+      action.resource_version_ids.push_back(row.text(0));
+  }
+
+  static void appendMessages(ResourceAction& action, const json& messages) {
+    if (!action.messages.is_array()) action.messages = json::array();
+    if (messages.is_array())
+      for (const auto& line : messages) action.messages.push_back(line);
+  }
+
+  std::unique_ptr<Database> db_;
+  std::shared_ptr<void> guard_;
+  int schema_;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> makeSqlStore(std::unique_ptr<Database> db, std::shared_ptr<void> guard, int schema_version) {
+  return std::make_unique<SqlStore>(std::move(db), std::move(guard), schema_version);
+}
+
+}  // namespace inmanta::store::sql

@@ -1,0 +1,201 @@
+#include "embedded/store/sqlite_store.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <unordered_map>
+
+#include "embedded/store/sql_store.h"
+
+namespace inmanta::store {
+namespace {
+
+using sql::Param;
+using sql::Params;
+using sql::Row;
+using sql::Rows;
+
+// The shared SQL numbers its parameters $1, $2, …; SQLite spells a numbered parameter ?1, ?2.
+std::string sqliteParameters(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\'') in_string = !in_string;
+    if (!in_string && c == '$' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) c = '?';
+    out += c;
+  }
+  return out;
+}
+
+class SqliteConnection : public sql::Connection {
+ public:
+  explicit SqliteConnection(const std::string& path) : path_(path) {
+    int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             nullptr);
+    if (rc != SQLITE_OK) {
+      std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+      sqlite3_close(db_);
+      throw StoreError("Cannot open the store " + path + ": " + message);
+    }
+    sqlite3_extended_result_codes(db_, 1);
+    // Writers of other connections wait (in-process writers queue on the pool's lock first).
+    sqlite3_busy_timeout(db_, 30000);
+    // WAL: readers run beside the writer and never block it. synchronous=NORMAL with WAL syncs the
+    // log at checkpoints, not at every commit: a committed transaction is in the WAL file (the
+    // operating system's cache) when the commit returns, so it survives the death of the process
+    // (kill -9), which is the durability the server promises; only a power loss or kernel crash
+    // could lose the last commits. FULL would fsync at every commit for that case too.
+    script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+  }
+  ~SqliteConnection() override {
+    for (auto& [text, statement] : statements_) sqlite3_finalize(statement);
+    sqlite3_close(db_);
+  }
+
+  Rows query(const std::string& text, const Params& params) override {
+    sqlite3_stmt* statement = prepare(text);
+    sqlite3_reset(statement);
+    sqlite3_clear_bindings(statement);
+    for (std::size_t i = 0; i < params.size(); ++i) bind(statement, static_cast<int>(i + 1), params[i]);
+    Rows rows;
+    while (true) {
+      int rc = sqlite3_step(statement);
+      if (rc == SQLITE_ROW) {
+        rows.push_back(readRow(statement));
+      } else if (rc == SQLITE_DONE) {
+        break;
+      } else {
+        sqlite3_reset(statement);
+        fail(rc, text);
+      }
+    }
+    sqlite3_reset(statement);
+    return rows;
+  }
+
+  void script(const std::string& text) override {
+    char* error = nullptr;
+    int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error);
+    if (rc != SQLITE_OK) {
+      std::string message = error ? error : sqlite3_errstr(rc);
+      sqlite3_free(error);
+      throw StoreError("SQLite (" + path_ + "): " + message);
+    }
+  }
+
+  // IMMEDIATE takes the write lock at the start, so a write transaction never fails half-way
+  // when another connection wrote since it read.
+  void begin(bool write) override { query(write ? "BEGIN IMMEDIATE" : "BEGIN", {}); }
+  void commit() override { query("COMMIT", {}); }
+  void rollback() override {
+    if (!sqlite3_get_autocommit(db_)) query("ROLLBACK", {});
+  }
+
+ private:
+  sqlite3_stmt* prepare(const std::string& text) {
+    auto found = statements_.find(text);
+    if (found != statements_.end()) return found->second;
+    sqlite3_stmt* statement = nullptr;
+    std::string rewritten = sqliteParameters(text);
+    int rc = sqlite3_prepare_v3(db_, rewritten.c_str(), static_cast<int>(rewritten.size()), SQLITE_PREPARE_PERSISTENT,
+                                &statement, nullptr);
+    if (rc != SQLITE_OK) fail(rc, text);
+    statements_.emplace(text, statement);
+    return statement;
+  }
+
+  static void bind(sqlite3_stmt* statement, int index, const Param& param) {
+    switch (param.kind) {
+      case Param::Kind::null: sqlite3_bind_null(statement, index); break;
+      case Param::Kind::integer:
+      case Param::Kind::boolean: sqlite3_bind_int64(statement, index, param.integer); break;
+      case Param::Kind::text:
+        sqlite3_bind_text(statement, index, param.text.data(), static_cast<int>(param.text.size()), SQLITE_STATIC);
+        break;
+      case Param::Kind::blob:
+        sqlite3_bind_blob(statement, index, param.text.data(), static_cast<int>(param.text.size()), SQLITE_STATIC);
+        break;
+    }
+  }
+
+  static Row readRow(sqlite3_stmt* statement) {
+    Row row;
+    int count = sqlite3_column_count(statement);
+    row.columns.reserve(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      int type = sqlite3_column_type(statement, i);
+      if (type == SQLITE_NULL) {
+        row.columns.emplace_back(std::nullopt);
+      } else if (type == SQLITE_BLOB) {
+        const void* data = sqlite3_column_blob(statement, i);
+        int size = sqlite3_column_bytes(statement, i);
+        row.columns.emplace_back(std::string(static_cast<const char*>(data), static_cast<std::size_t>(size)));
+      } else {
+        const unsigned char* data = sqlite3_column_text(statement, i);
+        int size = sqlite3_column_bytes(statement, i);
+        row.columns.emplace_back(std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size)));
+      }
+    }
+    return row;
+  }
+
+  [[noreturn]] void fail(int rc, const std::string& text) {
+    std::string message = "SQLite (" + path_ + "): " + sqlite3_errmsg(db_);
+    if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY) throw sql::UniqueViolation(message);
+    throw StoreError(message + " in: " + text.substr(0, 200));
+  }
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::unordered_map<std::string, sqlite3_stmt*> statements_;
+};
+
+// The exclusive lock on `<db>.lock`, held while the store is open; the kernel drops it when the
+// process dies, so a killed server never leaves a stale lock behind.
+class LockFile {
+ public:
+  explicit LockFile(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0) throw StoreError("Cannot create the lock file " + path + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      int error = errno;
+      ::close(fd_);
+      if (error == EWOULDBLOCK) {
+        throw StoreError("The store " + path.substr(0, path.size() - 5) +
+                         " is in use by another inmanta server (it holds the lock on " + path + ")");
+      }
+      throw StoreError("Cannot lock " + path + ": " + std::strerror(error));
+    }
+  }
+  ~LockFile() { ::close(fd_); }
+  LockFile(const LockFile&) = delete;
+  LockFile& operator=(const LockFile&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> openSqliteStore(const StoreConfig& config) {
+  if (config.sqlite_path.empty()) throw StoreError("No SQLite database file given for the store");
+  std::filesystem::path path(config.sqlite_path);
+  std::error_code error;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
+  if (error) throw StoreError("Cannot create the folder of the store " + path.string() + ": " + error.message());
+  auto guard = std::make_shared<LockFile>(path.string() + ".lock");
+  const std::string file = path.string();
+  auto db = std::make_unique<sql::Database>([file] { return std::make_unique<SqliteConnection>(file); }, 8);
+  db->setSerializeWriters(true);
+  int schema = sql::migrate(*db, file);
+  return sql::makeSqlStore(std::move(db), std::move(guard), schema);
+}
+
+}  // namespace inmanta::store

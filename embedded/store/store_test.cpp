@@ -1,0 +1,704 @@
+// One typed suite over both engines: every case runs on SQLite (a file in a temporary folder) and
+// on PostgreSQL (a fresh database on the server of the `postgresql` ctest fixture).
+#include <libpq-fe.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "embedded/store/store.h"
+
+namespace inmanta::store {
+namespace {
+
+using nlohmann::json;
+
+class SqliteEngine {
+ public:
+  SqliteEngine() {
+    char pattern[] = "/tmp/inmanta-store-test-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    config_.engine = Engine::sqlite;
+    config_.sqlite_path = dir_ + "/server/inmanta.db";
+  }
+  ~SqliteEngine() { std::filesystem::remove_all(dir_); }
+  bool available(std::string&) { return true; }
+  const StoreConfig& config() const { return config_; }
+  void rawExec(const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(config_.sqlite_path.c_str(), &db), SQLITE_OK);
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+    sqlite3_free(error);
+    sqlite3_close(db);
+  }
+
+ private:
+  std::string dir_;
+  StoreConfig config_;
+};
+
+// The connection string of the test server: INMANTA_TEST_PG, or the file INMANTA_TEST_PG_FILE
+// names (what the ctest fixture writes).
+std::string testServer() {
+  if (const char* text = std::getenv("INMANTA_TEST_PG"); text && *text) return text;
+  if (const char* file = std::getenv("INMANTA_TEST_PG_FILE"); file && *file) {
+    std::ifstream in(file);
+    std::string line;
+    if (std::getline(in, line)) return line;
+  }
+  return "";
+}
+
+class PostgresEngine {
+ public:
+  PostgresEngine() {
+    server_ = testServer();
+    if (server_.empty()) return;
+    PQconninfoOption* options = PQconninfoParse(server_.c_str(), nullptr);
+    for (auto* o = options; o && o->keyword; ++o) {
+      if (!o->val) continue;
+      std::string key = o->keyword;
+      if (key == "host") config_.host = o->val;
+      if (key == "port") config_.port = std::atoi(o->val);
+      if (key == "user") config_.username = o->val;
+      if (key == "password") config_.password = o->val;
+    }
+    PQconninfoFree(options);
+    config_.engine = Engine::postgresql;
+    static std::atomic<int> counter{0};
+    config_.name = "store_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+    config_.pool_min = 1;
+    config_.pool_max = 8;
+    admin("CREATE DATABASE " + config_.name);
+  }
+  ~PostgresEngine() {
+    if (!server_.empty()) admin("DROP DATABASE IF EXISTS " + config_.name + " WITH (FORCE)");
+  }
+  bool available(std::string& why) {
+    why = "no PostgreSQL for the tests: set INMANTA_TEST_PG (a libpq connection string) or run under ctest";
+    return !server_.empty();
+  }
+  const StoreConfig& config() const { return config_; }
+  void rawExec(const std::string& sql) { run(server_ + " dbname=" + config_.name, sql); }
+
+ private:
+  void admin(const std::string& sql) { run(server_, sql); }
+  static void run(const std::string& conninfo, const std::string& sql) {
+    PGconn* conn = PQconnectdb(conninfo.c_str());
+    ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
+    PGresult* result = PQexec(conn, sql.c_str());
+    EXPECT_TRUE(PQresultStatus(result) == PGRES_COMMAND_OK || PQresultStatus(result) == PGRES_TUPLES_OK)
+        << PQresultErrorMessage(result);
+    PQclear(result);
+    PQfinish(conn);
+  }
+  std::string server_;
+  StoreConfig config_;
+};
+
+template <class E>
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!engine_.available(why)) {
+      if (std::getenv("INMANTA_TEST_PG_REQUIRED")) FAIL() << why;
+      GTEST_SKIP() << why;
+    }
+    store_ = Store::open(engine_.config());
+  }
+
+  std::string environment(const std::string& name = "dev") {
+    auto project = store_->createProject("p-" + name + "-" + newUuid());
+    return store_->createEnvironment({std::nullopt, project.id, name, "", "", "", ""}).id;
+  }
+
+  static Resource resource(const std::string& path, const std::string& agent = "localhost",
+                           std::vector<std::string> requires_ = {}) {
+    Resource r;
+    r.resource_id = "std::File[" + agent + ",path=" + path + "]";
+    r.resource_type = "std::File";
+    r.agent = agent;
+    r.id_attribute = "path";
+    r.resource_id_value = path;
+    r.attributes = {{"path", path}, {"requires", requires_}};
+    r.attribute_hash = "hash-" + path;
+    return r;
+  }
+
+  std::int64_t put(const std::string& env, std::vector<Resource> resources, std::int64_t version = -1) {
+    NewVersion v;
+    v.environment = env;
+    v.version = version >= 0 ? version : store_->reserveVersion(env);
+    v.resources = std::move(resources);
+    return store_->putVersion(v);
+  }
+
+  E engine_;
+  std::unique_ptr<Store> store_;
+};
+
+using Engines = ::testing::Types<SqliteEngine, PostgresEngine>;
+class EngineNames {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    return std::is_same_v<T, SqliteEngine> ? "sqlite" : "postgresql";
+  }
+};
+TYPED_TEST_SUITE(StoreTest, Engines, EngineNames);
+
+TYPED_TEST(StoreTest, Projects) {
+  Store& s = *this->store_;
+  auto b = s.createProject("b");
+  auto a = s.createProject("a", "0f3e1c4a-1111-4222-8333-444455556666");
+  EXPECT_EQ(a.id, "0f3e1c4a-1111-4222-8333-444455556666");
+  EXPECT_THROW(s.createProject("a"), Conflict);
+  EXPECT_THROW(s.createProject("c", a.id), Conflict);
+  auto all = s.listProjects();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, "a");
+  EXPECT_EQ(s.renameProject(b.id, "c").name, "c");
+  EXPECT_THROW(s.renameProject(b.id, "a"), Conflict);
+  EXPECT_THROW(s.getProject(newUuid()), NotFound);
+  s.createEnvironment({std::nullopt, a.id, "env", "", "", "", ""});
+  EXPECT_EQ(s.getProject(a.id).environment_ids.size(), 1u);
+  try {
+    s.deleteProject(a.id);
+    FAIL() << "deleted a project with environments";
+  } catch (const Conflict& e) {
+    EXPECT_NE(std::string(e.what()).find("still contains some environments: env"), std::string::npos);
+  }
+  s.deleteProject(b.id);
+  EXPECT_THROW(s.getProject(b.id), NotFound);
+  EXPECT_THROW(s.deleteProject(b.id), NotFound);
+}
+
+TYPED_TEST(StoreTest, Environments) {
+  Store& s = *this->store_;
+  auto p = s.createProject("p");
+  auto q = s.createProject("q");
+  EXPECT_THROW(s.createEnvironment({std::nullopt, newUuid(), "x", "", "", "", ""}), NotFound);
+  auto e = s.createEnvironment({std::nullopt, p.id, "dev", "git://r", "main", "desc", ""});
+  EXPECT_EQ(e.repo_url, "git://r");
+  EXPECT_FALSE(e.halted);
+  EXPECT_THROW(s.createEnvironment({std::nullopt, p.id, "dev", "", "", "", ""}), Conflict);
+  auto f = s.createEnvironment({std::nullopt, p.id, "acc", "", "", "", ""});
+  auto envs = s.listEnvironments();
+  ASSERT_EQ(envs.size(), 2u);
+  EXPECT_EQ(envs[0].name, "acc");
+  EnvironmentUpdate rename;
+  rename.name = "acc";
+  EXPECT_THROW(s.updateEnvironment(e.id, rename), Conflict);
+  EnvironmentUpdate move;
+  move.project_id = q.id;
+  move.description = "moved";
+  auto moved = s.updateEnvironment(e.id, move);
+  EXPECT_EQ(moved.project_id, q.id);
+  EXPECT_EQ(moved.description, "moved");
+  EXPECT_EQ(moved.repo_branch, "main");
+  EnvironmentUpdate nowhere;
+  nowhere.project_id = newUuid();
+  EXPECT_THROW(s.updateEnvironment(e.id, nowhere), NotFound);
+  s.setMarkedForDeletion(f.id, true);
+  EXPECT_TRUE(s.getEnvironment(f.id).is_marked_for_deletion);
+  s.deleteEnvironment(f.id);
+  EXPECT_THROW(s.getEnvironment(f.id), NotFound);
+  EXPECT_THROW(s.deleteEnvironment(f.id), NotFound);
+}
+
+TYPED_TEST(StoreTest, Settings) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  s.setSetting(env, "auto_deploy", {false, false, ""});
+  s.setSetting(env, "autostart_agent_map", {{{"internal", "local:"}}, false, ""});
+  auto settings = s.getSettings(env);
+  EXPECT_EQ(settings.at("auto_deploy").value, json(false));
+  EXPECT_EQ(settings.at("autostart_agent_map").value["internal"], "local:");
+  EXPECT_TRUE(s.deleteSetting(env, "auto_deploy"));
+  EXPECT_FALSE(s.deleteSetting(env, "auto_deploy"));
+  s.setProtectedSettings(env, {{"a", 1}, {"b", 2}}, "project.yml");
+  s.setProtectedSettings(env, {{"a", 3}}, "project.yml");
+  settings = s.getSettings(env);
+  EXPECT_TRUE(settings.at("a").is_protected);
+  EXPECT_EQ(settings.at("a").value, 3);
+  EXPECT_EQ(settings.at("a").protected_by, "project.yml");
+  EXPECT_FALSE(settings.at("b").is_protected);
+  EXPECT_EQ(settings.at("b").value, 2);
+  EXPECT_EQ(s.getEnvironment(env).settings.size(), 3u);
+  EXPECT_THROW(s.getSettings(newUuid()), NotFound);
+}
+
+TYPED_TEST(StoreTest, Files) {
+  Store& s = *this->store_;
+  std::string bytes("a\0b\xff\x01", 5);
+  s.putFile("aaaa", bytes);
+  s.putFile("aaaa", bytes);
+  EXPECT_TRUE(s.hasFile("aaaa"));
+  EXPECT_FALSE(s.hasFile("bbbb"));
+  EXPECT_EQ(s.getFile("aaaa"), bytes);
+  EXPECT_EQ(s.getFile("bbbb"), std::nullopt);
+  EXPECT_EQ(s.missingFiles({"bbbb", "aaaa", "cccc"}), (std::vector<std::string>{"bbbb", "cccc"}));
+}
+
+TYPED_TEST(StoreTest, PutAndReleaseVersions) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  EXPECT_EQ(s.reserveVersion(env), 1);
+  EXPECT_EQ(s.reserveVersion(env), 2);
+  EXPECT_THROW(s.reserveVersion(newUuid()), NotFound);
+  NewVersion v;
+  v.environment = env;
+  v.version = 3;
+  EXPECT_THROW(s.putVersion(v), Invalid);  // not reserved
+  v.version = -1;
+  EXPECT_THROW(s.putVersion(v), Invalid);
+  v.version = 1;
+  auto a = TestFixture::resource("/a");
+  auto b = TestFixture::resource("/b", "other", {a.resource_id});
+  b.is_undefined = true;
+  b.resource_set = "set1";
+  v.resources = {a, b};
+  v.unknowns = {{"param", "fact", b.resource_id, {{"k", "v"}}}};
+  v.undeployable = {b.resource_id};
+  v.version_info = {{"export_metadata", {{"type", "api"}}}};
+  EXPECT_EQ(s.putVersion(v), 1);
+  EXPECT_THROW(s.putVersion(v), Conflict);
+
+  auto stored = s.getVersion(env, 1);
+  EXPECT_EQ(stored.total, 2);
+  EXPECT_FALSE(stored.released);
+  EXPECT_EQ(stored.undeployable, std::vector<std::string>{b.resource_id});
+  EXPECT_EQ(stored.version_info["export_metadata"]["type"], "api");
+  auto resources = s.versionResources(env, 1);
+  ASSERT_EQ(resources.size(), 2u);
+  EXPECT_EQ(resources[1].resource_set, "set1");
+  EXPECT_TRUE(resources[1].is_undefined);
+  EXPECT_EQ(resources[1].attributes["requires"][0], a.resource_id);
+  EXPECT_EQ(s.getResource(env, 1, a.resource_id)->attribute_hash, "hash-/a");
+  EXPECT_EQ(s.getResource(env, 1, "std::File[x,path=/none]"), std::nullopt);
+  ASSERT_EQ(s.versionUnknowns(env, 1).size(), 1u);
+  EXPECT_EQ(s.versionUnknowns(env, 1)[0].metadata["k"], "v");
+  auto agents = s.listAgents(env);
+  ASSERT_EQ(agents.size(), 2u);
+  EXPECT_EQ(agents[0].name, "localhost");
+
+  auto store_actions = s.queryResourceActions(env, {});
+  ASSERT_EQ(store_actions.size(), 1u);
+  EXPECT_EQ(store_actions[0].action, "store");
+  EXPECT_EQ(store_actions[0].messages[0]["msg"], "Successfully stored version 1");
+  EXPECT_EQ(store_actions[0].resource_version_ids.size(), 2u);
+
+  // partial exports take the next number themselves
+  NewVersion partial;
+  partial.environment = env;
+  partial.version = 0;
+  partial.partial_base = 1;
+  partial.resources = {a};
+  EXPECT_EQ(s.putVersion(partial), 3);
+  EXPECT_EQ(s.getVersion(env, 3).partial_base, 1);
+
+  EXPECT_THROW(s.releaseVersion(env, 9), NotFound);
+  EXPECT_EQ(s.latestReleasedVersion(env), std::nullopt);
+  EXPECT_TRUE(s.releaseVersion(env, 1).released);
+  EXPECT_THROW(s.releaseVersion(env, 1), Conflict);
+  auto state = s.getResourceState(env, a.resource_id);
+  ASSERT_TRUE(state);
+  EXPECT_EQ(state->last_handler_run, "NEW");
+  EXPECT_EQ(state->last_non_deploying_status, "available");
+  EXPECT_EQ(state->current_intent_attribute_hash, "hash-/a");
+  EXPECT_EQ(s.getResourceState(env, b.resource_id)->blocked, "BLOCKED");
+  EXPECT_EQ(s.latestReleasedVersion(env), 1);
+  s.releaseVersion(env, 3);
+  EXPECT_EQ(s.getResourceState(env, b.resource_id)->orphaned_after, 1);
+  EXPECT_EQ(s.getResourceState(env, a.resource_id)->orphaned_after, std::nullopt);
+  EXPECT_EQ(s.latestVersion(env), 3);
+
+  // a version older than the newest released one can no longer be released
+  this->put(env, {a}, 2);
+  EXPECT_THROW(s.releaseVersion(env, 2), Conflict);
+
+  auto page = s.listVersions(env, 0, 2);
+  EXPECT_EQ(page.count, 3);
+  ASSERT_EQ(page.versions.size(), 2u);
+  EXPECT_EQ(page.versions[0].version, 3);
+  EXPECT_EQ(s.listVersions(env, 2, 10).versions.at(0).version, 1);
+}
+
+TYPED_TEST(StoreTest, DeleteVersionCascades) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  auto a = TestFixture::resource("/a");
+  auto b = TestFixture::resource("/b");
+  auto v1 = this->put(env, {a, b});
+  s.releaseVersion(env, v1);
+  auto v2 = this->put(env, {a});
+  s.releaseVersion(env, v2);
+  s.createDryRun(env, v1, 2);
+  EXPECT_THROW(s.deleteVersion(env, v2), Invalid);
+  EXPECT_THROW(s.deleteVersion(env, 42), NotFound);
+  s.deleteVersion(env, v1);
+  EXPECT_THROW(s.getVersion(env, v1), NotFound);
+  EXPECT_TRUE(s.listDryRuns(env).empty());
+  EXPECT_EQ(s.getResourceState(env, b.resource_id), std::nullopt);  // in no version any more
+  EXPECT_TRUE(s.getResourceState(env, a.resource_id));
+  ActionQuery q;
+  q.version = v1;
+  EXPECT_TRUE(s.queryResourceActions(env, q).empty());
+}
+
+TYPED_TEST(StoreTest, DecommissionAndDeleteEnvironment) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  s.setSetting(env, "auto_deploy", {true, false, ""});
+  auto v = this->put(env, {TestFixture::resource("/a")});
+  s.releaseVersion(env, v);
+  s.setParameter({env, "p", "1", "user", "", json::object(), {}});
+  s.setLastProcessedVersion(env, v);
+  s.createDryRun(env, v, 1);
+  s.decommissionEnvironment(env);
+  EXPECT_EQ(s.latestVersion(env), std::nullopt);
+  EXPECT_TRUE(s.resourceStates(env).empty());
+  EXPECT_TRUE(s.listAgents(env).empty());
+  EXPECT_TRUE(s.listParameters(env).empty());
+  EXPECT_TRUE(s.listDryRuns(env).empty());
+  EXPECT_TRUE(s.queryResourceActions(env, {}).empty());
+  EXPECT_EQ(s.lastProcessedVersion(env), std::nullopt);
+  EXPECT_EQ(s.getSettings(env).size(), 1u);
+  EXPECT_EQ(s.reserveVersion(env), v + 1);  // the counter survives
+
+  auto w = this->put(env, {TestFixture::resource("/b")});
+  s.releaseVersion(env, w);
+  s.deleteEnvironment(env);
+  EXPECT_THROW(s.getVersion(env, w), NotFound);
+  EXPECT_THROW(s.resourceStates(env), NotFound);
+}
+
+TYPED_TEST(StoreTest, HaltResumeAndAgents) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  s.registerAgents(env, {"a1", "a2", "a3"});
+  s.registerAgents(env, {"a1"});
+  s.setAgentPaused(env, "a2", true);
+  EXPECT_THROW(s.setAgentPaused(env, "nope", true), NotFound);
+  s.haltEnvironment(env);
+  s.haltEnvironment(env);  // no-op
+  EXPECT_TRUE(s.getEnvironment(env).halted);
+  auto agents = s.listAgents(env);
+  ASSERT_EQ(agents.size(), 3u);
+  for (const auto& a : agents) EXPECT_TRUE(a.paused);
+  EXPECT_EQ(agents[0].unpause_on_resume, true);
+  EXPECT_EQ(agents[1].unpause_on_resume, false);
+  s.setUnpauseOnResume(env, "a3", false);
+  s.registerAgents(env, {"a4"});
+  EXPECT_TRUE(s.getAgent(env, "a4")->paused);
+  s.resumeEnvironment(env);
+  EXPECT_FALSE(s.getEnvironment(env).halted);
+  EXPECT_FALSE(s.getAgent(env, "a1")->paused);
+  EXPECT_TRUE(s.getAgent(env, "a2")->paused);
+  EXPECT_TRUE(s.getAgent(env, "a3")->paused);
+  EXPECT_FALSE(s.getAgent(env, "a4")->paused);
+  EXPECT_EQ(s.getAgent(env, "a1")->unpause_on_resume, std::nullopt);
+  s.setAllAgentsPaused(env, false);
+  for (const auto& a : s.listAgents(env)) EXPECT_FALSE(a.paused);
+  s.setAllUnpauseOnResume(env, true);
+  EXPECT_EQ(s.getAgent(env, "a2")->unpause_on_resume, true);
+  EXPECT_EQ(s.getAgent(env, "nope"), std::nullopt);
+}
+
+TYPED_TEST(StoreTest, ResourceActionsAndStates) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  auto a = TestFixture::resource("/a");
+  auto b = TestFixture::resource("/b", "other");
+  auto v = this->put(env, {a, b});
+  s.releaseVersion(env, v);
+  auto state = *s.getResourceState(env, a.resource_id);
+  state.is_deploying = true;
+  ResourceAction deploy;
+  deploy.environment = env;
+  deploy.version = v;
+  deploy.action = "deploy";
+  deploy.started = now();
+  deploy.resource_version_ids = {a.resource_id + ",v=" + std::to_string(v)};
+  auto id = s.insertResourceAction(deploy, {state});
+  EXPECT_TRUE(s.getResourceState(env, a.resource_id)->is_deploying);
+  EXPECT_THROW(
+      {
+        deploy.action_id = id;
+        s.insertResourceAction(deploy);
+      },
+      Conflict);
+  s.appendActionMessages(env, id, json::array({{{"level", "DEBUG"}, {"msg", "one"}}}));
+  state.is_deploying = false;
+  state.last_handler_run = "SUCCESSFUL";
+  state.last_deployed_attribute_hash = state.current_intent_attribute_hash;
+  state.last_success = now();
+  state.last_handler_run_compliant = true;
+  ActionResult result;
+  result.finished = now();
+  result.status = "deployed";
+  result.change = "created";
+  result.changes = json{{"x", 1}};
+  result.messages = json::array({{{"level", "INFO"}, {"msg", "two"}}});
+  s.finishResourceAction(env, id, result, {state});
+  EXPECT_THROW(s.finishResourceAction(env, newUuid(), result), NotFound);
+  auto stored = *s.getResourceAction(env, id);
+  EXPECT_EQ(stored.status, "deployed");
+  EXPECT_EQ(stored.change, "created");
+  ASSERT_EQ(stored.messages.size(), 2u);
+  EXPECT_EQ(stored.messages[1]["msg"], "two");
+  auto after = *s.getResourceState(env, a.resource_id);
+  EXPECT_FALSE(after.is_deploying);
+  EXPECT_EQ(after.last_handler_run, "SUCCESSFUL");
+  EXPECT_EQ(after.last_handler_run_compliant, true);
+  EXPECT_EQ(after.last_success, state.last_success);
+
+  ActionQuery by_resource;
+  by_resource.resource_id = a.resource_id;
+  auto found = s.queryResourceActions(env, by_resource);
+  ASSERT_EQ(found.size(), 2u);  // the deploy, then the store
+  EXPECT_EQ(found[0].action, "deploy");
+  ActionQuery by_agent;
+  by_agent.agent = "other";
+  by_agent.actions = {"deploy"};
+  EXPECT_TRUE(s.queryResourceActions(env, by_agent).empty());
+  by_agent.actions = {"store"};
+  EXPECT_EQ(s.queryResourceActions(env, by_agent).size(), 1u);
+  ActionQuery page;
+  page.limit = 1;
+  page.oldest_first = true;
+  auto first = s.queryResourceActions(env, page);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].action, "store");
+  page.after = first[0].started;
+  page.after_action_id = first[0].action_id;
+  auto second = s.queryResourceActions(env, page);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].action_id, id);
+  ActionQuery before;
+  before.before = second[0].started;
+  before.before_action_id = second[0].action_id;
+  EXPECT_EQ(s.queryResourceActions(env, before).size(), 1u);
+
+  EXPECT_EQ(s.pruneResourceActions(deploy.started), 1);  // the store action came first
+  EXPECT_EQ(s.queryResourceActions(env, {}).size(), 1u);
+  ResourceAction bad;
+  bad.environment = env;
+  bad.action = "deploy";
+  bad.resource_version_ids = {"not a resource id"};
+  EXPECT_THROW(s.insertResourceAction(bad), Invalid);
+
+  ResourceState fresh = after;
+  fresh.resource_id = "std::File[localhost,path=/c]";
+  s.saveResourceStates(env, {fresh});
+  EXPECT_EQ(s.resourceStates(env).size(), 3u);
+}
+
+TYPED_TEST(StoreTest, Parameters) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  auto stored = s.setParameter({env, "length", "10", "fact", "std::File[h,path=/a]", {{"m", 1}}, {}});
+  EXPECT_NE(stored.updated, Timestamp{});
+  s.setParameter({env, "length", "12", "fact", "std::File[h,path=/a]", json::object(), {}});
+  s.setParameter({env, "global", "x", "user", "", json::object(), {}});
+  EXPECT_EQ(s.getParameter(env, "length", "std::File[h,path=/a]")->value, "12");
+  EXPECT_EQ(s.getParameter(env, "length"), std::nullopt);
+  EXPECT_EQ(s.listParameters(env).size(), 2u);
+  EXPECT_EQ(s.listParameters(env, std::string("std::File[h,path=/a]")).size(), 1u);
+  EXPECT_TRUE(s.deleteParameter(env, "global"));
+  EXPECT_FALSE(s.deleteParameter(env, "global"));
+  EXPECT_THROW(s.setParameter({newUuid(), "x", "1", "user", "", {}, {}}), NotFound);
+}
+
+TYPED_TEST(StoreTest, DryRuns) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  auto v = this->put(env, {TestFixture::resource("/a"), TestFixture::resource("/b")});
+  EXPECT_THROW(s.createDryRun(env, 99, 1), NotFound);
+  auto d = s.createDryRun(env, v, 2);
+  EXPECT_EQ(d.todo, 2);
+  std::string rvid = "std::File[localhost,path=/a],v=" + std::to_string(v);
+  s.recordDryRunResource(env, d.id, rvid, {{"id", rvid}, {"changes", json::object()}});
+  s.recordDryRunResource(env, d.id, rvid, {{"id", rvid}, {"changes", {{"x", 1}}}});
+  auto got = *s.getDryRun(env, d.id);
+  EXPECT_EQ(got.todo, 1);
+  EXPECT_EQ(got.resources[rvid]["changes"]["x"], 1);
+  EXPECT_THROW(s.recordDryRunResource(env, newUuid(), rvid, json::object()), NotFound);
+  s.createDryRun(env, v, 0);
+  EXPECT_EQ(s.listDryRuns(env, v).size(), 2u);
+  EXPECT_TRUE(s.listDryRuns(env, v + 1).empty());
+  EXPECT_EQ(s.getDryRun(env, newUuid()), std::nullopt);
+}
+
+TYPED_TEST(StoreTest, SchedulerAndPruning) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  EXPECT_EQ(s.lastProcessedVersion(env), std::nullopt);
+  s.setLastProcessedVersion(env, 4);
+  s.setLastProcessedVersion(env, 5);
+  EXPECT_EQ(s.lastProcessedVersion(env), 5);
+  auto released = this->put(env, {TestFixture::resource("/a")});
+  s.releaseVersion(env, released);
+  for (int i = 0; i < 4; ++i) this->put(env, {TestFixture::resource("/a")});
+  EXPECT_EQ(s.pruneVersions(env, 2), 2);  // keeps the two newest and the released one
+  auto page = s.listVersions(env, 0, 10);
+  ASSERT_EQ(page.versions.size(), 3u);
+  EXPECT_EQ(page.versions.back().version, released);
+  EXPECT_EQ(s.pruneVersions(env, 0), 2);
+  EXPECT_EQ(s.listVersions(env, 0, 10).versions.size(), 1u);
+}
+
+TYPED_TEST(StoreTest, ConcurrentReservationsAreDistinctAndIncreasing) {
+  auto env = this->environment();
+  std::vector<std::vector<std::int64_t>> got(8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) got[t].push_back(this->store_->reserveVersion(env));
+    });
+  for (auto& t : threads) t.join();
+  std::set<std::int64_t> all;
+  for (const auto& list : got) {
+    EXPECT_TRUE(std::is_sorted(list.begin(), list.end()));
+    all.insert(list.begin(), list.end());
+  }
+  EXPECT_EQ(all.size(), 160u);
+  EXPECT_EQ(*all.begin(), 1);
+  EXPECT_EQ(*all.rbegin(), 160);
+}
+
+TYPED_TEST(StoreTest, ConcurrentPutVersions) {
+  auto env = this->environment();
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        std::vector<Resource> resources;
+        for (int i = 0; i < 50; ++i) resources.push_back(TestFixture::resource("/f" + std::to_string(i), "h" + std::to_string(t)));
+        auto v = this->put(env, resources);
+        this->store_->releaseVersion(env, v);
+      } catch (const Conflict&) {
+        // a later version was released first: an expected outcome of racing releases
+      } catch (const std::exception& e) {
+        ++failures;
+        ADD_FAILURE() << e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures, 0);
+  auto page = this->store_->listVersions(env, 0, 100);
+  EXPECT_EQ(page.count, 8);
+  for (const auto& v : page.versions) EXPECT_EQ(this->store_->versionResources(env, v.version).size(), 50u);
+  EXPECT_EQ(this->store_->listAgents(env).size(), 8u);
+}
+
+TYPED_TEST(StoreTest, ReadsRunBesideAWrite) {
+  auto env = this->environment();
+  std::vector<Resource> resources;
+  for (int i = 0; i < 2000; ++i) resources.push_back(TestFixture::resource("/r" + std::to_string(i)));
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    this->put(env, resources);
+    done = true;
+  });
+  int reads = 0;
+  while (!done) {
+    this->store_->listProjects();
+    ++reads;
+  }
+  writer.join();
+  EXPECT_GT(reads, 0);
+}
+
+TYPED_TEST(StoreTest, OneServerAtATime) {
+  try {
+    auto second = Store::open(this->engine_.config());
+    FAIL() << "a second store opened the same database";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("in use by another inmanta server"), std::string::npos) << e.what();
+  }
+  this->store_.reset();
+  EXPECT_NO_THROW(Store::open(this->engine_.config()));
+}
+
+TYPED_TEST(StoreTest, RefusesANewerSchema) {
+  int known = this->store_->schemaVersion();
+  EXPECT_GE(known, 1);
+  this->store_.reset();
+  this->engine_.rawExec("INSERT INTO schema_version (version) VALUES (" + std::to_string(known + 1) + ")");
+  try {
+    Store::open(this->engine_.config());
+    FAIL() << "opened a store with a newer schema";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer than this inmanta knows"), std::string::npos) << e.what();
+  }
+}
+
+TYPED_TEST(StoreTest, AcknowledgedWritesSurviveKill) {
+  auto env = this->environment();
+  this->store_.reset();  // the child is the one server
+  int ack[2];
+  ASSERT_EQ(pipe(ack), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    close(ack[0]);
+    auto store = Store::open(this->engine_.config());
+    NewVersion v;
+    v.environment = env;
+    v.version = store->reserveVersion(env);
+    for (int i = 0; i < 100; ++i) v.resources.push_back(TestFixture::resource("/k" + std::to_string(i)));
+    store->putVersion(v);
+    store->releaseVersion(env, v.version);
+    char byte = 'k';
+    if (write(ack[1], &byte, 1) != 1) _exit(3);
+    for (;;) pause();  // killed here, the store still open
+  }
+  close(ack[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ack[0], &byte, 1), 1);
+  close(ack[0]);
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  auto reopened = Store::open(this->engine_.config());
+  EXPECT_EQ(reopened->latestReleasedVersion(env), 1);
+  EXPECT_EQ(reopened->versionResources(env, 1).size(), 100u);
+  EXPECT_EQ(reopened->reserveVersion(env), 2);
+}
+
+TEST(Timestamps, FormatAndParse) {
+  auto t = fromMicros(1700000000123456);
+  EXPECT_EQ(formatTimestamp(t), "2023-11-14T22:13:20.123456+00:00");
+  EXPECT_EQ(parseTimestamp("2023-11-14T22:13:20.123456+00:00"), t);
+  EXPECT_EQ(parseTimestamp("2023-11-14T23:13:20.123456+01:00"), t);
+  EXPECT_EQ(parseTimestamp("2023-11-14 22:13:20.123456"), t);
+  EXPECT_EQ(parseTimestamp("2023-11-14T22:13:20Z"), fromMicros(1700000000000000));
+  EXPECT_EQ(parseTimestamp("2023-13-14T22:13:20"), std::nullopt);
+  EXPECT_EQ(parseTimestamp("yesterday"), std::nullopt);
+}
+
+TEST(Uuids, CanonicalForm) {
+  auto id = newUuid();
+  EXPECT_EQ(canonicalUuid(id), id);
+  EXPECT_EQ(id[14], '4');
+  EXPECT_NE(newUuid(), id);
+  EXPECT_EQ(canonicalUuid("{0F3E1C4A-1111-4222-8333-444455556666}"), "0f3e1c4a-1111-4222-8333-444455556666");
+  EXPECT_EQ(canonicalUuid("0f3e1c4a111142228333444455556666"), "0f3e1c4a-1111-4222-8333-444455556666");
+  EXPECT_EQ(canonicalUuid("not-a-uuid"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace inmanta::store
