@@ -9,7 +9,8 @@ compiler (compiler/README.md draws the same picture):
     (project, load and plugin sit where ALLOWED says; module_code, the modules' Python code,
     sits on runtime, beside sema and exec, below the driver)
 
-`embedded/` may use the compiler only from its deploy part (embedded/deploy*), never the reverse.
+`embedded/` may use the compiler only from its deploy part (embedded/deploy*), never the reverse;
+the store (embedded/store) uses nothing of the project but util/ and itself.
 An #include names its file from the repository root ("compiler/exec/evaluator.h"); a file may
 include its own layer's headers and those of the layers it is allowed, never one further up.
 
@@ -103,6 +104,13 @@ def embedded_part_may(path_rel, owner):
     return path_rel.startswith("embedded/deploy")
 
 
+def embedded_store_may(path_rel, inc):
+    """embedded/store may include util/ and its own headers only (no compiler, exporter, server)."""
+    if not path_rel.startswith("embedded/store/"):
+        return True
+    return inc.startswith("util/") or inc.startswith("embedded/store/")
+
+
 def check(root):
     problems = []
     for comp in COMPONENTS:
@@ -123,6 +131,9 @@ def check(root):
                         if "/" not in inc or first not in COMPONENTS:
                             continue  # generated headers (InmantaParser.h, jinja_support_py.h)
                         where = f"{rel}:{n}"
+                        if not embedded_store_may(rel, inc):
+                            problems.append(f"{where}: embedded/store may include only util/ and itself ({inc})")
+                            continue
                         if first != comp:
                             if first not in COMPONENT_ALLOWED[comp]:
                                 problems.append(f"{where}: {comp} includes {inc} of {first}")
@@ -144,13 +155,14 @@ def self_test():
     """An upward include (the syntax tree including the evaluator) fails the check; the same tree
     without it passes."""
     with tempfile.TemporaryDirectory(prefix="inmanta-layering-") as tmp:
-        for folder in ("compiler/ast", "compiler/exec", "embedded/store", "embedded/deploy"):
+        for folder in ("compiler/ast", "compiler/exec", "embedded/store", "embedded/server", "embedded/deploy"):
             os.makedirs(os.path.join(tmp, folder))
         files = {
             "compiler/exec/evaluator.h": '#include "compiler/ast/ast.h"\n',
             "compiler/ast/ast.h": "",
             "embedded/deploy/deploy.cpp": '#include "compiler/driver.h"\n',
-            "embedded/store/store.h": "",
+            "embedded/store/store.h": '#include "embedded/store/errors.h"\n',
+            "embedded/server/routes.cpp": '#include "embedded/store/store.h"\n',
         }
         for name, text in files.items():
             with open(os.path.join(tmp, name), "w", encoding="utf-8") as fd:
@@ -158,11 +170,14 @@ def self_test():
         clean = check(tmp)
         with open(os.path.join(tmp, "compiler/ast/ast.h"), "a", encoding="utf-8") as fd:
             fd.write('#include "compiler/exec/evaluator.h"\n')
-        with open(os.path.join(tmp, "embedded/store/store.h"), "a", encoding="utf-8") as fd:
+        with open(os.path.join(tmp, "embedded/server/routes.cpp"), "a", encoding="utf-8") as fd:
             fd.write('#include "compiler/runtime/value.h"\n')
+        with open(os.path.join(tmp, "embedded/store/store.h"), "a", encoding="utf-8") as fd:
+            fd.write('#include "exporter/export.h"\n')
         bad = check(tmp)
-    ok = not clean and len(bad) == 2 and "the ast layer includes compiler/exec/evaluator.h" in bad[0] + bad[1] \
-        and any("only embedded/deploy" in p for p in bad)
+    ok = not clean and len(bad) == 3 and any("the ast layer includes compiler/exec/evaluator.h" in p for p in bad) \
+        and any("only embedded/deploy" in p for p in bad) \
+        and any("embedded/store may include only util/" in p for p in bad)
     print("clean tree:", clean or "no problems")
     print("with upward includes:", *bad, sep="\n  ")
     print("self-test:", "passed" if ok else "FAILED")
