@@ -1,0 +1,126 @@
+#include "embedded/server/http_server.h"
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "embedded/server/errors.h"
+
+namespace inmanta::server {
+
+namespace {
+
+// The message of an error httplib answered on its own, before any route ran.
+std::string libraryErrorMessage(int status, const ServerOptions& options) {
+  switch (status) {
+    case 413:
+      return "Request body too large: the maximum is " + std::to_string(options.maxRequestBodySize) +
+             " bytes (server.max-request-body-size)";
+    case 414: return "Request URI too long";
+    case 415: return std::string(kBadRequestPrefix) + "unsupported Content-Encoding of the request body";
+    case 400: return std::string(kBadRequestPrefix) + "the request could not be read (malformed HTTP or body encoding)";
+    default: return "Request failed with status " + std::to_string(status);
+  }
+}
+
+void writeReply(const Reply& reply, httplib::Response& res) {
+  res.status = reply.status;
+  for (const auto& [name, value] : reply.headers) res.set_header(name, value);
+  res.set_content(reply.body ? reply.body->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "",
+                  "application/json");
+}
+
+}  // namespace
+
+HttpServer::HttpServer(const Dispatcher& dispatcher, const ServerOptions& options)
+    : dispatcher_(dispatcher), options_(options) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+std::unique_ptr<httplib::Server> HttpServer::makeServer() const {
+  std::unique_ptr<httplib::Server> server;
+  if (!options_.sslCertFile.empty() && !options_.sslKeyFile.empty()) {
+    auto ssl = std::make_unique<httplib::SSLServer>(options_.sslCertFile.c_str(), options_.sslKeyFile.c_str());
+    if (!ssl->is_valid())
+      throw std::runtime_error("cannot load the TLS certificate " + options_.sslCertFile + " or key " +
+                               options_.sslKeyFile);
+    server = std::move(ssl);
+  } else {
+    server = std::make_unique<httplib::Server>();
+  }
+  server->set_payload_max_length(options_.maxRequestBodySize);
+  server->set_keep_alive_max_count(10000);
+  server->set_read_timeout(60, 0);
+
+  auto handler = [this](const httplib::Request& req, httplib::Response& res) {
+    auto begin = std::chrono::steady_clock::now();
+    RawRequest raw{req.method, req.target, {req.headers.begin(), req.headers.end()}, req.body};
+    Reply reply = dispatcher_.handle(raw);
+    writeReply(reply, res);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    spdlog::debug("{} {} {} {:.1f}ms", req.method, req.path, reply.status, ms);
+  };
+  const std::string all = ".*";
+  server->Get(all, handler);  // and HEAD
+  server->Post(all, handler);
+  server->Put(all, handler);
+  server->Patch(all, handler);
+  server->Delete(all, handler);
+  server->Options(all, handler);
+  // Errors httplib found itself (no route ran, so the body is empty): give them a JSON body.
+  httplib::Server::HandlerWithResponse errorHandler = [this](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty() || req.method == "HEAD") return httplib::Server::HandlerResponse::Unhandled;
+    Reply reply = Dispatcher::errorReply(res.status, libraryErrorMessage(res.status, options_));
+    writeReply(reply, res);
+    spdlog::debug("{} {} {}", req.method, req.path, res.status);
+    return httplib::Server::HandlerResponse::Handled;
+  };
+  server->set_error_handler(std::move(errorHandler));
+  return server;
+}
+
+void HttpServer::start() {
+  int port = options_.bindPort;
+  for (const std::string& address : options_.bindAddresses) {
+    std::unique_ptr<httplib::Server> server = makeServer();
+    errno = 0;
+    bool bound;
+    if (port == 0) {
+      port = server->bind_to_any_port(address.c_str());
+      bound = port > 0;
+    } else {
+      bound = server->bind_to_port(address.c_str(), port);
+    }
+    if (!bound) {
+      std::string reason = errno != 0 ? std::strerror(errno) : "the address cannot be bound";
+      stop();
+      throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(options_.bindPort) + " (" +
+                               reason + ")");
+    }
+    servers_.push_back(std::move(server));
+  }
+  port_ = port;
+  for (auto& server : servers_) {
+    httplib::Server* s = server.get();
+    threads_.emplace_back([s] { s->listen_after_bind(); });
+  }
+  // stop() before a listening thread got going would leave that thread listening for ever
+  for (auto& server : servers_)
+    while (!server->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (const std::string& address : options_.bindAddresses)
+    spdlog::info("Server listening on {}:{}", address, port_);
+}
+
+void HttpServer::stop() {
+  for (auto& server : servers_) server->stop();
+  for (auto& thread : threads_)
+    if (thread.joinable()) thread.join();
+  threads_.clear();
+  servers_.clear();
+}
+
+}  // namespace inmanta::server

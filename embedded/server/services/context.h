@@ -1,0 +1,35 @@
+// What every service and route shares: the store, the options, auth, and the services that other
+// areas call (the settings, read by the versions' auto_deploy). A route file gets it in its
+// add…Routes(Router&, Services&) and creates its own area's service from it when no other area
+// needs that service; one that others need becomes a member here.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "embedded/server/auth.h"
+#include "embedded/server/options.h"
+#include "embedded/server/services/environments.h"
+#include "embedded/server/services/projects.h"
+#include "embedded/server/services/settings.h"
+#include "embedded/store/store.h"
+
+namespace inmanta::server {
+
+struct Services {
+  Services(store::Store& theStore, const ServerOptions& theOptions, const Auth& theAuth, std::string ourVersion)
+      : store(theStore), options(theOptions), auth(theAuth), version(std::move(ourVersion)),
+        projects(theStore), settings(theStore), environments(theStore, settings) {}
+
+  store::Store& store;
+  const ServerOptions& options;
+  const Auth& auth;
+  std::string version;  // ours, for serverstatus
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+
+  ProjectService projects;
+  SettingsService settings;
+  EnvironmentService environments;
+};
+
+}  // namespace inmanta::server
