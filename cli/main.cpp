@@ -4,8 +4,10 @@
 
 #include <exception>
 #include <iostream>
+#include <string_view>
 
 #include "cli/command.h"
+#include "cli/inmanta_cli/session.h"
 #include "installer/installer.h"
 
 #ifndef INMANTA_VERSION
@@ -13,6 +15,10 @@
 #endif
 
 int main(int argc, char** argv) {
+  // The same binary is the management client when called as inmanta-cli (an installed symlink).
+  std::string_view self = argc > 0 ? argv[0] : "";
+  if (self.substr(self.rfind('/') + 1) == "inmanta-cli") return inmanta::cli::runInmantaCli(argc, argv);
+
   CLI::App app{"inmanta: compile, export and deploy Inmanta models (inmanta-cpp)", "inmanta"};
   app.require_subcommand(0, 1);
   app.set_version_flag("-V,--version", std::string("inmanta-cpp ") + INMANTA_VERSION +

@@ -1,0 +1,43 @@
+// inmanta-cli token create (the reference's `token` group): the server mints a token for an
+// environment and the chosen client types.
+#include <iostream>
+
+#include "cli/inmanta_cli/session.h"
+
+namespace inmanta::cli::client {
+
+namespace {
+
+struct TokenOptions {
+  std::string environment;
+  bool api = false, compiler = false, agent = false, json = false;
+};
+
+}  // namespace
+
+void addTokenCommands(CLI::App& root, Session& session) {
+  CLI::App* group = root.add_subcommand("token", "Subcommand to manage access tokens");
+  group->require_subcommand(1);
+  auto o = std::make_shared<TokenOptions>();
+
+  CLI::App* create =
+      group->add_subcommand("create", "Create a new token for an environment for the specified client types");
+  addEnvironmentOption(*create, o->environment);
+  create->add_flag("--api", o->api, "Add client_type api to the token.");
+  create->add_flag("--compiler", o->compiler, "Add client_type compiler to the token.");
+  create->add_flag("--agent", o->agent, "Add client_type agent to the token.");
+  addJsonFlag(*create, o->json);
+  create->callback([&session, o] {
+    std::string tid = session.environmentId(o->environment);
+    json clientTypes = json::array();
+    if (o->api) clientTypes.push_back("api");
+    if (o->compiler) clientTypes.push_back("compiler");
+    if (o->agent) clientTypes.push_back("agent");
+    json token =
+        session.requestKey("POST", "/api/v1/environment_auth", "token", {{"client_types", clientTypes}}, tid);
+    if (o->json) printJson(token);
+    else std::cout << "Token: " << pythonStr(token) << "\n";
+  });
+}
+
+}  // namespace inmanta::cli::client
