@@ -69,8 +69,8 @@ void addActionLogCommands(CLI::App& root, Session& session) {
     else printTable({"Action ID", "Action", "Started", "Finished", "Status"}, rows);
   });
 
-  CLI::App* show = group->add_subcommand("show-messages",
-                                         "Show the log messages for a specific entry in the resource action log.");
+  CLI::App* show =
+      group->add_subcommand("show-messages", "Show the log messages for a specific entry in the resource action log.");
   addCommonOptions(*show, *o);
   show->add_option("--action-id", o->actionId, "The ID of the resource action record")
       ->required()

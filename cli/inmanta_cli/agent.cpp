@@ -27,7 +27,8 @@ void addAgentAction(CLI::App& group, Session& session, const std::shared_ptr<Age
                      " all agents in the given environment.");
     std::string tid = session.environmentId(o->environment);
     if (o->all) session.request("POST", "/api/v2/agents/" + action, nullptr, tid, "agents");
-    else session.request("POST", "/api/v2/agent/" + urlEncode(o->agent) + "/" + action, nullptr, tid, "agent " + o->agent);
+    else
+      session.request("POST", "/api/v2/agent/" + urlEncode(o->agent) + "/" + action, nullptr, tid, "agent " + o->agent);
   });
 }
 

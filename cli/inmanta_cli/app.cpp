@@ -9,9 +9,10 @@ namespace inmanta::cli {
 
 int runInmantaCli(int argc, char** argv) {
   using client::CliError;
-  CLI::App app{"inmanta-cli: manage the projects, environments, versions, agents and parameters of an Inmanta "
-               "server (inmanta-cpp)",
-               "inmanta-cli"};
+  CLI::App app{
+      "inmanta-cli: manage the projects, environments, versions, agents and parameters of an Inmanta "
+      "server (inmanta-cpp)",
+      "inmanta-cli"};
   app.require_subcommand(0, 1);
   client::Session session;
   app.add_option("--host", session.host, "The server hostname to connect to");

@@ -135,8 +135,8 @@ void addEnvironmentCommands(CLI::App& root, Session& session) {
   auto o = std::make_shared<EnvironmentOptions>();
 
   CLI::App* create = group->add_subcommand("create", "Create a new environment");
-  create->add_option("-n,--name", o->name,
-                     "The name of the new environment. The name should be unique for each project.")
+  create
+      ->add_option("-n,--name", o->name, "The name of the new environment. The name should be unique for each project.")
       ->required();
   create->add_option("-p,--project", o->project, "The id (or name) of the project this environment belongs to")
       ->required();
@@ -168,9 +168,10 @@ void addEnvironmentCommands(CLI::App& root, Session& session) {
       std::string projectId = field(env, "project");
       auto it = projectNames.find(projectId);
       if (it == projectNames.end())
-        it = projectNames
-                 .emplace(projectId, field(session.requestKey("GET", "/api/v1/project/" + projectId, "project"), "name"))
-                 .first;
+        it =
+            projectNames
+                .emplace(projectId, field(session.requestKey("GET", "/api/v1/project/" + projectId, "project"), "name"))
+                .first;
       rows.push_back({it->second, projectId, field(env, "name"), field(env, "id")});
     }
     if (rows.empty()) std::cout << "No environments defined.\n";
@@ -191,7 +192,8 @@ void addEnvironmentCommands(CLI::App& root, Session& session) {
     else printEnvironment(env);
   });
 
-  CLI::App* save = group->add_subcommand("save", "Save the ID of the environment and the server to the .inmanta config file");
+  CLI::App* save =
+      group->add_subcommand("save", "Save the ID of the environment and the server to the .inmanta config file");
   save->add_option("environment", o->environment, "ID or name of the environment to write the config for")->required();
   save->callback([&session, o] {
     std::string id = session.environmentId(o->environment);

@@ -19,10 +19,8 @@ struct MonitorOptions {
 };
 
 json deploySummary(Session& session, const std::string& tid) {
-  json answer =
-      session.request("GET", "/api/v2/resource?deploy_summary=true&limit=0", nullptr, tid, "deploy summary");
-  json summary = answer.is_object() ? answer.value("metadata", json::object()).value("deploy_summary", json())
-                                    : json();
+  json answer = session.request("GET", "/api/v2/resource?deploy_summary=true&limit=0", nullptr, tid, "deploy summary");
+  json summary = answer.is_object() ? answer.value("metadata", json::object()).value("deploy_summary", json()) : json();
   if (!summary.is_object()) throw CliError("Expected metadata.deploy_summary in the answer of GET /api/v2/resource");
   return summary;
 }
@@ -48,10 +46,10 @@ void drawBar(const std::string& label, long long done, long long total) {
 
 void addMonitorCommand(CLI::App& root, Session& session) {
   auto o = std::make_shared<MonitorOptions>();
-  CLI::App* monitor = root.add_subcommand(
-      "monitor",
-      "Monitor the deployment process of the configuration model in an environment, receiving continuous updates "
-      "on the deployment status");
+  CLI::App* monitor = root.add_subcommand("monitor",
+                                          "Monitor the deployment process of the configuration model in an "
+                                          "environment, receiving continuous updates "
+                                          "on the deployment status");
   addEnvironmentOption(*monitor, o->environment);
   monitor->add_flag("--json", o->json, "Print the environment's deploy summary once, as the server's JSON");
   monitor->callback([&session, o] {

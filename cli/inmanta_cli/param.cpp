@@ -86,7 +86,7 @@ void addParamCommands(CLI::App& root, Session& session) {
                  {"source", current.contains("source") ? current["source"] : json("user")},
                  {"resource_id", ""},
                  {"metadata", current.contains("metadata") && !current["metadata"].is_null() ? current["metadata"]
-                                                                                               : json::object()}};
+                                                                                             : json::object()}};
     json p = session.requestKey("PUT", path, "parameter", body, tid);
     if (o->json) printJson(p);
     else printParameter(p);
@@ -99,8 +99,8 @@ void addParamCommands(CLI::App& root, Session& session) {
   addJsonFlag(*get, o->json);
   get->callback([&session, o] {
     std::string tid = session.environmentId(o->environment);
-    json p = session.requestKey("GET", "/api/v1/parameter/" + urlEncode(o->name) + "?resource_id=" +
-                                           urlEncode(o->resource),
+    json p = session.requestKey("GET",
+                                "/api/v1/parameter/" + urlEncode(o->name) + "?resource_id=" + urlEncode(o->resource),
                                 "parameter", nullptr, tid);
     if (o->json) printJson(p);
     else printParameter(p);

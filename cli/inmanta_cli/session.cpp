@@ -22,8 +22,8 @@ bool isUuid(const std::string& text) {
 
 // The one id among `items` whose `name` is `ref` (and whose `scopeKey` is `scope` when given);
 // `kind` is `project` or `environment`, `article` its article.
-std::string idByName(const json& items, const std::string& ref, const std::string& scopeKey,
-                     const std::string& scope, const std::string& article, const std::string& kind) {
+std::string idByName(const json& items, const std::string& ref, const std::string& scopeKey, const std::string& scope,
+                     const std::string& article, const std::string& kind) {
   std::vector<std::string> ids;
   for (const json& item : items)
     if (item.value("name", "") == ref && (scope.empty() || item.value(scopeKey, "") == scope))
@@ -101,8 +101,8 @@ std::string Session::projectId(const std::string& ref) {
 
 std::string Session::environmentId(const std::string& ref, const std::string& projectId) {
   if (isUuid(ref)) return exporter::normaliseUuid(ref);
-  return idByName(requestKey("GET", "/api/v1/environment", "environments"), ref, "project", projectId,
-                  "an", "environment");
+  return idByName(requestKey("GET", "/api/v1/environment", "environments"), ref, "project", projectId, "an",
+                  "environment");
 }
 
 CLI::Option* addEnvironmentOption(CLI::App& command, std::string& target) {

@@ -33,8 +33,7 @@ void addTokenCommands(CLI::App& root, Session& session) {
     if (o->api) clientTypes.push_back("api");
     if (o->compiler) clientTypes.push_back("compiler");
     if (o->agent) clientTypes.push_back("agent");
-    json token =
-        session.requestKey("POST", "/api/v1/environment_auth", "token", {{"client_types", clientTypes}}, tid);
+    json token = session.requestKey("POST", "/api/v1/environment_auth", "token", {{"client_types", clientTypes}}, tid);
     if (o->json) printJson(token);
     else std::cout << "Token: " << pythonStr(token) << "\n";
   });

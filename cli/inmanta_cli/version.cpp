@@ -112,9 +112,9 @@ void printReport(Session& session, const std::string& tid, const json& answer, b
         }
         std::cout << "* result: " << (failed ? "error" : "success") << "\n";
         json changes = last.value("changes", json::object());
-        printChanges(session, changes.is_object() ? changes.value(util::versionedId(field(row, "resource_id"), version),
-                                                                      json::object())
-                                                  : json::object());
+        printChanges(session, changes.is_object()
+                                  ? changes.value(util::versionedId(field(row, "resource_id"), version), json::object())
+                                  : json::object());
         std::cout << "\n";
       }
       std::cout << "\n";
@@ -145,8 +145,9 @@ void addVersionCommands(CLI::App& root, Session& session) {
     printTable({"Created at", "Version", "Released", "# Resources", "State"}, rows);
   });
 
-  CLI::App* release = group->add_subcommand("release", "Release the specified version of the configuration model "
-                                                        "for deployment");
+  CLI::App* release = group->add_subcommand("release",
+                                            "Release the specified version of the configuration model "
+                                            "for deployment");
   addEnvironmentOption(*release, o->environment);
   release->add_flag("-p,--push", o->push, "[Deprecated] will be ignored");
   release->add_flag("--full", o->full, "[Deprecated] will be ignored");
@@ -154,15 +155,16 @@ void addVersionCommands(CLI::App& root, Session& session) {
   addJsonFlag(*release, o->json);
   release->callback([&session, o] {
     std::string tid = session.environmentId(o->environment);
-    json model = session.requestKey("POST", "/api/v1/version/" + std::to_string(o->version), "model",
-                                    json::object(), tid, "version " + std::to_string(o->version));
+    json model = session.requestKey("POST", "/api/v1/version/" + std::to_string(o->version), "model", json::object(),
+                                    tid, "version " + std::to_string(o->version));
     if (o->json) return printJson(model);
     printTable({"Created at", "Version", "Released", "# Resources"},
                {{field(model, "date"), field(model, "version"), field(model, "released"), field(model, "total")}});
   });
 
-  CLI::App* report = group->add_subcommand(
-      "report", "Get a report about a version, describing the involved resources, agents and actions");
+  CLI::App* report =
+      group->add_subcommand("report",
+                            "Get a report about a version, describing the involved resources, agents and actions");
   addEnvironmentOption(*report, o->environment);
   report->add_option("-i,--version", o->version, "The version to create a report from")->required();
   report->add_flag("-l", o->detailed, "Show a detailed version of the report");
