@@ -9,6 +9,13 @@ void addAllRoutes(Router& router, Services& services) {
   addEnvironmentRoutes(router, services);
   addSettingRoutes(router, services);
   addTokenRoutes(router, services);
+  addFileRoutes(router, services);
+  addVersionRoutes(router, services);
+  addResourceRoutes(router, services);
+  addDryRunRoutes(router, services);
+  addAgentRoutes(router, services);
+  addParameterRoutes(router, services);
+  addDeployRoutes(router, services);
 }
 
 }  // namespace inmanta::server

@@ -26,6 +26,13 @@ void addProjectRoutes(Router& router, Services& services);
 void addEnvironmentRoutes(Router& router, Services& services);
 void addSettingRoutes(Router& router, Services& services);
 void addTokenRoutes(Router& router, Services& services);
+void addFileRoutes(Router& router, Services& services);
+void addVersionRoutes(Router& router, Services& services);
+void addResourceRoutes(Router& router, Services& services);
+void addDryRunRoutes(Router& router, Services& services);
+void addAgentRoutes(Router& router, Services& services);
+void addParameterRoutes(Router& router, Services& services);
+void addDeployRoutes(Router& router, Services& services);
 
 // Every area's routes (routes/all.cpp).
 void addAllRoutes(Router& router, Services& services);

@@ -9,8 +9,10 @@
 
 #include "embedded/server/auth.h"
 #include "embedded/server/options.h"
+#include "embedded/server/services/agents.h"
 #include "embedded/server/services/environments.h"
 #include "embedded/server/services/projects.h"
+#include "embedded/server/services/resources.h"
 #include "embedded/server/services/settings.h"
 #include "embedded/store/store.h"
 
@@ -30,6 +32,17 @@ struct Services {
   ProjectService projects;
   SettingsService settings;
   EnvironmentService environments;
+  // Shared by the version routes (which invalidate its cache) and the resource routes.
+  ResourceService resources{store};
+
+  // How the server tells the schedulers (issue 31) about releases, deploys and dry-runs; until one
+  // is installed with setDeployTrigger, the default that records nothing.
+  DeployTrigger& deployTrigger() { return *trigger_; }
+  void setDeployTrigger(DeployTrigger& trigger) { trigger_ = &trigger; }
+
+ private:
+  DeployTrigger noScheduler_;
+  DeployTrigger* trigger_ = &noScheduler_;
 };
 
 }  // namespace inmanta::server
