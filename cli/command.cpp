@@ -12,6 +12,8 @@ constexpr Factory kCommands[] = {
     makeProjectCommand,
     makeModuleCommand,
     makeExportCommand,
+    makeServerCommand,
+    makeTokenCommand,
 };
 
 }  // namespace

@@ -35,6 +35,8 @@ std::unique_ptr<Command> makeCompileCommand();
 std::unique_ptr<Command> makeProjectCommand();
 std::unique_ptr<Command> makeModuleCommand();
 std::unique_ptr<Command> makeExportCommand();
+std::unique_ptr<Command> makeServerCommand();
+std::unique_ptr<Command> makeTokenCommand();
 
 // Every command, in the order `inmanta --help` lists them.
 std::vector<std::unique_ptr<Command>> makeCommands();

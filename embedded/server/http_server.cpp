@@ -64,6 +64,16 @@ std::unique_ptr<httplib::Server> HttpServer::makeServer() const {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
     spdlog::debug("{} {} {} {:.1f}ms", req.method, req.path, reply.status, ms);
   };
+  // httplib refuses a POST, PUT or PATCH without Content-Length (400) before any route runs; for
+  // HTTP such a request has no body, so it is dispatched here with an empty one (a POST of
+  // halt/resume from curl, a PATCH that gets its 405).
+  server->set_pre_routing_handler([handler](const httplib::Request& req, httplib::Response& res) {
+    bool bodyless = (req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
+                    !req.has_header("Content-Length") && !req.has_header("Transfer-Encoding");
+    if (!bodyless) return httplib::Server::HandlerResponse::Unhandled;
+    handler(req, res);
+    return httplib::Server::HandlerResponse::Handled;
+  });
   const std::string all = ".*";
   server->Get(all, handler);  // and HEAD
   server->Post(all, handler);

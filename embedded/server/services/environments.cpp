@@ -79,7 +79,7 @@ store::Environment EnvironmentService::modify(const std::string& id, const store
 }
 
 void EnvironmentService::refuseProtected(const std::string& id) {
-  if (settings_.get(id, "protected_environment") == true)
+  if (settings_.value(id, "protected_environment") == true)
     throw forbidden("Environment " + id + " is protected. See environment setting: protected_environment");
 }
 

@@ -187,6 +187,13 @@ json SettingsService::get(const std::string& env, const std::string& name) {
   return d.fallback;
 }
 
+json SettingsService::value(const std::string& env, const std::string& name) {
+  const SettingDefinition& d = definition(name);
+  store::Settings settings = store_.getSettings(env);
+  if (auto it = settings.find(name); it != settings.end()) return it->second.value;
+  return d.fallback;
+}
+
 namespace {
 
 void refuseProtected(store::Store& store, const std::string& env, const std::string& name, const char* verb) {

@@ -43,8 +43,11 @@ class SettingsService {
 
   // The stored values (only those set, reset or read once, as the reference), by name.
   std::map<std::string, nlohmann::json> stored(const std::string& env);
-  // The effective value; stores the default when none is stored (the reference's quirk, §4.5).
+  // The effective value; stores the default when none is stored (the reference's quirk, §4.5):
+  // what a client's read does.
   nlohmann::json get(const std::string& env, const std::string& name);
+  // The effective value without storing anything: what the server's own reads use.
+  nlohmann::json value(const std::string& env, const std::string& name);
   // Validates and stores; 403 for a protected setting.
   void set(const std::string& env, const std::string& name, const nlohmann::json& value);
   // Back to the default; 403 for a protected setting.
