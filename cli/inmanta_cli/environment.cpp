@@ -85,7 +85,8 @@ void addSettingCommands(CLI::App& group, Session& session, const std::shared_ptr
     if (o->json) return printJson(answer);
     json settings = answer.value("settings", json::object());
     std::map<std::string, json> metadata;  // sorted by key, as the reference lists them
-    for (const auto& [key, meta] : answer.value("metadata", json::object()).items()) metadata[key] = meta;
+    json definitions = answer.value("metadata", json::object());
+    for (const auto& [key, meta] : definitions.items()) metadata[key] = meta;
     std::vector<std::vector<std::string>> rows;
     for (const auto& [key, meta] : metadata)
       rows.push_back({key, settings.contains(key) ? pythonStr(settings[key]) : "",

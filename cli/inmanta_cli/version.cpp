@@ -54,7 +54,8 @@ void printChanges(Session& session, const json& changes) {
     return;
   }
   std::cout << "* changes:\n";
-  std::map<std::string, json> sorted(changes.begin(), changes.end());
+  std::map<std::string, json> sorted;
+  for (const auto& [name, change] : changes.items()) sorted[name] = change;
   for (const auto& [name, change] : sorted) {
     json from = change.value("current", json()), to = change.value("desired", json());
     if (name == "hash") {
