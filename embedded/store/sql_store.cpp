@@ -519,7 +519,7 @@ class SqlStore : public Store {
       json line = {{"level", "INFO"},
                    {"msg", "Successfully stored version " + std::to_string(number)},
                    {"args", json::array()},
-                   {"kwargs", json::object()},
+                   {"kwargs", {{"version", number}}},
                    {"timestamp", formatTimestamp(stamp)}};
       c.exec(std::string("INSERT INTO resource_action (") + kActionColumns +
                  ") VALUES ($1, $2, $3, 'store', $4, $4, NULL, NULL, '{}', $5, NULL)",
