@@ -35,33 +35,39 @@ ResourceFilter filterOf(const Request& r) {
 }  // namespace
 
 void addResourceRoutes(Router& router, Services& services) {
-  auto resources = std::make_shared<ResourceService>(services.store);
-  store::Store& store = services.store;
+  ResourceService* resources = &services.resources;
   std::vector<Arg> listArgs = pagingArgs("resource_type.desc");
   listArgs.push_back(opt("deploy_summary", ArgType::boolean, false));
-  router.add({"GET", "/api/v2/resource", listArgs, Scope::environment, kApi, true, false, [resources](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/resource",
+              .args = listArgs,
+              .scope = Scope::environment,
+              .handler = [resources](Request& r) {
                 auto [column, ascending] = parseSort(r, {"resource_type", "agent", "resource_id_value", "status"});
                 ResourceFilter filter = filterOf(r);
                 PageRequest paging = pageRequest(r, ascending, false);
-                std::string sortColumn = column;
-                Page<ResourceRow> page = makePage(resources->list(r.envId(), filter), paging, [&](const ResourceRow& row) {
-                  const store::Resource& res = *row.resource;
-                  const std::string& key = sortColumn == "agent"           ? res.agent
-                                           : sortColumn == "resource_type" ? res.resource_type
-                                           : sortColumn == "status"        ? row.status
-                                                                           : res.resource_id_value;
-                  return PageKey{json(key), res.resource_id};
+                ResourceColumn sortColumn = column == "agent"           ? ResourceColumn::agent
+                                            : column == "resource_type" ? ResourceColumn::resource_type
+                                            : column == "status"        ? ResourceColumn::status
+                                                                        : ResourceColumn::resource_id_value;
+                std::shared_ptr<const ResourceSnapshot> snapshot = resources->snapshot(r.envId());
+                std::vector<const ResourceRow*> rows = ResourceService::select(*snapshot, filter, sortColumn, ascending);
+                PageSlice page = slicePage(rows.size(), paging, [&](size_t i) {
+                  return PageKey{json(ResourceSnapshot::columnValue(*rows[i], sortColumn)), rows[i]->resource->resource_id};
                 });
                 json items = json::array();
-                for (const ResourceRow& row : page.items)
+                for (size_t i : page.positions) {
+                  const ResourceRow& row = *rows[i];
                   items.push_back({{"resource_id", row.resource->resource_id},
                                    {"resource_version_id", util::versionedId(row.resource->resource_id, row.version)},
                                    {"id_details", idDetails(*row.resource)},
-                                   {"requires", requiresOf(*row.resource, row.version)},
+                                   {"requires", requiresOf(*row.resource)},
                                    {"status", row.status}});
+                }
                 json extra = json::object();
-                if (r.boolean("deploy_summary")) extra["deploy_summary"] = resources->deploySummary(r.envId());
-                return pagedReply(r, page, items, paging, extra);
+                if (r.boolean("deploy_summary")) extra["deploy_summary"] = snapshot->deploySummary;
+                return pagedReplyOf(r, page.total, page.before, page.after, page.first, page.last, std::move(items),
+                                    paging, std::move(extra));
               }});
   router.add({"GET", "/api/v2/resource/<rid>", {}, Scope::environment, kApi, true, false, [resources](Request& r) {
                 ResourceDetail detail = resources->get(r.envId(), r.str("rid"));
@@ -124,40 +130,74 @@ void addResourceRoutes(Router& router, Services& services) {
                 });
                 return pagedReply(r, page, json(page.items), paging);
               }});
-  router.add({"GET", "/api/v2/resource_actions",
-              {opt("resource_type", ArgType::string), opt("agent", ArgType::string), opt("attribute", ArgType::string),
-               opt("attribute_value", ArgType::string), opt("log_severity", ArgType::string),
-               opt("limit", ArgType::integer, 1000), opt("action_id", ArgType::uuid), opt("first_timestamp", ArgType::string),
-               opt("last_timestamp", ArgType::string), opt("exclude_changes", ArgType::list, nullptr, ArgType::string)},
-              Scope::environment, kApi, true, false, [&store](Request& r) {
-                if (r.has("attribute") != r.has("attribute_value"))
-                  throw badRequest("Attribute and attribute_value should both be supplied to use them filtering");
-                std::int64_t limit = r.integer("limit");
-                if (limit < 1 || limit > 1000) throw badRequest("limit must be between 1 and 1000");
-                if ((r.has("first_timestamp") || r.has("last_timestamp")) && !r.has("action_id"))
-                  throw badRequest("Can't retrieve the next or previous page without an action_id");
-                store::ActionQuery query;
-                query.resource_type = r.optStr("resource_type");
-                query.agent = r.optStr("agent");
-                query.resource_id_value = r.optStr("attribute_value");
-                query.limit = limit;
-                auto timestamp = [&](const std::string& name) {
+  router.add({.method = "GET",
+              .path = "/api/v2/resource/<rid>/history",
+              .args = pagingArgs("date.desc"),
+              .scope = Scope::environment,
+              .handler = [resources](Request& r) {
+                auto [column, ascending] = parseSort(r, {"date"});
+                checkFilters(r, {});
+                PageRequest paging = pageRequest(r, ascending, false);
+                Page<HistoryEntry> page =
+                    makePage(resources->history(r.envId(), r.str("rid")), paging, [](const HistoryEntry& entry) {
+                      return PageKey{json(store::formatTimestamp(entry.date)), entry.attribute_hash};
+                    });
+                json items = json::array();
+                for (const HistoryEntry& entry : page.items)
+                  items.push_back({{"resource_id", r.str("rid")},
+                                   {"attribute_hash", entry.attribute_hash},
+                                   {"attributes", entry.attributes},
+                                   {"date", store::formatTimestamp(entry.date)},
+                                   {"requires", entry.attributes.value("requires", json::array())}});
+                return pagedReply(r, page, std::move(items), paging);
+              }});
+  router.add({.method = "GET",
+              .path = "/api/v2/resource_actions",
+              .args = {opt("resource_type", ArgType::string), opt("agent", ArgType::string),
+                       opt("attribute", ArgType::string), opt("attribute_value", ArgType::string),
+                       opt("log_severity", ArgType::string), opt("limit", ArgType::integer, 1000),
+                       opt("action_id", ArgType::uuid), opt("first_timestamp", ArgType::string),
+                       opt("last_timestamp", ArgType::string),
+                       opt("exclude_changes", ArgType::list, nullptr, ArgType::string)},
+              .scope = Scope::environment,
+              .handler = [resources](Request& r) {
+                ActionFilter filter;
+                filter.resource_type = r.optStr("resource_type");
+                filter.agent = r.optStr("agent");
+                filter.attribute = r.optStr("attribute");
+                filter.attribute_value = r.optStr("attribute_value");
+                filter.log_severity = r.optStr("log_severity");
+                filter.limit = r.integer("limit");
+                filter.action_id = r.optStr("action_id");
+                auto timestamp = [&](const std::string& name) -> std::optional<store::Timestamp> {
+                  if (!r.has(name)) return std::nullopt;
                   std::optional<store::Timestamp> t = store::parseTimestamp(r.str(name));
                   if (!t) throw badRequest(name + " is not a timestamp: " + r.str(name));
-                  return *t;
+                  return t;
                 };
-                if (r.has("first_timestamp")) {
-                  query.before = timestamp("first_timestamp");
-                  query.before_action_id = r.str("action_id");
-                }
-                if (r.has("last_timestamp")) {
-                  query.after = timestamp("last_timestamp");
-                  query.after_action_id = r.str("action_id");
-                }
+                filter.first_timestamp = timestamp("first_timestamp");
+                filter.last_timestamp = timestamp("last_timestamp");
+                if (r.has("exclude_changes"))
+                  for (const json& change : r.args["exclude_changes"])
+                    filter.exclude_changes.push_back(change.get<std::string>());
+                std::vector<store::ResourceAction> found = resources->queryActions(r.envId(), filter);
                 json items = json::array();
-                for (const store::ResourceAction& action : store.queryResourceActions(r.envId(), query))
-                  items.push_back(actionJson(action, true));
-                return Reply::data(items, json::object(), {{"self", r.path}});
+                for (const store::ResourceAction& action : found) items.push_back(actionJson(action, true));
+                Reply reply = Reply::data(std::move(items));
+                // next: older than the last item; prev: newer than the first (the reference's links)
+                if (!found.empty()) {
+                  std::string base = "/api/v2/resource_actions?";
+                  for (const char* name : {"resource_type", "agent", "attribute", "attribute_value", "log_severity"})
+                    if (r.has(name)) base += std::string(name) + "=" + percentEncode(r.str(name)) + "&";
+                  base += "limit=" + std::to_string(filter.limit);
+                  auto link = [&](const char* bound, const store::ResourceAction& action) {
+                    return base + "&" + bound + "=" + percentEncode(store::formatTimestamp(action.started)) +
+                           "&action_id=" + action.action_id;
+                  };
+                  (*reply.body)["links"] = {{"next", link("last_timestamp", found.back())},
+                                            {"prev", link("first_timestamp", found.front())}};
+                }
+                return reply;
               }});
 }
 

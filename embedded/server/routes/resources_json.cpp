@@ -62,11 +62,9 @@ json dryRunSummary(const store::DryRun& dryrun) {
           {"todo", dryrun.todo}};
 }
 
-json requiresOf(const store::Resource& resource, std::int64_t version) {
-  json out = json::array();
-  for (const json& required : resource.attributes.value("requires", json::array()))
-    if (required.is_string()) out.push_back(util::versionedId(required.get<std::string>(), version));
-  return out;
+json requiresOf(const store::Resource& resource) {
+  auto found = resource.attributes.find("requires");
+  return found != resource.attributes.end() && found->is_array() ? *found : json::array();
 }
 
 std::vector<Arg> pagingArgs(const std::string& defaultSort) {
@@ -137,9 +135,7 @@ PageRequest pageRequest(const Request& request, bool ascending, bool integerKey)
   return paging;
 }
 
-namespace {
-
-std::string quote(const std::string& text) {
+std::string percentEncode(const std::string& text) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : text) {
@@ -154,6 +150,8 @@ std::string quote(const std::string& text) {
   return out;
 }
 
+namespace {
+
 std::string keyText(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
 
 }  // namespace
@@ -163,21 +161,27 @@ Reply pagedReplyOf(const Request& request, std::int64_t total, std::int64_t befo
                    const PageRequest& paging, json extraMetadata) {
   // the request's own arguments, without the page bounds
   std::string base = request.path + "?limit=" + std::to_string(paging.limit);
-  if (request.has("sort")) base += "&sort=" + quote(request.str("sort"));
+  if (request.has("sort")) base += "&sort=" + percentEncode(request.str("sort"));
   if (request.has("filter"))
     for (const auto& [name, value] : request.args["filter"].items())
-      for (const std::string& v : filterValues(request, name)) base += "&filter." + quote(name) + "=" + quote(v);
+      for (const std::string& v : filterValues(request, name)) base += "&filter." + percentEncode(name) + "=" + percentEncode(v);
   for (const char* flag : {"deploy_summary"})
     if (request.has(flag)) base += std::string("&") + flag + "=" + (request.boolean(flag) ? "True" : "False");
-  json links = {{"self", base}};
-  // next: after the last item in the sort order; prev: before the first
+  // self: the page asked for (its start bound, as the reference repeats it)
+  std::string self = base;
+  if (paging.start) self += "&start=" + percentEncode(keyText(*paging.start));
+  if (paging.firstId) self += "&first_id=" + percentEncode(*paging.firstId);
+  json links = {{"self", self}};
+  // next: after the last item in the sort order; prev: before the first, with a link to the first
+  // page (the reference gives `first` only when there is a previous page)
   if (after > 0 && last)
-    links["next"] = base + (paging.ascending ? "&start=" : "&end=") + quote(keyText(last->value)) +
-                    (paging.ascending ? "&first_id=" : "&last_id=") + quote(last->id);
-  if (before > 0 && first)
-    links["prev"] = base + (paging.ascending ? "&end=" : "&start=") + quote(keyText(first->value)) +
-                    (paging.ascending ? "&last_id=" : "&first_id=") + quote(first->id);
-  if (before > 0 || after > 0) links["first"] = base;
+    links["next"] = base + (paging.ascending ? "&start=" : "&end=") + percentEncode(keyText(last->value)) +
+                    (paging.ascending ? "&first_id=" : "&last_id=") + percentEncode(last->id);
+  if (before > 0 && first) {
+    links["prev"] = base + (paging.ascending ? "&end=" : "&start=") + percentEncode(keyText(first->value)) +
+                    (paging.ascending ? "&last_id=" : "&first_id=") + percentEncode(first->id);
+    links["first"] = base;
+  }
   json metadata = {{"total", total}, {"before", before}, {"after", after}, {"page_size", paging.limit}};
   for (auto& [key, value] : extraMetadata.items()) metadata[key] = value;
   return Reply::data(std::move(items), std::move(metadata), std::move(links));

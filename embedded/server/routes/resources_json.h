@@ -23,8 +23,11 @@ nlohmann::json actionJson(const store::ResourceAction& action, bool withSendEven
 nlohmann::json idDetails(const store::Resource& resource);
 nlohmann::json resourceDiffJson(const ResourceDiff& diff);
 nlohmann::json dryRunSummary(const store::DryRun& dryrun);
-// The `requires` of a resource as resource version ids of `version`.
-nlohmann::json requiresOf(const store::Resource& resource, std::int64_t version);
+// The `requires` of a resource: resource ids without version, as the reference lists them.
+nlohmann::json requiresOf(const store::Resource& resource);
+
+// `text` percent-encoded for a query string (unreserved characters kept, as Python's quote).
+std::string percentEncode(const std::string& text);
 
 // The paging arguments every paged v2 list declares: limit, start, end, first_id, last_id, sort,
 // filter.

@@ -72,7 +72,7 @@ std::vector<Arg> putArgs(bool partial) {
 }  // namespace
 
 void addVersionRoutes(Router& router, Services& services) {
-  auto versions = std::make_shared<VersionService>(services.store, services.deployTrigger());
+  auto versions = std::make_shared<VersionService>(services.store, services.deployTrigger(), services.resources);
   store::Store& store = services.store;
 
   router.add({"POST", "/api/v2/reserve_version", {}, Scope::environment, kCompiler, true, false,
@@ -108,8 +108,15 @@ void addVersionRoutes(Router& router, Services& services) {
               Scope::environment, kApi, true, false, [versions, &store](Request& r) {
                 std::int64_t number = r.integer("id");
                 store::ModelVersion version = versions->get(r.envId(), number);
+                // the reference leaves the order to the database; ours is desiredstate's default
+                // (resource type descending, then id)
+                std::vector<store::Resource> resources = store.versionResources(r.envId(), number);
+                std::stable_sort(resources.begin(), resources.end(), [](const store::Resource& a, const store::Resource& b) {
+                  return a.resource_type > b.resource_type ||
+                         (a.resource_type == b.resource_type && a.resource_id < b.resource_id);
+                });
                 json rows = json::array();
-                for (const store::Resource& resource : store.versionResources(r.envId(), number)) {
+                for (const store::Resource& resource : resources) {
                   json row = rowJson(r.envId(), resource);
                   if (r.boolean("include_logs")) {
                     store::ActionQuery query;
@@ -218,7 +225,7 @@ void addVersionRoutes(Router& router, Services& services) {
                   items.push_back({{"resource_id", resource.resource_id},
                                    {"resource_version_id", util::versionedId(resource.resource_id, number)},
                                    {"id_details", idDetails(resource)},
-                                   {"requires", requiresOf(resource, number)}});
+                                   {"requires", requiresOf(resource)}});
                 return pagedReply(r, page, items, paging);
               }});
   router.add({"GET", "/api/v2/desiredstate/<version>/resource/<rid>", {req("version", ArgType::integer)}, Scope::environment,

@@ -40,6 +40,60 @@ struct Page {
   std::optional<PageKey> first, last;
 };
 
+// Where the page of `request` lies in `count` items already in the sort order: their positions
+// (`slice`), and the counts. `keyAt(i)` gives the PageKey of item i; it is called only when the
+// request has a bound, and for the page's first and last item.
+struct PageSlice {
+  std::vector<size_t> positions;
+  std::int64_t total = 0, before = 0, after = 0;
+  std::optional<PageKey> first, last;
+};
+
+template <class KeyAt>
+PageSlice slicePage(size_t count, const PageRequest& request, KeyAt keyAt) {
+  // inside the bounds: value/id strictly above start and strictly below end (bounds on the value
+  // whatever the direction)
+  auto aboveStart = [&](const PageKey& key) {
+    if (!request.start) return true;
+    return request.firstId ? PageKey{*request.start, *request.firstId} < key : *request.start < key.value;
+  };
+  auto belowEnd = [&](const PageKey& key) {
+    if (!request.end) return true;
+    return request.lastId ? key < PageKey{*request.end, *request.lastId} : key.value < *request.end;
+  };
+  std::vector<size_t> inside;
+  if (!request.start && !request.end) {
+    inside.resize(count);
+    for (size_t i = 0; i < count; ++i) inside[i] = i;
+  } else {
+    for (size_t i = 0; i < count; ++i) {
+      PageKey key = keyAt(i);
+      if (aboveStart(key) && belowEnd(key)) inside.push_back(i);
+    }
+  }
+  // going forward (start on ascending, end on descending, or no bound) takes the first `limit`,
+  // going backward takes the last `limit`
+  bool backward = request.ascending ? (request.end && !request.start) : (request.start && !request.end);
+  size_t taken = std::min(inside.size(), static_cast<size_t>(std::max<std::int64_t>(request.limit, 0)));
+  size_t from = backward ? inside.size() - taken : 0;
+  PageSlice slice;
+  slice.total = static_cast<std::int64_t>(count);
+  if (taken == 0) {
+    slice.before = backward ? slice.total : (inside.empty() ? 0 : static_cast<std::int64_t>(inside.front()));
+    slice.after = slice.total - slice.before;
+    return slice;
+  }
+  size_t firstIndex = inside[from];
+  size_t lastIndex = inside[from + taken - 1];
+  slice.before = static_cast<std::int64_t>(firstIndex);
+  slice.after = slice.total - static_cast<std::int64_t>(lastIndex) - 1;
+  slice.first = keyAt(firstIndex);
+  slice.last = keyAt(lastIndex);
+  slice.positions.assign(inside.begin() + static_cast<std::ptrdiff_t>(from),
+                         inside.begin() + static_cast<std::ptrdiff_t>(from + taken));
+  return slice;
+}
+
 // `items` matching the filters, in any order; `keyOf(item)` gives its PageKey.
 template <class T, class KeyOf>
 Page<T> makePage(std::vector<T> items, const PageRequest& request, KeyOf keyOf) {
@@ -52,39 +106,14 @@ Page<T> makePage(std::vector<T> items, const PageRequest& request, KeyOf keyOf) 
   std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
     return request.ascending ? a.first < b.first : b.first < a.first;
   });
-  // inside the bounds: value/id strictly above start and strictly below end
-  auto aboveStart = [&](const PageKey& key) {
-    if (!request.start) return true;
-    PageKey bound{*request.start, request.firstId.value_or("")};
-    return request.firstId ? bound < key : *request.start < key.value;
-  };
-  auto belowEnd = [&](const PageKey& key) {
-    if (!request.end) return true;
-    PageKey bound{*request.end, request.lastId.value_or("\xff")};
-    return request.lastId ? key < bound : key.value < *request.end;
-  };
-  std::vector<size_t> inside;
-  for (size_t i = 0; i < keyed.size(); ++i)
-    if (aboveStart(keyed[i].first) && belowEnd(keyed[i].first)) inside.push_back(i);
-  // going forward (start on ascending, end on descending, or no bound) takes the first `limit`,
-  // going backward takes the last `limit`
-  bool backward = request.ascending ? (request.end && !request.start) : (request.start && !request.end);
-  size_t count = std::min(inside.size(), static_cast<size_t>(std::max<std::int64_t>(request.limit, 0)));
-  size_t from = backward ? inside.size() - count : 0;
+  PageSlice slice = slicePage(keyed.size(), request, [&](size_t i) { return keyed[i].first; });
   Page<T> page;
-  page.total = static_cast<std::int64_t>(keyed.size());
-  if (count == 0) {
-    page.before = backward ? page.total : (inside.empty() ? 0 : static_cast<std::int64_t>(inside.front()));
-    page.after = page.total - page.before;
-    return page;
-  }
-  size_t firstIndex = inside[from];
-  size_t lastIndex = inside[from + count - 1];
-  page.before = static_cast<std::int64_t>(firstIndex);
-  page.after = page.total - static_cast<std::int64_t>(lastIndex) - 1;
-  page.first = keyed[firstIndex].first;
-  page.last = keyed[lastIndex].first;
-  for (size_t i = from; i < from + count; ++i) page.items.push_back(std::move(keyed[inside[i]].second));
+  page.total = slice.total;
+  page.before = slice.before;
+  page.after = slice.after;
+  page.first = std::move(slice.first);
+  page.last = std::move(slice.last);
+  for (size_t i : slice.positions) page.items.push_back(std::move(keyed[i].second));
   return page;
 }
 

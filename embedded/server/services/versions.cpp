@@ -197,6 +197,7 @@ void VersionService::put(const store::Environment& env, const VersionUpload& upl
   } catch (const store::Conflict& e) {
     throw badRequest(e.what());  // the reference answers 500 (spec D5)
   }
+  resources_.invalidate(env.id);
   releaseIfAutoDeploy(env, upload.version);
 }
 
@@ -247,6 +248,7 @@ std::int64_t VersionService::putPartial(const store::Environment& env, const Ver
   version.version = 0;  // the store takes the next number in the same transaction
   version.partial_base = *base;
   std::int64_t number = store_.putVersion(version);
+  resources_.invalidate(env.id);
   releaseIfAutoDeploy(env, number);
   return number;
 }
@@ -269,6 +271,7 @@ store::ModelVersion VersionService::release(const store::Environment& env, std::
   } catch (const store::Conflict& e) {
     throw conflict(e.what());
   }
+  resources_.invalidate(env.id);
   trigger_.versionReleased(env.id, version);
   return released;
 }
@@ -288,6 +291,7 @@ void VersionService::remove(const std::string& env, std::int64_t version) {
   } catch (const store::Invalid& e) {
     throw badRequest(e.what());
   }
+  resources_.invalidate(env);
 }
 
 std::vector<VersionSummary> VersionService::summaries(const std::string& env) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "embedded/server/services/agents.h"
+#include "embedded/server/services/resources.h"
 #include "embedded/store/store.h"
 
 namespace inmanta::server {
@@ -44,7 +45,9 @@ struct ResourceDiff {
 
 class VersionService {
  public:
-  VersionService(store::Store& store, DeployTrigger& trigger) : store_(store), trigger_(trigger) {}
+  // `resources`: its cached lists are invalidated by every write here.
+  VersionService(store::Store& store, DeployTrigger& trigger, ResourceService& resources)
+      : store_(store), trigger_(trigger), resources_(resources) {}
 
   std::int64_t reserve(const std::string& env);
   // Stores the version (400/409 with the spec's messages) and releases it when the environment's
@@ -78,6 +81,7 @@ class VersionService {
 
   store::Store& store_;
   DeployTrigger& trigger_;
+  ResourceService& resources_;
 };
 
 // ResourceDiff's `*_compare` text of a value: "" for null, 4-space indented JSON with sorted keys
