@@ -57,16 +57,19 @@ unsigned parseClientTypes(const std::string& list, const std::string& where) {
   return types;
 }
 
-// The claims of a token without checking its signature (to find the section of its issuer).
-std::optional<nlohmann::json> unverifiedClaims(const std::string& token, jwt_alg_t& alg) {
-  jwt_t* raw = nullptr;
-  if (jwt_decode(&raw, token.c_str(), nullptr, 0) != 0 || raw == nullptr) return std::nullopt;
-  JwtPtr jwt(raw);
-  alg = jwt_get_alg(jwt.get());
-  CharPtr grants(jwt_get_grants_json(jwt.get(), nullptr));
-  if (!grants) return std::nullopt;
-  nlohmann::json claims = nlohmann::json::parse(grants.get(), nullptr, false);
-  if (!claims.is_object()) return std::nullopt;
+// The header's algorithm and the claims of a token, without checking its signature (to find
+// the section of its issuer); nullopt when it is not three dot-separated base64url JSON parts.
+std::optional<nlohmann::json> unverifiedClaims(const std::string& token, std::string& alg) {
+  size_t first = token.find('.');
+  size_t second = first == std::string::npos ? first : token.find('.', first + 1);
+  if (second == std::string::npos || token.find('.', second + 1) != std::string::npos) return std::nullopt;
+  std::optional<std::string> header = urlsafeBase64Decode(token.substr(0, first));
+  std::optional<std::string> payload = urlsafeBase64Decode(token.substr(first + 1, second - first - 1));
+  if (!header || !payload) return std::nullopt;
+  nlohmann::json headerJson = nlohmann::json::parse(*header, nullptr, false);
+  nlohmann::json claims = nlohmann::json::parse(*payload, nullptr, false);
+  if (!headerJson.is_object() || !claims.is_object()) return std::nullopt;
+  alg = headerJson.value("alg", "");
   return claims;
 }
 
@@ -152,7 +155,7 @@ std::string Auth::mint(unsigned clientTypes, const std::optional<std::string>& e
 }
 
 std::optional<TokenClaims> Auth::verify(const std::string& token, std::string& why) const {
-  jwt_alg_t alg = JWT_ALG_NONE;
+  std::string alg;
   std::optional<nlohmann::json> claims = unverifiedClaims(token, alg);
   if (!claims) {
     why = "Unable to decode the authorization token.";
@@ -163,7 +166,7 @@ std::optional<TokenClaims> Auth::verify(const std::string& token, std::string& w
     return std::nullopt;
   }
   const std::string issuer = (*claims)["iss"].get<std::string>();
-  if (alg != JWT_ALG_HS256) {
+  if (alg != "HS256") {
     why = "The authorization token's algorithm is not supported (HS256 only).";
     return std::nullopt;
   }
