@@ -16,95 +16,15 @@
 #include <gtest/gtest.h>
 
 #include "embedded/store/store.h"
+#include "embedded/store/test_engines.h"
 
 namespace inmanta::store {
 namespace {
 
 using nlohmann::json;
 
-class SqliteEngine {
- public:
-  SqliteEngine() {
-    char pattern[] = "/tmp/inmanta-store-test-XXXXXX";
-    dir_ = mkdtemp(pattern);
-    config_.engine = Engine::sqlite;
-    config_.sqlite_path = dir_ + "/server/inmanta.db";
-  }
-  ~SqliteEngine() { std::filesystem::remove_all(dir_); }
-  bool available(std::string&) { return true; }
-  const StoreConfig& config() const { return config_; }
-  void rawExec(const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(config_.sqlite_path.c_str(), &db), SQLITE_OK);
-    char* error = nullptr;
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
-    sqlite3_free(error);
-    sqlite3_close(db);
-  }
-
- private:
-  std::string dir_;
-  StoreConfig config_;
-};
-
-// The connection string of the test server: INMANTA_TEST_PG, or the file INMANTA_TEST_PG_FILE
-// names (what the ctest fixture writes).
-std::string testServer() {
-  if (const char* text = std::getenv("INMANTA_TEST_PG"); text && *text) return text;
-  if (const char* file = std::getenv("INMANTA_TEST_PG_FILE"); file && *file) {
-    std::ifstream in(file);
-    std::string line;
-    if (std::getline(in, line)) return line;
-  }
-  return "";
-}
-
-class PostgresEngine {
- public:
-  PostgresEngine() {
-    server_ = testServer();
-    if (server_.empty()) return;
-    PQconninfoOption* options = PQconninfoParse(server_.c_str(), nullptr);
-    for (auto* o = options; o && o->keyword; ++o) {
-      if (!o->val) continue;
-      std::string key = o->keyword;
-      if (key == "host") config_.host = o->val;
-      if (key == "port") config_.port = std::atoi(o->val);
-      if (key == "user") config_.username = o->val;
-      if (key == "password") config_.password = o->val;
-    }
-    PQconninfoFree(options);
-    config_.engine = Engine::postgresql;
-    static std::atomic<int> counter{0};
-    config_.name = "store_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
-    config_.pool_min = 1;
-    config_.pool_max = 8;
-    admin("CREATE DATABASE " + config_.name);
-  }
-  ~PostgresEngine() {
-    if (!server_.empty()) admin("DROP DATABASE IF EXISTS " + config_.name + " WITH (FORCE)");
-  }
-  bool available(std::string& why) {
-    why = "no PostgreSQL for the tests: set INMANTA_TEST_PG (a libpq connection string) or run under ctest";
-    return !server_.empty();
-  }
-  const StoreConfig& config() const { return config_; }
-  void rawExec(const std::string& sql) { run(server_ + " dbname=" + config_.name, sql); }
-
- private:
-  void admin(const std::string& sql) { run(server_, sql); }
-  static void run(const std::string& conninfo, const std::string& sql) {
-    PGconn* conn = PQconnectdb(conninfo.c_str());
-    ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
-    PGresult* result = PQexec(conn, sql.c_str());
-    EXPECT_TRUE(PQresultStatus(result) == PGRES_COMMAND_OK || PQresultStatus(result) == PGRES_TUPLES_OK)
-        << PQresultErrorMessage(result);
-    PQclear(result);
-    PQfinish(conn);
-  }
-  std::string server_;
-  StoreConfig config_;
-};
+using test_engines::PostgresEngine;
+using test_engines::SqliteEngine;
 
 template <class E>
 class StoreTest : public ::testing::Test {
@@ -148,15 +68,7 @@ class StoreTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
-using Engines = ::testing::Types<SqliteEngine, PostgresEngine>;
-class EngineNames {
- public:
-  template <class T>
-  static std::string GetName(int) {
-    return std::is_same_v<T, SqliteEngine> ? "sqlite" : "postgresql";
-  }
-};
-TYPED_TEST_SUITE(StoreTest, Engines, EngineNames);
+TYPED_TEST_SUITE(StoreTest, test_engines::Engines, test_engines::EngineNames);
 
 TYPED_TEST(StoreTest, Projects) {
   Store& s = *this->store_;
