@@ -22,7 +22,9 @@ import checks  # noqa: E402
 INMANTA = os.path.abspath(sys.argv[1])
 # what start-up must not map: the three libraries and what each brings
 LAZY = ("libcpp-httplib", "libssl", "libbrotli", "libgit2", "libkrb5", "libgssapi", "libmbed", "libssh2",
-        "libhttp_parser", "libantlr4", "libinmanta_antlr", "libinmanta_rest", "libinmanta_python")
+        "libhttp_parser", "libantlr4", "libinmanta_antlr", "libinmanta_rest", "libinmanta_python",
+        # the server side, in libinmanta_server.so (`inmanta server`, `inmanta token`)
+        "libinmanta_server", "libsqlite3", "libpq", "libjwt", "libspdlog")
 GIT_ENV = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", HOME=tempfile.gettempdir(), GIT_AUTHOR_NAME="t",
                GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
 LD_LINE = re.compile(r"\s*\d+:\t")
