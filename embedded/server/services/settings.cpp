@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "embedded/server/arguments.h"
 #include "embedded/server/errors.h"
 
 namespace inmanta::server {
@@ -76,26 +77,17 @@ const char* typeName(SettingType type) {
   return "str";
 }
 
-std::string lowerCase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
-  return text;
-}
-
 HttpError invalid(const std::string& reason) { return badRequest("Invalid value. " + reason); }
 
-// A number from a JSON number or numeric text; nullopt otherwise.
+// A number from a JSON number or numeric text (as a request argument converts it); nullopt
+// otherwise.
 std::optional<double> numberOf(const json& value) {
-  if (value.is_number()) return value.get<double>();
-  if (!value.is_string()) return std::nullopt;
-  const std::string text = value.get<std::string>();
+  if (value.is_boolean()) return std::nullopt;
   try {
-    size_t used = 0;
-    double d = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(d)) return d;
-  } catch (const std::exception&) {
+    return convertArgument(Arg{"value", ArgType::number}, value).get<double>();
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
   }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -114,26 +106,23 @@ const SettingDefinition& SettingsService::definition(const std::string& name) {
 
 json SettingsService::validate(const SettingDefinition& d, const json& value) {
   switch (d.type) {
-    case SettingType::boolean: {
-      if (value.is_boolean()) return value;
-      if (value.is_number_integer() && (value == 0 || value == 1)) return value == 1;
-      if (value.is_string()) {
-        std::string text = lowerCase(value.get<std::string>());
-        if (text == "true" || text == "yes" || text == "on" || text == "1") return true;
-        if (text == "false" || text == "no" || text == "off" || text == "0") return false;
+    case SettingType::boolean:
+      // JSON booleans and true/false/yes/no/on/off/1/0, as a boolean request argument
+      try {
+        return convertArgument(Arg{"value", ArgType::boolean}, value);
+      } catch (const std::invalid_argument&) {
+        throw invalid(d.name + " must be a boolean, got " + value.dump());
       }
-      throw invalid(d.name + " must be a boolean, got " + value.dump());
-    }
     case SettingType::integer: {
       std::optional<double> n = numberOf(value);
-      if (!n || value.is_boolean()) throw invalid(d.name + " must be an integer, got " + value.dump());
+      if (!n) throw invalid(d.name + " must be an integer, got " + value.dump());
       // a float that is not integral stays a float, as the reference keeps it (§5)
       if (*n == std::floor(*n) && std::fabs(*n) < 9.2e18) return static_cast<std::int64_t>(*n);
       return *n;
     }
     case SettingType::positiveFloat: {
       std::optional<double> n = numberOf(value);
-      if (!n || value.is_boolean() || *n <= 0) throw invalid(d.name + " must be a positive number, got " + value.dump());
+      if (!n || *n <= 0) throw invalid(d.name + " must be a positive number, got " + value.dump());
       return *n;
     }
     case SettingType::interval: {
