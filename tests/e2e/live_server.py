@@ -1,6 +1,7 @@
 """A real `inmanta server` for end-to-end tests: a free port on 127.0.0.1, a fresh state dir, the
 SQLite store or (with `postgres=True`) a database of its own in the PostgreSQL cluster that the
-ctest fixture `postgresql` started (INMANTA_TEST_PG, libpq key=value words); a small JSON client.
+ctest fixture `postgresql` started (INMANTA_TEST_PG, libpq key=value words, or the file
+INMANTA_TEST_PG_FILE names); a small JSON client.
 
     with LiveServer(inmanta) as server:
         status, body = server.call("GET", "/api/v2/health")
@@ -27,6 +28,10 @@ def free_port():
 def pg_settings():
     """The fixture's PostgreSQL as a dict (host, port, user, ...), or None when there is none."""
     conninfo = os.environ.get("INMANTA_TEST_PG", "")
+    if not conninfo and os.environ.get("INMANTA_TEST_PG_FILE"):
+        # the ctest fixture writes the cluster's words to a file once it knows its port
+        with open(os.environ["INMANTA_TEST_PG_FILE"]) as fd:
+            conninfo = fd.read().strip()
     if not conninfo:
         return None
     return dict(word.split("=", 1) for word in conninfo.split())
@@ -59,7 +64,8 @@ class LiveServer:
         if self.postgres:
             pg = pg_settings()
             if pg is None:
-                raise RuntimeError("postgres=True but INMANTA_TEST_PG is not set (the ctest fixture `postgresql`)")
+                raise RuntimeError("postgres=True but neither INMANTA_TEST_PG nor INMANTA_TEST_PG_FILE is set "
+                                   "(the ctest fixture `postgresql`)")
             if self.database is None:
                 self.database = create_pg_database(pg)
             text += (f"\n[database]\ntype = postgresql\nhost = {pg['host']}\nport = {pg['port']}\n"
@@ -71,7 +77,7 @@ class LiveServer:
         cfg = os.path.join(self.state_dir, "server.cfg")
         with open(cfg, "w") as fd:
             fd.write(self.config_text())
-        env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_") or k == "INMANTA_TEST_PG"}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
         env["HOME"] = self.state_dir  # no ~/.inmanta.cfg of the machine
         self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen([self.inmanta, "-c", cfg, "--config-dir", self.state_dir, "server"],
