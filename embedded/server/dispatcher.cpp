@@ -55,6 +55,12 @@ Reply Dispatcher::errorReply(int status, const std::string& message, const nlohm
 }
 
 Reply Dispatcher::handle(const RawRequest& request) const {
+  // counted for serverstatus's core.transport slice
+  struct InFlight {
+    std::atomic<int>& count;
+    explicit InFlight(std::atomic<int>& c) : count(c) { ++count; }
+    ~InFlight() { --count; }
+  } inFlight(services_.inflight);
   Reply reply;
   try {
     reply = dispatch(request);

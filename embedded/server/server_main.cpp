@@ -151,6 +151,8 @@ int serve(const ServerLaunch& launch) {
     return kStartFailed;
   }
 
+  for (const std::string& address : options->bindAddresses)
+    services.sockets.push_back(address + ":" + std::to_string(http.port()));
   runUntilSignal(services, stopSignals);
   // Late requests get 503 while the listeners close; then the store is closed.
   dispatcher.beginShutdown();

@@ -4,8 +4,10 @@
 // needs that service; one that others need becomes a member here.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "embedded/server/auth.h"
 #include "embedded/server/options.h"
@@ -28,6 +30,10 @@ struct Services {
   const Auth& auth;
   std::string version;  // ours, for serverstatus
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  // For serverstatus: the addresses listened on (set once the HTTP server is up) and the
+  // requests being handled right now (the dispatcher counts them).
+  std::vector<std::string> sockets;
+  std::atomic<int> inflight{0};
 
   ProjectService projects;
   SettingsService settings;
