@@ -199,6 +199,35 @@ def auth_scenario():  # O-8
         check("O-8 expired token → 403", call("GET", "/api/v1/project", headers=bearer(proc.stdout.strip()))[0] == 403)
 
 
+def tls_scenario():
+    """ssl_cert_file + ssl_key_file: the server speaks HTTPS (a self-signed certificate)."""
+    import http.client
+    import ssl
+    state = tempfile.mkdtemp(prefix="inmanta-server-e2e-")
+    cert, key = os.path.join(state, "cert.pem"), os.path.join(state, "key.pem")
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                           "-days", "1", "-keyout", key, "-out", cert], capture_output=True, timeout=60)
+    check("openssl made a test certificate", made.returncode == 0, made.stderr.decode(errors="replace"))
+    server = LiveServer(INMANTA, state_dir=state,
+                        extra_config=f"[server]\nssl_cert_file = {cert}\nssl_key_file = {key}\n")
+    server.start(wait=False)
+    context = ssl.create_default_context(cafile=cert)
+    context.check_hostname = False
+    answer = None
+    deadline = time.time() + 30
+    while time.time() < deadline and answer is None and server.process.poll() is None:
+        try:
+            conn = http.client.HTTPSConnection("127.0.0.1", server.port, timeout=5, context=context)
+            conn.request("GET", "/api/v2/health")
+            reply = conn.getresponse()
+            answer = (reply.status, reply.read())
+            conn.close()
+        except OSError:
+            time.sleep(0.05)
+    check("TLS: health over HTTPS", answer == (200, b'{"data":null}'), f"{answer} {server.output()}")
+    check("TLS: stops on SIGTERM", server.stop() == 0, server.output())
+
+
 def exit_code(args, timeout=30):
     env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
     env["HOME"] = tempfile.gettempdir()
@@ -261,5 +290,6 @@ if pg_settings() is not None:
 elif os.environ.get("INMANTA_TEST_PG_REQUIRED"):
     check("PostgreSQL fixture available", False, "INMANTA_TEST_PG_REQUIRED is set but there is no PostgreSQL")
 auth_scenario()
+tls_scenario()
 lifecycle()
 finish()

@@ -12,6 +12,7 @@
 #include "embedded/server/dispatcher.h"
 #include "embedded/server/http_server.h"
 #include "embedded/server/routes/routes.h"
+#include "embedded/server/services/maintenance.h"
 #include "embedded/store/test_engines.h"
 
 namespace inmanta::server {
@@ -379,6 +380,39 @@ TYPED_TEST(CoreRoutesTest, Auth) {  // O-8 at the API level
 TYPED_TEST(CoreRoutesTest, EnvironmentAuthNeedsAuth) {
   const std::string env = this->environment();
   EXPECT_EQ(this->call("POST", "/api/v1/environment_auth", json{{"client_types", {"api"}}}, this->tid(env)).status, 400);
+}
+
+TYPED_TEST(CoreRoutesTest, PruningJobs) {  // the hourly clean-up (spec §8), run once by hand
+  const std::string env = this->environment();
+  auto h = this->tid(env);
+  ASSERT_EQ(this->call("POST", "/api/v2/environment_settings/available_versions_to_keep", json{{"value", 2}}, h).status, 200);
+  store::Store& store = *this->store_;
+  for (int i = 0; i < 4; ++i) {
+    store::NewVersion version;
+    version.environment = env;
+    version.version = store.reserveVersion(env);
+    store.putVersion(version);
+  }
+  store.releaseVersion(env, 1);
+  // the two newest stay, and the newest released one
+  EXPECT_EQ(pruneVersions(*this->services_), 1);
+  std::vector<std::int64_t> kept;
+  for (const auto& version : store.listVersions(env, 0, 10).versions) kept.push_back(version.version);
+  EXPECT_EQ(kept, (std::vector<std::int64_t>{4, 3, 1}));
+
+  // resource actions older than resource_action_logs_retention (7 days by default) go
+  store::ResourceAction old;
+  old.environment = env;
+  old.version = 4;
+  old.action = "other";
+  old.started = store::now() - std::chrono::hours(24 * 8);
+  const std::string oldId = store.insertResourceAction(old);
+  store::ResourceAction recent = old;
+  recent.started = store::now() - std::chrono::hours(24 * 6);
+  const std::string recentId = store.insertResourceAction(recent);
+  EXPECT_GE(pruneResourceActions(*this->services_), 1);
+  EXPECT_FALSE(store.getResourceAction(env, oldId));
+  EXPECT_TRUE(store.getResourceAction(env, recentId));
 }
 
 }  // namespace
