@@ -116,7 +116,33 @@ void appendPythonString(std::string& out, const std::string& text) {
   out += '"';
 }
 
-void appendPythonJson(std::string& out, const nlohmann::json& value);
+// How json.dumps lays out containers: on one line with `", "` (indent < 0), or one element per line
+// indented by `indent` spaces per level with `","` at line ends (Python's indent=N).
+struct Layout {
+  int indent = -1;
+  int depth = 0;
+  Layout inner() const { return {indent, depth + 1}; }
+};
+
+void appendPythonJson(std::string& out, const nlohmann::json& value, Layout layout);
+
+// Before an element of a container (`first`: the first one).
+void appendSeparator(std::string& out, bool first, Layout layout) {
+  if (layout.indent < 0) {
+    if (!first) out += ", ";
+    return;
+  }
+  if (!first) out += ',';
+  out += '\n';
+  out.append(static_cast<size_t>(layout.indent * (layout.depth + 1)), ' ');
+}
+
+// After the last element of a non-empty container.
+void appendClosingLine(std::string& out, Layout layout) {
+  if (layout.indent < 0) return;
+  out += '\n';
+  out.append(static_cast<size_t>(layout.indent * layout.depth), ' ');
+}
 
 bool isIdentityKey(const std::string& key) {
   return key == "id" || key == "requires" || key == "provides" || key == "version";
@@ -124,21 +150,22 @@ bool isIdentityKey(const std::string& key) {
 
 // nlohmann keeps keys in a std::map: byte order of UTF-8 is code point order, as Python sorts.
 // `skipIdentity` leaves out the keys the attribute hash ignores (without copying the object).
-void appendPythonObject(std::string& out, const nlohmann::json& object, bool skipIdentity) {
+void appendPythonObject(std::string& out, const nlohmann::json& object, bool skipIdentity, Layout layout) {
   out += '{';
   bool first = true;
   for (const auto& [key, element] : object.items()) {
     if (skipIdentity && isIdentityKey(key)) continue;
-    if (!first) out += ", ";
+    appendSeparator(out, first, layout);
     first = false;
     appendPythonString(out, key);
     out += ": ";
-    appendPythonJson(out, element);
+    appendPythonJson(out, element, layout.inner());
   }
+  if (!first) appendClosingLine(out, layout);
   out += '}';
 }
 
-void appendPythonJson(std::string& out, const nlohmann::json& value) {
+void appendPythonJson(std::string& out, const nlohmann::json& value, Layout layout) {
   switch (value.type()) {
     case nlohmann::json::value_t::null: out += "null"; break;
     case nlohmann::json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; break;
@@ -150,14 +177,15 @@ void appendPythonJson(std::string& out, const nlohmann::json& value) {
       out += '[';
       bool first = true;
       for (const auto& element : value) {
-        if (!first) out += ", ";
+        appendSeparator(out, first, layout);
         first = false;
-        appendPythonJson(out, element);
+        appendPythonJson(out, element, layout.inner());
       }
+      if (!first) appendClosingLine(out, layout);
       out += ']';
       break;
     }
-    case nlohmann::json::value_t::object: appendPythonObject(out, value, false); break;
+    case nlohmann::json::value_t::object: appendPythonObject(out, value, false, layout); break;
     case nlohmann::json::value_t::binary:
     case nlohmann::json::value_t::discarded: out += "null"; break;
   }
@@ -165,16 +193,16 @@ void appendPythonJson(std::string& out, const nlohmann::json& value) {
 
 }  // namespace
 
-std::string pythonJsonDumps(const nlohmann::json& value) {
+std::string pythonJsonDumps(const nlohmann::json& value, int indent) {
   std::string out;
-  appendPythonJson(out, value);
+  appendPythonJson(out, value, Layout{indent, 0});
   return out;
 }
 
 std::string attributeHash(std::string_view rid, const nlohmann::json& attributes) {
   if (!attributes.is_object()) throw std::invalid_argument("the attributes of a resource must be a JSON object");
   std::string text;
-  appendPythonObject(text, attributes, true);
+  appendPythonObject(text, attributes, true, Layout{});
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;

@@ -13,8 +13,9 @@ namespace inmanta::util {
 
 // The text Python's `json.dumps(value, sort_keys=True)` writes: `", "` and `": "` separators,
 // keys in code point order, non-ASCII and control characters as `\uXXXX` (surrogate pairs above
-// U+FFFF), floats as Python's repr (`1.0`, `1e-05`, `1e+16`, `Infinity`).
-std::string pythonJsonDumps(const nlohmann::json& value);
+// U+FFFF), floats as Python's repr (`1.0`, `1e-05`, `1e+16`, `Infinity`). With `indent` ≥ 0, as
+// `json.dumps(value, sort_keys=True, indent=indent)`: one element per line, `","` at line ends.
+std::string pythonJsonDumps(const nlohmann::json& value, int indent = -1);
 
 // Lowercase hex MD5 of `rid` (without version) followed by pythonJsonDumps of `attributes`
 // without `id`, `requires`, `provides` and `version`. `attributes` must be a JSON object.

@@ -68,6 +68,16 @@ TEST(PythonJsonDumps, SortsNonAsciiKeysByCodePoint) {
   EXPECT_EQ(pythonJsonDumps(value), R"({"A": 4, "z": 2, "\u00e9": 1, "\ud83d\ude00": 3})");
 }
 
+// json.dumps(value, indent=4, sort_keys=True), pasted from python3
+TEST(PythonJsonDumps, IndentsAsPython) {
+  json value = {{"b", {1, 2.5}}, {"a", "\u00e9"}, {"e", json::array()}, {"o", json::object()}};
+  EXPECT_EQ(pythonJsonDumps(value, 4),
+            "{\n    \"a\": \"\\u00e9\",\n    \"b\": [\n        1,\n        2.5\n    ],\n    \"e\": [],\n"
+            "    \"o\": {}\n}");
+  EXPECT_EQ(pythonJsonDumps(json::array(), 4), "[]");
+  EXPECT_EQ(pythonJsonDumps(json(3), 4), "3");
+}
+
 TEST(AttributeHash, RefusesANonObject) { EXPECT_THROW(attributeHash("x::Y[h,k=v]", json::array()), std::invalid_argument); }
 
 }  // namespace

@@ -346,7 +346,7 @@ std::string compareText(const json& value) {
     case json::value_t::boolean: return value.get<bool>() ? "True" : "False";
     case json::value_t::string: return value.get<std::string>();
     case json::value_t::array:
-    case json::value_t::object: return value.dump(4);
+    case json::value_t::object: return util::pythonJsonDumps(value, 4);
     default: return util::pythonJsonDumps(value);
   }
 }
