@@ -1,385 +1,401 @@
-// The routes of projects, environments, settings, status and tokens over loopback HTTP: a server
-// started in-process on an ephemeral port over a real store, SQLite and PostgreSQL (the scenarios
-// O-1, O-2, O-4 … O-8, O-14, O-15 of the spec at the API level).
+// The routes for files, versions and desired state, resources and their actions, dry-runs,
+// agents, parameters and deploy, over loopback against an in-process server, on SQLite and on
+// PostgreSQL: each endpoint's answer and its error cases.
 #include <gtest/gtest.h>
-#include <httplib.h>
-#include <zlib.h>
 
-#include <cstdlib>
-#include <memory>
-#include <optional>
+#include <string>
+#include <vector>
 
-#include "embedded/server/dispatcher.h"
-#include "embedded/server/http_server.h"
-#include "embedded/server/routes/routes.h"
-#include "embedded/store/test_engines.h"
+#include "embedded/server/tests/test_server.h"
 
-namespace inmanta::server {
+namespace inmanta::server::testing {
 namespace {
 
 using nlohmann::json;
+using store::test_engines::Engines;
+using store::test_engines::EngineNames;
 
-struct Answer {
-  int status = 0;
-  json body;  // null for an empty body
-  httplib::Headers headers;
-};
-
-std::string gzip(const std::string& data) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, data.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
-// One server over one engine's store, with the options a test sets before start().
 template <class E>
-class RoutesTest : public ::testing::Test {
+class RoutesTest : public ServerTest<E> {
  protected:
-  void SetUp() override {
-    std::string why;
-    if (!engine_.available(why)) {
-      if (std::getenv("INMANTA_TEST_PG_REQUIRED")) FAIL() << why;
-      GTEST_SKIP() << why;
-    }
-    options_.bindPort = 0;
-    options_.database = engine_.config();
+  Answer call(const std::string& method, const std::string& path, const json& body = nullptr, const std::string& tid = "") {
+    return this->server_->call(method, path, body, tid);
   }
 
-  void start(const util::Settings& settings = {}) {
-    store_ = store::Store::open(engine_.config());
-    auth_ = std::make_unique<Auth>(settings);
-    services_ = std::make_unique<Services>(*store_, options_, *auth_, "1.2.3");
-    addAllRoutes(router_, *services_);
-    dispatcher_ = std::make_unique<Dispatcher>(router_, *services_);
-    http_ = std::make_unique<HttpServer>(*dispatcher_, options_);
-    http_->start();
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", http_->port());
-  }
-  void TearDown() override {
-    if (http_) http_->stop();
+  static json file(const std::string& path, std::vector<std::string> requires_ = {}, const std::string& agent = "localhost") {
+    return {{"id", "std::File[" + agent + ",path=" + path + "],v=0"},
+            {"path", path},
+            {"permissions", 644},
+            {"requires", requires_},
+            {"purged", false}};
   }
 
-  Answer call(const std::string& method, const std::string& path, const std::optional<std::string>& body = {},
-              httplib::Headers headers = {}) {
-    if (!client_) start();
-    httplib::Request request;
-    request.method = method;
-    request.path = path;
-    request.headers = std::move(headers);
-    if (body) {
-      request.body = *body;
-      if (!request.has_header("Content-Type")) request.set_header("Content-Type", "application/json");
-    }
-    httplib::Result result = client_->send(request);
-    EXPECT_TRUE(result) << method << " " << path << ": " << httplib::to_string(result.error());
-    if (!result) return {};
-    Answer answer{result->status, nullptr, result->headers};
-    if (!result->body.empty()) answer.body = json::parse(result->body);
-    return answer;
-  }
-  Answer call(const std::string& method, const std::string& path, const json& body, httplib::Headers headers = {}) {
-    return call(method, path, std::optional<std::string>(body.dump()), std::move(headers));
-  }
-  httplib::Headers tid(const std::string& env) { return {{"X-Inmanta-tid", env}}; }
-
-  // A project and an environment in it; returns the environment's id.
-  std::string environment(const std::string& name = "dev") {
-    Answer project = call("PUT", "/api/v2/project", json{{"name", "p-" + name}});
-    EXPECT_EQ(project.status, 200);
-    Answer env = call("PUT", "/api/v2/environment", json{{"name", name}, {"project_id", project.body["data"]["id"]}});
-    EXPECT_EQ(env.status, 200);
-    return env.body["data"]["id"];
+  // Stores a version of `resources` (reserving its number) and returns the number.
+  std::int64_t put(const std::string& env, const json& resources, const json& extra = json::object()) {
+    Answer reserved = call("POST", "/api/v2/reserve_version", nullptr, env);
+    EXPECT_EQ(reserved.status, 200) << reserved.body;
+    std::int64_t version = reserved.body["data"].get<std::int64_t>();
+    json body = {{"version", version}, {"resources", resources}, {"module_version_info", json::object()}};
+    for (const auto& [key, value] : extra.items()) body[key] = value;
+    Answer stored = call("PUT", "/api/v1/version", body, env);
+    EXPECT_EQ(stored.status, 200) << stored.body;
+    return version;
   }
 
-  E engine_;
-  ServerOptions options_;
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<Auth> auth_;
-  std::unique_ptr<Services> services_;
-  Router router_;
-  std::unique_ptr<Dispatcher> dispatcher_;
-  std::unique_ptr<HttpServer> http_;
-  std::unique_ptr<httplib::Client> client_;
+  std::string manualEnvironment() {
+    std::string env = this->server_->environment();
+    EXPECT_EQ(call("POST", "/api/v2/environment_settings/auto_deploy", {{"value", false}}, env).status, 200);
+    return env;
+  }
 };
+TYPED_TEST_SUITE(RoutesTest, Engines, EngineNames);
 
-TYPED_TEST_SUITE(RoutesTest, store::test_engines::Engines, store::test_engines::EngineNames);
+TYPED_TEST(RoutesTest, Files) {
+  // "hello\n": sha1 f572d396fae9206628714fb2ce00f72e94f2258f, base64 aGVsbG8K
+  const std::string hash = "f572d396fae9206628714fb2ce00f72e94f2258f";
+  EXPECT_EQ(this->call("HEAD", "/api/v1/file/" + hash).status, 404);
+  Answer missing = this->call("POST", "/api/v1/file", {{"files", {hash, "0000000000000000000000000000000000000000"}}});
+  ASSERT_EQ(missing.status, 200);
+  EXPECT_EQ(missing.body["files"].size(), 2u);
+  // what the reference's client sends: the path's id in the body too, a form content type
+  Answer put = this->server_->call("PUT", "/api/v1/file/" + hash, {{"id", hash}, {"content", "aGVsbG8K"}}, "",
+                                   "application/x-www-form-urlencoded");
+  EXPECT_EQ(put.status, 200) << put.body;
+  EXPECT_EQ(this->call("HEAD", "/api/v1/file/" + hash).status, 200);
+  Answer got = this->call("GET", "/api/v1/file/" + hash);
+  EXPECT_EQ(got.status, 200);
+  EXPECT_EQ(got.body["content"], "aGVsbG8K");
+  missing = this->call("POST", "/api/v1/file", {{"files", {hash}}});
+  EXPECT_EQ(missing.body["files"], json::array());
 
-TYPED_TEST(RoutesTest, HealthAndStatus) {  // O-1
-  Answer health = this->call("GET", "/api/v2/health");
-  EXPECT_EQ(health.status, 200);
-  EXPECT_EQ(health.body, (json{{"data", nullptr}}));
-  Answer status = this->call("GET", "/api/v1/serverstatus");
-  EXPECT_EQ(status.status, 200);
-  EXPECT_EQ(status.body["data"]["version"], "1.2.3");
-  EXPECT_EQ(status.body["data"]["product"], "inmanta-cpp");
-  EXPECT_EQ(status.body["data"]["status"], "OK");
+  Answer wrong = this->call("PUT", "/api/v1/file/0000000000000000000000000000000000000000", {{"content", "aGVsbG8K"}});
+  EXPECT_EQ(wrong.status, 400) << wrong.body;
+  EXPECT_EQ(this->call("PUT", "/api/v1/file/" + hash, {{"content", "not base64!"}}).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v1/file/0000000000000000000000000000000000000000").status, 404);
+  EXPECT_EQ(this->call("POST", "/api/v1/file", json::object()).status, 400);
+
+  const std::string other = "d0a0d4e2a1d4c1c1d0e0a41d5a02bf1b4e8d1c28";  // never uploaded
+  Answer diff = this->call("POST", "/api/v1/filediff", {{"file_id_1", ""}, {"file_id_2", hash}});
+  ASSERT_EQ(diff.status, 200) << diff.body;
+  EXPECT_EQ(diff.body["diff"], json({"--- \n", "+++ " + hash + "\n", "@@ -0,0 +1 @@\n", "+hello\n"}));
+  EXPECT_EQ(this->call("POST", "/api/v1/filediff", {{"file_id_1", hash}, {"file_id_2", other}}).status, 404);
 }
 
-TYPED_TEST(RoutesTest, ProjectsAndEnvironments) {  // O-2
-  Answer p = this->call("PUT", "/api/v1/project", json{{"name", "P"}});
-  ASSERT_EQ(p.status, 200);
-  const std::string project = p.body["project"]["id"];
-  EXPECT_EQ(p.body["project"]["environments"], json::array());
-  EXPECT_EQ(this->call("PUT", "/api/v1/project", json{{"name", "P"}}).status, 409);
+TYPED_TEST(RoutesTest, VersionsPutReleaseListDelete) {
+  std::string env = this->manualEnvironment();
+  json resources = {this->file("/a"), this->file("/b", {"std::File[localhost,path=/a],v=0"})};
+  std::int64_t v1 = this->put(env, resources);
 
-  Answer e = this->call("PUT", "/api/v2/environment", json{{"name", "E"}, {"project_id", project}});
-  ASSERT_EQ(e.status, 200);
-  const std::string env = e.body["data"]["id"];
-  EXPECT_EQ(e.body["data"]["project_id"], project);
-  EXPECT_EQ(e.body["data"]["halted"], false);
+  // the store action, the rows, the hash
+  Answer got = this->call("GET", "/api/v1/version/" + std::to_string(v1) + "?include_logs=true", nullptr, env);
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.body["model"]["released"], false);
+  EXPECT_EQ(got.body["model"]["total"], 2);
+  ASSERT_EQ(got.body["resources"].size(), 2u);
+  EXPECT_EQ(got.body["resources"][0]["actions"][0]["action"], "store");
+  EXPECT_EQ(got.body["resources"][0]["actions"][0]["messages"][0]["msg"], "Successfully stored version " + std::to_string(v1));
+  EXPECT_EQ(got.body["resources"][0]["attribute_hash"].get<std::string>().size(), 32u);
 
-  Answer v1list = this->call("GET", "/api/v1/environment");
-  ASSERT_EQ(v1list.body["environments"].size(), 1u);
-  EXPECT_EQ(v1list.body["environments"][0]["project"], project);
-  EXPECT_EQ(this->call("GET", "/api/v2/environment").body["data"][0]["project_id"], project);
-  EXPECT_EQ(this->call("GET", "/api/v1/project/" + project).body["project"]["environments"], json::array({env}));
-  Answer nested = this->call("GET", "/api/v2/project");
-  EXPECT_EQ(nested.body["data"][0]["environments"][0]["id"], env);
-  EXPECT_EQ(nested.body["data"][0]["environments"][0]["name"], "E");
+  // errors of the put
+  json body = {{"version", v1 + 100}, {"resources", {this->file("/c", {"std::File[localhost,path=/nope],v=0"})}},
+               {"module_version_info", json::object()}};
+  Answer open = this->call("PUT", "/api/v1/version", body, env);
+  EXPECT_EQ(open.status, 400);
+  EXPECT_NE(open.body["message"].get<std::string>().find("closed"), std::string::npos) << open.body;
+  body["resources"] = {this->file("/c"), this->file("/c")};
+  EXPECT_EQ(this->call("PUT", "/api/v1/version", body, env).status, 400);
+  body["resources"] = {{{"id", "not an id"}}};
+  EXPECT_EQ(this->call("PUT", "/api/v1/version", body, env).status, 400);
+  body.erase("version");
+  EXPECT_EQ(this->call("PUT", "/api/v1/version", body, env).status, 400);
+  EXPECT_EQ(this->call("PUT", "/api/v1/version", {{"version", 1}}, "").status, 400);  // no environment
 
-  Answer again = this->call("PUT", "/api/v2/environment", json{{"name", "E"}, {"project_id", project}});
-  EXPECT_EQ(again.status, 400);
-  EXPECT_EQ(again.body["message"].get<std::string>().rfind("Invalid request: ", 0), 0u);
-  Answer orphan =
-      this->call("PUT", "/api/v2/environment", json{{"name", "X"}, {"project_id", "4e5ad3c6-0e6e-4c5c-8a0e-6fb2a8e3c9a1"}});
-  EXPECT_EQ(orphan.status, 404);
-  EXPECT_EQ(this->call("PUT", "/api/v2/environment", json{{"name", "X"}, {"project_id", project}, {"repository", "r"}}).status,
-            400);
-
-  Answer renamed = this->call("POST", "/api/v2/environment/" + env, json{{"name", "E2"}, {"description", "d"}});
-  EXPECT_EQ(renamed.body["data"]["name"], "E2");
-  EXPECT_EQ(renamed.body["data"]["description"], "d");
-  EXPECT_EQ(this->call("POST", "/api/v2/environment/" + env, json{{"name", "E2"}, {"icon", "data:text/html;base64,AA=="}}).status,
-            400);
-  EXPECT_EQ(this->call("POST", "/api/v2/environment/" + env,
-                       json{{"name", "E2"}, {"icon", "data:image/png;base64,iVBORw0KGgo="}}).status,
-            200);
-  EXPECT_EQ(this->call("POST", "/api/v2/environment/" + env, json{{"name", "E2"}, {"description", std::string(256, 'x')}}).status,
-            400);
-
-  Answer busy = this->call("DELETE", "/api/v1/project/" + project);
-  EXPECT_EQ(busy.status, 409);
-  EXPECT_EQ(this->call("DELETE", "/api/v2/environment/" + env).status, 200);
-  Answer gone = this->call("DELETE", "/api/v1/project/" + project);
-  EXPECT_EQ(gone.status, 200);
-  EXPECT_TRUE(gone.body.is_null());  // an empty body
-  EXPECT_EQ(this->call("GET", "/api/v2/environment/" + env).status, 404);
-  Answer missing = this->call("GET", "/api/v1/project/" + project);
-  EXPECT_EQ(missing.status, 404);
-  EXPECT_EQ(missing.body["message"].get<std::string>().rfind("Request or referenced resource does not exist: ", 0), 0u);
-}
-
-TYPED_TEST(RoutesTest, BadBodiesAndArguments) {  // O-4, O-5
-  Answer bad = this->call("PUT", "/api/v2/environment", std::optional<std::string>("{\"name\": env}"));
-  EXPECT_EQ(bad.status, 400);
-  EXPECT_EQ(bad.body["message"].get<std::string>().rfind("The request body couldn't be decoded as a JSON", 0), 0u);
-  EXPECT_EQ(this->call("PUT", "/api/v2/environment", std::optional<std::string>("[1, 2]")).status, 400);
-  EXPECT_EQ(this->call("PUT", "/api/v2/environment", std::optional<std::string>("\"text\"")).status, 400);
-  EXPECT_EQ(this->call("GET", "/api/v2/health").status, 200);
-
-  Answer unknown = this->call("PUT", "/api/v1/project", json{{"name", "a"}, {"x", 1}});
-  EXPECT_EQ(unknown.body["message"], "Invalid request: request contains fields {'x'} that are not declared in method "
-                                     "and no kwargs argument is provided.");
-  Answer required = this->call("PUT", "/api/v1/project", json::object());
-  EXPECT_EQ(required.body["message"], "Invalid request: Field 'name' is required.");
-  Answer typed = this->call("PUT", "/api/v1/project", json{{"name", "a"}, {"project_id", "nope"}});
-  EXPECT_EQ(typed.status, 400);
-  EXPECT_EQ(typed.body["message"].get<std::string>().rfind("Invalid request: Failed to validate argument", 0), 0u);
-  EXPECT_TRUE(typed.body["error_details"]["validation_errors"].is_array());
-  EXPECT_EQ(this->call("GET", "/api/v1/project/not-a-uuid").status, 400);
-  EXPECT_EQ(this->call("GET", "/api/v2/project?environment_details=maybe").status, 400);
-  EXPECT_EQ(this->call("GET", "/api/v2/project?environment_details=YES").status, 200);
-
-  // gzip bodies are accepted (O-37 for the routes here)
-  Answer zipped = this->call("PUT", "/api/v1/project", std::optional<std::string>(gzip(json{{"name", "zipped"}}.dump())),
-                             {{"Content-Encoding", "gzip"}});
-  EXPECT_EQ(zipped.status, 200);
-  EXPECT_EQ(zipped.body["project"]["name"], "zipped");
-}
-
-TYPED_TEST(RoutesTest, BodyLimit) {
-  this->options_.maxRequestBodySize = 1000;
-  Answer big = this->call("PUT", "/api/v1/project", json{{"name", std::string(2000, 'x')}});
-  EXPECT_EQ(big.status, 413);
-  EXPECT_TRUE(big.body.contains("message"));
-  EXPECT_EQ(this->call("GET", "/api/v2/health").status, 200);
-}
-
-TYPED_TEST(RoutesTest, EnvironmentHeader) {  // O-6
-  Answer none = this->call("GET", "/api/v2/environment_settings");
-  EXPECT_EQ(none.status, 400);
-  EXPECT_EQ(none.body["message"], "Invalid request: Field 'tid' is required.");
-  EXPECT_EQ(this->call("GET", "/api/v2/environment_settings", std::nullopt, {{"X-Inmanta-tid", "12"}}).status, 400);
-  Answer unknown = this->call("GET", "/api/v2/environment_settings", std::nullopt,
-                              {{"x-inmanta-TID", "4e5ad3c6-0e6e-4c5c-8a0e-6fb2a8e3c9a1"}});
+  // release as the reference's client sends it: the id in the body too
+  Answer released = this->server_->call("POST", "/api/v1/version/" + std::to_string(v1),
+                                        {{"id", v1}, {"push", true}, {"agent_trigger_method", "push_full_deploy"}}, env,
+                                        "application/x-www-form-urlencoded");
+  ASSERT_EQ(released.status, 200) << released.body;
+  EXPECT_EQ(released.body["model"]["released"], true);
+  EXPECT_EQ(this->call("POST", "/api/v1/version/" + std::to_string(v1), json::object(), env).status, 409);
+  Answer unknown = this->call("POST", "/api/v1/version/9999", json::object(), env);
   EXPECT_EQ(unknown.status, 404);
-  EXPECT_EQ(unknown.body["message"],
-            "Request or referenced resource does not exist: The given environment id does not exist!");
+  EXPECT_EQ(unknown.body["message"], "The request version does not exist.");
+
+  std::int64_t v2 = this->put(env, resources);
+  Answer list = this->call("GET", "/api/v1/version?start=0&limit=1", nullptr, env);
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(list.body["count"], 2);
+  EXPECT_EQ(list.body["versions"].size(), 1u);
+  EXPECT_EQ(this->call("GET", "/api/v1/version?start=0", nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v1/version?start=0&limit=1001", nullptr, env).status, 400);
+
+  // the active version cannot go; a candidate can
+  EXPECT_EQ(this->call("DELETE", "/api/v1/version/" + std::to_string(v1), nullptr, env).status, 400);
+  EXPECT_EQ(this->call("DELETE", "/api/v1/version/" + std::to_string(v2), nullptr, env).status, 200);
+  EXPECT_EQ(this->call("GET", "/api/v1/version/" + std::to_string(v2), nullptr, env).status, 404);
+  EXPECT_EQ(this->call("DELETE", "/api/v1/version/9999", nullptr, env).status, 404);
 }
 
-TYPED_TEST(RoutesTest, MethodsPathsCorsAndShutdown) {  // O-7
-  Answer patch = this->call("PATCH", "/api/v1/project", json::object());
-  EXPECT_EQ(patch.status, 405);
-  EXPECT_EQ(patch.headers.find("Allow")->second, "PUT, GET");
-  EXPECT_EQ(patch.body["message"], "PATCH is not supported for this url. Supported methods: PUT, GET");
-  Answer nowhere = this->call("GET", "/api/v9/nothing");
-  EXPECT_EQ(nowhere.status, 404);
-  EXPECT_EQ(nowhere.body["message"], "Request or referenced resource does not exist");
-  Answer options = this->call("OPTIONS", "/api/v1/project");
-  EXPECT_EQ(options.status, 200);
-  EXPECT_NE(options.headers.find("Access-Control-Allow-Headers")->second.find("X-Inmanta-tid"), std::string::npos);
+TYPED_TEST(RoutesTest, AutoDeployReleasesAndPartialExports) {
+  std::string env = this->server_->environment();  // auto_deploy is on by default
+  json base = {this->file("/shared"), this->file("/s1"), this->file("/s2")};
+  std::int64_t v1 = this->put(env, base, {{"resource_sets", {{"std::File[localhost,path=/s1]", "set-1"},
+                                                              {"std::File[localhost,path=/s2]", "set-2"}}}});
+  Answer got = this->call("GET", "/api/v1/version/" + std::to_string(v1), nullptr, env);
+  EXPECT_EQ(got.body["model"]["released"], true);
 
-  this->dispatcher_->beginShutdown();
-  Answer late = this->call("GET", "/api/v2/health");
-  EXPECT_EQ(late.status, 503);
-  EXPECT_EQ(late.body["message"], "Can not complete this request as a shutdown is on progress");
+  // set-1 replaced by one new resource; set-2 and the shared one stay
+  json partial = {{"resources", {this->file("/s1-new")}},
+                  {"resource_sets", {{"std::File[localhost,path=/s1-new]", "set-1"}}},
+                  {"module_version_info", json::object()}};
+  Answer stored = this->call("PUT", "/api/v2/version/partial", partial, env);
+  ASSERT_EQ(stored.status, 200) << stored.body;
+  std::int64_t v2 = stored.body["data"].get<std::int64_t>();
+  EXPECT_EQ(v2, v1 + 1);
+  Answer resources = this->call("GET", "/api/v2/desiredstate/" + std::to_string(v2), nullptr, env);
+  ASSERT_EQ(resources.status, 200) << resources.body;
+  std::vector<std::string> ids;
+  for (const json& item : resources.body["data"]) ids.push_back(item["resource_id"]);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"std::File[localhost,path=/s1-new]", "std::File[localhost,path=/s2]",
+                                           "std::File[localhost,path=/shared]"}));
+  // a shared resource changed by a partial export
+  json changed = this->file("/shared");
+  changed["permissions"] = 600;
+  Answer refused = this->call("PUT", "/api/v1/version/partial", {{"resources", {changed}}, {"module_version_info", json::object()}}, env);
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  // resource_sets naming a resource not sent
+  Answer stranger = this->call("PUT", "/api/v1/version/partial",
+                               {{"resources", json::array()}, {"resource_sets", {{"std::File[localhost,path=/x]", "s"}}}}, env);
+  EXPECT_EQ(stranger.status, 400) << stranger.body;
 }
 
-TYPED_TEST(RoutesTest, AllowOrigin) {
-  this->options_.accessControlAllowOrigin = "https://ui.example";
-  EXPECT_EQ(this->call("GET", "/api/v2/health").headers.find("Access-Control-Allow-Origin")->second, "https://ui.example");
+TYPED_TEST(RoutesTest, DesiredState) {
+  std::string env = this->manualEnvironment();
+  json v1Resources = {this->file("/a"), this->file("/b", {"std::File[localhost,path=/a],v=0"}, "other")};
+  std::int64_t v1 = this->put(env, v1Resources);
+  json changed = this->file("/a");
+  changed["permissions"] = 600;
+  changed["mode"] = {{"x", 1}};
+  std::int64_t v2 = this->put(env, {changed, this->file("/c")});
+  ASSERT_EQ(this->call("POST", "/api/v2/desiredstate/" + std::to_string(v1) + "/promote", json::object(), env).status, 200);
+
+  Answer list = this->call("GET", "/api/v2/desiredstate", nullptr, env);
+  ASSERT_EQ(list.status, 200) << list.body;
+  ASSERT_EQ(list.body["data"].size(), 2u);
+  EXPECT_EQ(list.body["data"][0]["version"], v2);
+  EXPECT_EQ(list.body["data"][0]["status"], "candidate");
+  EXPECT_EQ(list.body["data"][1]["status"], "active");
+  Answer filtered = this->call("GET", "/api/v2/desiredstate?filter.status=active", nullptr, env);
+  EXPECT_EQ(filtered.body["data"].size(), 1u);
+  Answer paged = this->call("GET", "/api/v2/desiredstate?limit=1", nullptr, env);
+  EXPECT_EQ(paged.body["metadata"]["total"], 2);
+  EXPECT_EQ(paged.body["metadata"]["after"], 1);
+  EXPECT_TRUE(paged.body["links"].contains("next"));
+  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate?filter.status=bogus", nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate?sort=bogus.asc", nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate?limit=0", nullptr, env).status, 400);
+
+  Answer version = this->call("GET", "/api/v2/desiredstate/" + std::to_string(v1) + "?filter.agent=other", nullptr, env);
+  ASSERT_EQ(version.status, 200) << version.body;
+  ASSERT_EQ(version.body["data"].size(), 1u);
+  EXPECT_EQ(version.body["data"][0]["requires"], json({"std::File[localhost,path=/a]"}));
+  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate/9999", nullptr, env).status, 404);
+
+  Answer one = this->call("GET", "/api/v2/desiredstate/" + std::to_string(v1) + "/resource/" +
+                                     "std%3A%3AFile%5Blocalhost%2Cpath%3D%2Fa%5D", nullptr, env);
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(one.body["data"]["attributes"]["permissions"], 644);
+  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate/" + std::to_string(v1) + "/resource/std::File[x,path=/none]", nullptr, env).status, 404);
+
+  Answer diff = this->call("GET", "/api/v2/desiredstate/diff/" + std::to_string(v1) + "/" + std::to_string(v2), nullptr, env);
+  ASSERT_EQ(diff.status, 200) << diff.body;
+  // by resource id: [localhost,path=/a] modified, [localhost,path=/c] added, [other,path=/b] deleted
+  ASSERT_EQ(diff.body["data"].size(), 3u);
+  EXPECT_EQ(diff.body["data"][0]["status"], "modified");
+  EXPECT_EQ(diff.body["data"][0]["attributes"]["permissions"]["from_value_compare"], "644");
+  // dicts as Python's json.dumps(indent=4, sort_keys=True)
+  EXPECT_EQ(diff.body["data"][0]["attributes"]["mode"]["to_value_compare"], "{\n    \"x\": 1\n}");
+  EXPECT_EQ(diff.body["data"][1]["status"], "added");
+  EXPECT_EQ(diff.body["data"][2]["status"], "deleted");
+  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate/diff/" + std::to_string(v2) + "/" + std::to_string(v1), nullptr, env).status, 400);
 }
 
-TYPED_TEST(RoutesTest, Settings) {  // O-14
-  const std::string env = this->environment();
-  auto h = this->tid(env);
-  EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/autostart_agent_repair_interval", json{{"value", "30"}}, h).status,
-            200);
-  EXPECT_EQ(this->call("GET", "/api/v1/environment_settings", std::nullopt, h).body["settings"]["autostart_agent_repair_interval"],
-            "30");
-  Answer v2 = this->call("GET", "/api/v2/environment_settings", std::nullopt, h);
-  EXPECT_EQ(v2.body["data"]["settings"]["autostart_agent_repair_interval"], "30");
-  EXPECT_EQ(v2.body["data"]["definition"]["auto_deploy"]["type"], "bool");
-  EXPECT_EQ(v2.body["data"]["definition"]["autostart_agent_map"]["default"], (json{{"internal", "local:"}}));
-  Answer invalid = this->call("POST", "/api/v1/environment_settings/autostart_agent_repair_interval", json{{"value", "abc"}}, h);
-  EXPECT_EQ(invalid.status, 400);
-  EXPECT_EQ(invalid.body["message"].get<std::string>().rfind("Invalid request: Invalid value. ", 0), 0u);
-  EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/auto_deploy", json{{"value", "maybe"}}, h).status, 400);
-  EXPECT_EQ(this->call("POST", "/api/v1/environment_settings/push_on_auto_deploy", json{{"value", true}}, h).status, 404);
-  EXPECT_EQ(this->call("GET", "/api/v2/environment_settings/purge_on_delete", std::nullopt, h).status, 404);
+TYPED_TEST(RoutesTest, ResourcesAndActions) {
+  std::string env = this->manualEnvironment();
+  EXPECT_EQ(this->call("GET", "/api/v2/resource", nullptr, env).body["data"], json::array());
+  std::int64_t v1 = this->put(env, {this->file("/a"), this->file("/b", {"std::File[localhost,path=/a],v=0"}),
+                                    this->file("/c", {}, "other")});
+  EXPECT_EQ(this->call("POST", "/api/v1/version/" + std::to_string(v1), json::object(), env).status, 200);
 
-  Answer deleted = this->call("DELETE", "/api/v1/environment_settings/autostart_agent_repair_interval", std::nullopt, h);
-  EXPECT_EQ(deleted.status, 200);
-  EXPECT_EQ(deleted.body, json::object());
-  EXPECT_EQ(this->call("GET", "/api/v1/environment_settings/autostart_agent_repair_interval", std::nullopt, h).body["value"],
-            "86400");
-  Answer one = this->call("GET", "/api/v2/environment_settings/available_versions_to_keep", std::nullopt, h);
-  EXPECT_EQ(one.body["data"]["settings"], (json{{"available_versions_to_keep", 100}}));
+  Answer list = this->call("GET", "/api/v2/resource?deploy_summary=true&sort=resource_id_value.asc&limit=2", nullptr, env);
+  ASSERT_EQ(list.status, 200) << list.body;
+  ASSERT_EQ(list.body["data"].size(), 2u);
+  EXPECT_EQ(list.body["data"][0]["id_details"]["resource_id_value"], "/a");
+  EXPECT_EQ(list.body["data"][0]["status"], "available");
+  EXPECT_EQ(list.body["metadata"]["deploy_summary"]["total"], 3);
+  EXPECT_EQ(list.body["metadata"]["deploy_summary"]["by_state"]["available"], 3);
+  ASSERT_TRUE(list.body["links"].contains("next"));
+  Answer next = this->call("GET", list.body["links"]["next"].get<std::string>(), nullptr, env);
+  ASSERT_EQ(next.status, 200) << next.body;
+  ASSERT_EQ(next.body["data"].size(), 1u);
+  EXPECT_EQ(next.body["data"][0]["id_details"]["resource_id_value"], "/c");
+  EXPECT_EQ(next.body["metadata"]["before"], 2);
+  EXPECT_TRUE(next.body["links"].contains("prev"));
 
-  EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/auto_deploy", json{{"value", "off"}}, h).status, 200);
-  EXPECT_EQ(this->call("GET", "/api/v2/environment/" + env).body["data"]["settings"]["auto_deploy"], false);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource?filter.agent=other", nullptr, env).body["data"].size(), 1u);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource?filter.status=!available", nullptr, env).body["data"].size(), 0u);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource?filter.status=nope", nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource?filter.bogus=x", nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource?sort=size.asc", nullptr, env).status, 400);
 
-  // project.yml's settings: protected; the batch is validated (D5)
-  Answer bad = this->call("POST", "/api/v2/protected_environment_settings",
-                          json{{"settings", {{"auto_deploy", "maybe"}}}, {"protected_by", "project_yml"}}, h);
-  EXPECT_EQ(bad.status, 400);
-  EXPECT_NE(bad.body["message"].get<std::string>().find("auto_deploy"), std::string::npos);
-  Answer batch = this->call("POST", "/api/v2/protected_environment_settings",
-                            json{{"settings", {{"auto_deploy", false}}}, {"protected_by", "project_yml"}}, h);
-  EXPECT_EQ(batch.status, 200);
-  EXPECT_TRUE(batch.body.is_null());
-  Answer refused = this->call("POST", "/api/v2/environment_settings/auto_deploy", json{{"value", true}}, h);
-  EXPECT_EQ(refused.status, 403);
-  EXPECT_EQ(refused.body["message"], "Access denied: Cannot update environment setting auto_deploy because it's protected "
-                                     "(reason=Setting is managed by the project.yml file of the Inmanta project.).");
-  EXPECT_EQ(this->call("DELETE", "/api/v2/environment_settings/auto_deploy", std::nullopt, h).status, 403);
-  Answer definitions = this->call("GET", "/api/v1/environment_settings", std::nullopt, h);
-  EXPECT_EQ(definitions.body["metadata"]["auto_deploy"]["protected"], true);
-  // absent from the next batch: no longer protected
-  EXPECT_EQ(this->call("POST", "/api/v2/protected_environment_settings",
-                       json{{"settings", json::object()}, {"protected_by", "project_yml"}}, h).status,
-            200);
-  EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/auto_deploy", json{{"value", true}}, h).status, 200);
+  // a new released version with /a only: the list follows (the cache is invalidated), /b and /c
+  // are orphans, left out of the deploy summary
+  std::int64_t v2 = this->put(env, json::array({this->file("/a")}));
+  EXPECT_EQ(this->call("POST", "/api/v1/version/" + std::to_string(v2), json::object(), env).status, 200);
+  Answer after = this->call("GET", "/api/v2/resource?deploy_summary=true&filter.status=orphaned", nullptr, env);
+  EXPECT_EQ(after.body["metadata"]["total"], 2) << after.body;
+  EXPECT_EQ(after.body["metadata"]["deploy_summary"]["total"], 1) << after.body;
+
+  const std::string rid = "std%3A%3AFile%5Blocalhost%2Cpath%3D%2Fa%5D";
+  Answer one = this->call("GET", "/api/v2/resource/" + rid, nullptr, env);
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(one.body["data"]["status"], "available");
+  EXPECT_EQ(one.body["data"]["id_attribute"], "path");
+  EXPECT_EQ(this->call("GET", "/api/v2/resource/std::Nope[x,y=z]", nullptr, env).status, 404);
+
+  Answer history = this->call("GET", "/api/v2/resource/" + rid + "/history", nullptr, env);
+  ASSERT_EQ(history.status, 200) << history.body;
+  EXPECT_EQ(history.body["data"].size(), 1u);  // the same desired state in both versions
+
+  Answer logs = this->call("GET", "/api/v2/resource/" + rid + "/logs", nullptr, env);
+  ASSERT_EQ(logs.status, 200) << logs.body;
+  ASSERT_EQ(logs.body["data"].size(), 2u);  // one store line per version
+  EXPECT_EQ(logs.body["data"][0]["action"], "store");
+  EXPECT_EQ(this->call("GET", "/api/v2/resource/" + rid + "/logs?filter.minimal_log_level=ERROR", nullptr, env)
+                .body["data"].size(), 0u);
+
+  Answer actions = this->call("GET", "/api/v2/resource_actions?resource_type=std::File&limit=1", nullptr, env);
+  ASSERT_EQ(actions.status, 200) << actions.body;
+  ASSERT_EQ(actions.body["data"].size(), 1u);
+  EXPECT_EQ(actions.body["data"][0]["version"], v2);
+  ASSERT_TRUE(actions.body["links"].contains("next"));
+  Answer older = this->call("GET", actions.body["links"]["next"].get<std::string>(), nullptr, env);
+  ASSERT_EQ(older.status, 200) << older.body;
+  ASSERT_EQ(older.body["data"].size(), 1u);
+  EXPECT_EQ(older.body["data"][0]["version"], v1);
+  Answer newer = this->call("GET", older.body["links"]["prev"].get<std::string>(), nullptr, env);
+  ASSERT_EQ(newer.body["data"].size(), 1u);
+  EXPECT_EQ(newer.body["data"][0]["version"], v2);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?attribute=path&attribute_value=/c", nullptr, env).body["data"].size(), 1u);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?log_severity=info", nullptr, env).body["data"].size(), 2u);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?log_severity=error", nullptr, env).body["data"].size(), 0u);
+  // store actions have no change: excluding any change leaves them out, as the reference's NOT IN
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?exclude_changes=nochange", nullptr, env).body["data"].size(), 0u);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?attribute=path", nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?limit=1001", nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?action_id=" + store::newUuid(), nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?first_timestamp=yesterday&action_id=" + store::newUuid(), nullptr, env).status, 400);
 }
 
-TYPED_TEST(RoutesTest, ProtectedEnvironmentHaltAndResume) {  // O-15
-  const std::string env = this->environment();
-  auto h = this->tid(env);
-  ASSERT_EQ(this->call("POST", "/api/v2/environment_settings/protected_environment", json{{"value", true}}, h).status, 200);
-  Answer refused = this->call("DELETE", "/api/v2/environment/" + env);
-  EXPECT_EQ(refused.status, 403);
-  EXPECT_EQ(refused.body["message"],
-            "Access denied: Environment " + env + " is protected. See environment setting: protected_environment");
-  EXPECT_EQ(this->call("DELETE", "/api/v2/decommission/" + env).status, 403);
+TYPED_TEST(RoutesTest, DryRuns) {
+  std::string env = this->manualEnvironment();
+  std::int64_t v1 = this->put(env, {this->file("/a"), this->file("/b")});
+  Answer created = this->call("POST", "/api/v2/dryrun/" + std::to_string(v1), json::object(), env);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string id = created.body["data"];
+  Answer list = this->call("GET", "/api/v2/dryrun/" + std::to_string(v1), nullptr, env);
+  ASSERT_EQ(list.body["data"].size(), 1u);
+  EXPECT_EQ(list.body["data"][0]["total"], 2);
+  EXPECT_EQ(list.body["data"][0]["todo"], 2);
+  EXPECT_EQ(this->call("GET", "/api/v2/dryrun/" + std::to_string(v1) + "/" + id, nullptr, env).status, 200);
+  Answer v1List = this->call("GET", "/api/v1/dryrun", nullptr, env);
+  EXPECT_EQ(v1List.body["dryruns"].size(), 1u);
+  Answer v1Get = this->call("GET", "/api/v1/dryrun/" + id, nullptr, env);
+  ASSERT_EQ(v1Get.status, 200) << v1Get.body;
+  EXPECT_EQ(v1Get.body["dryrun"]["model"], v1);
+  Answer v1Created = this->call("POST", "/api/v1/dryrun/" + std::to_string(v1), json::object(), env);
+  EXPECT_EQ(v1Created.status, 200) << v1Created.body;
 
-  EXPECT_EQ(this->call("POST", "/api/v2/actions/environment/halt", std::nullopt, h).status, 200);
-  EXPECT_EQ(this->call("GET", "/api/v2/environment/" + env).body["data"]["halted"], true);
-  EXPECT_EQ(this->call("POST", "/api/v2/actions/environment/halt", std::nullopt, h).status, 200);  // a no-op
-  EXPECT_EQ(this->call("POST", "/api/v2/actions/environment/resume", json::object(), h).status, 200);
-  EXPECT_EQ(this->call("GET", "/api/v2/environment/" + env).body["data"]["halted"], false);
-
-  EXPECT_EQ(this->call("DELETE", "/api/v2/environment_settings/protected_environment", std::nullopt, h).status, 200);
-  EXPECT_EQ(this->call("DELETE", "/api/v2/decommission/" + env).status, 200);
-  EXPECT_EQ(this->call("DELETE", "/api/v2/environment/" + env).status, 200);
-  EXPECT_EQ(this->call("GET", "/api/v2/environment/" + env).status, 404);
-  EXPECT_EQ(this->call("DELETE", "/api/v1/environment/" + env).status, 404);
+  EXPECT_EQ(this->call("POST", "/api/v2/dryrun/9999", json::object(), env).status, 404);
+  EXPECT_EQ(this->call("GET", "/api/v1/dryrun/" + store::newUuid(), nullptr, env).status, 404);
+  EXPECT_EQ(this->call("GET", "/api/v1/dryrun/not-a-uuid", nullptr, env).status, 400);
+  EXPECT_EQ(this->call("POST", "/api/v2/actions/environment/halt", json::object(), env).status, 200);
+  EXPECT_EQ(this->call("POST", "/api/v2/dryrun/" + std::to_string(v1), json::object(), env).status, 409);
 }
 
-TYPED_TEST(RoutesTest, Auth) {  // O-8 at the API level
-  util::Settings settings;
-  settings.set("auth_jwt_default", "sign", "true");
-  settings.set("auth_jwt_default", "client_types", "api,agent,compiler");
-  settings.set("auth_jwt_default", "key", "c2VjcmV0LWtleS1vZi1hdC1sZWFzdC0zMi1ieXRlcy1sb25nLW9r");
-  this->options_.auth = true;
-  this->start(settings);
-  const Auth& auth = *this->auth_;
-  auto bearer = [](const std::string& token) { return httplib::Headers{{"Authorization", "Bearer " + token}}; };
-  const std::string api = auth.mint(kApi, std::nullopt);
+TYPED_TEST(RoutesTest, AgentsAndDeploy) {
+  std::string env = this->manualEnvironment();
+  Answer none = this->call("POST", "/api/v1/deploy", json::object(), env);
+  EXPECT_EQ(none.status, 404) << none.body;
+  std::int64_t v1 = this->put(env, {this->file("/a"), this->file("/b", {}, "other")});
+  ASSERT_EQ(this->call("POST", "/api/v1/version/" + std::to_string(v1), json::object(), env).status, 200);
 
-  Answer none = this->call("GET", "/api/v1/project");
-  EXPECT_EQ(none.status, 401);
-  EXPECT_EQ(none.body["message"].get<std::string>().rfind("Access to this resource is unauthorized", 0), 0u);
-  EXPECT_EQ(this->call("GET", "/api/v2/health").status, 200);
-  EXPECT_EQ(this->call("GET", "/api/v1/project", std::nullopt, bearer("garbage")).status, 403);
-  EXPECT_EQ(this->call("GET", "/api/v1/project", std::nullopt, {{"Authorization", "Basic " + api}}).status, 401);
+  Answer agents = this->call("GET", "/api/v2/agents", nullptr, env);
+  ASSERT_EQ(agents.status, 200) << agents.body;
+  ASSERT_EQ(agents.body["data"].size(), 2u);
+  EXPECT_EQ(agents.body["data"][0]["name"], "localhost");
+  EXPECT_EQ(agents.body["data"][0]["status"], "down");
+  EXPECT_EQ(this->call("GET", "/api/v2/agents?filter.name=oth", nullptr, env).body["data"].size(), 1u);
+  // no agent process runs before the scheduler (issue 31): no process name matches
+  EXPECT_EQ(this->call("GET", "/api/v2/agents?filter.process_name=x", nullptr, env).body["data"].size(), 0u);
 
-  Answer p = this->call("PUT", "/api/v2/project", json{{"name", "p"}}, bearer(api));
-  ASSERT_EQ(p.status, 200);
-  Answer ea = this->call("PUT", "/api/v2/environment", json{{"name", "a"}, {"project_id", p.body["data"]["id"]}}, bearer(api));
-  Answer eb = this->call("PUT", "/api/v2/environment", json{{"name", "b"}, {"project_id", p.body["data"]["id"]}}, bearer(api));
-  const std::string a = ea.body["data"]["id"], b = eb.body["data"]["id"];
+  EXPECT_EQ(this->call("POST", "/api/v2/agent/localhost/pause", json::object(), env).status, 200);
+  Answer v1List = this->call("GET", "/api/v1/agent", nullptr, env);
+  ASSERT_EQ(v1List.status, 200);
+  EXPECT_EQ(v1List.body["agents"][0]["state"], "paused");
+  EXPECT_EQ(this->call("POST", "/api/v2/agent/nobody/pause", json::object(), env).status, 404);
+  EXPECT_EQ(this->call("POST", "/api/v2/agent/%24__scheduler/pause", json::object(), env).status, 400);
+  EXPECT_EQ(this->call("POST", "/api/v2/agent/localhost/dance", json::object(), env).status, 400);
+  EXPECT_EQ(this->call("POST", "/api/v2/agents/unpause", json::object(), env).status, 200);
+  EXPECT_EQ(this->call("POST", "/api/v2/agents/keep_paused_on_resume", json::object(), env).status, 403);
 
-  httplib::Headers scopedA = bearer(auth.mint(kApi, a));
-  scopedA.emplace("X-Inmanta-tid", a);
-  EXPECT_EQ(this->call("GET", "/api/v2/environment_settings", std::nullopt, scopedA).status, 200);
-  httplib::Headers wrongEnv = bearer(auth.mint(kApi, a));
-  wrongEnv.emplace("X-Inmanta-tid", b);
-  Answer foreign = this->call("GET", "/api/v2/environment_settings", std::nullopt, wrongEnv);
-  EXPECT_EQ(foreign.status, 403);
-  EXPECT_NE(foreign.body["message"].get<std::string>().find("not valid for the requested environment"), std::string::npos);
-  EXPECT_EQ(this->call("GET", "/api/v2/environment/" + b, std::nullopt, bearer(auth.mint(kApi, a))).status, 403);
-  Answer agnostic = this->call("GET", "/api/v1/project", std::nullopt, bearer(auth.mint(kApi, a)));
-  EXPECT_EQ(agnostic.status, 403);
-  EXPECT_NE(agnostic.body["message"].get<std::string>().find("scoped to a specific environment"), std::string::npos);
+  Answer deploy = this->call("POST", "/api/v1/deploy", {{"agents", {"other", "ghost"}}}, env);
+  ASSERT_EQ(deploy.status, 200) << deploy.body;
+  EXPECT_EQ(deploy.body["agents"], json({"other"}));
+  EXPECT_TRUE(deploy.body.contains("metadata"));
+  Answer all = this->call("POST", "/api/v1/deploy", {{"agent_trigger_method", "push_incremental_deploy"}}, env);
+  EXPECT_EQ(all.body["agents"], json({"localhost", "other"}));
+  EXPECT_EQ(this->call("POST", "/api/v1/deploy", {{"agent_trigger_method", "sideways"}}, env).status, 400);
 
-  httplib::Headers agent = bearer(auth.mint(kAgent, std::nullopt));
-  Answer wrongType = this->call("GET", "/api/v1/project", std::nullopt, agent);
-  EXPECT_EQ(wrongType.status, 403);
-  EXPECT_NE(wrongType.body["message"].get<std::string>().find("(agent provided, api expected)"), std::string::npos);
-
-  // environment_auth mints a scoped token that works for its environment only
-  httplib::Headers withTid = bearer(api);
-  withTid.emplace("X-Inmanta-tid", a);
-  Answer minted = this->call("POST", "/api/v1/environment_auth", json{{"client_types", {"api", "compiler"}}}, withTid);
-  ASSERT_EQ(minted.status, 200);
-  httplib::Headers mintedA = bearer(minted.body["token"]);
-  mintedA.emplace("X-Inmanta-tid", a);
-  EXPECT_EQ(this->call("GET", "/api/v1/environment_settings", std::nullopt, mintedA).status, 200);
-  EXPECT_EQ(this->call("POST", "/api/v2/environment_auth", json{{"client_types", {"root"}}}, withTid).status, 400);
+  EXPECT_EQ(this->call("POST", "/api/v2/actions/environment/halt", json::object(), env).status, 200);
+  EXPECT_EQ(this->call("POST", "/api/v2/agent/localhost/unpause", json::object(), env).status, 403);
+  EXPECT_EQ(this->call("POST", "/api/v2/agent/localhost/keep_paused_on_resume", json::object(), env).status, 200);
 }
 
-TYPED_TEST(RoutesTest, EnvironmentAuthNeedsAuth) {
-  const std::string env = this->environment();
-  EXPECT_EQ(this->call("POST", "/api/v1/environment_auth", json{{"client_types", {"api"}}}, this->tid(env)).status, 400);
+TYPED_TEST(RoutesTest, ParametersAndFacts) {
+  std::string env = this->server_->environment();
+  Answer set = this->call("PUT", "/api/v1/parameter/color", {{"value", "blue"}, {"source", "user"}, {"metadata", {{"k", "v"}}}}, env);
+  ASSERT_EQ(set.status, 200) << set.body;
+  EXPECT_EQ(set.body["parameter"]["value"], "blue");
+  EXPECT_EQ(set.body["parameter"]["name"], "color");
+  Answer got = this->call("GET", "/api/v1/parameter/color", nullptr, env);
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.body["parameter"]["source"], "user");
+  EXPECT_EQ(this->call("GET", "/api/v1/parameter/nothing", nullptr, env).status, 404);
+  EXPECT_EQ(this->call("PUT", "/api/v1/parameter/x", {{"value", "1"}, {"source", "martians"}}, env).status, 400);
+
+  const std::string rid = "std::File[localhost,path=/a]";
+  Answer fact = this->call("PUT", "/api/v1/parameter/size", {{"value", 12}, {"source", "fact"}, {"resource_id", rid}}, env);
+  ASSERT_EQ(fact.status, 200) << fact.body;
+  Answer batch = this->call("PUT", "/api/v1/parameters",
+                            {{"parameters", {{{"id", "a"}, {"value", "1"}, {"source", "plugin"}},
+                                             {{"id", "b"}, {"value", "2"}, {"source", "plugin"}, {"metadata", {{"k", "v"}}}}}}},
+                            env);
+  EXPECT_EQ(batch.status, 200) << batch.body;
+  Answer listed = this->call("POST", "/api/v1/parameter", {{"query", {{"k", "v"}}}}, env);
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  EXPECT_EQ(listed.body["parameters"].size(), 2u);  // color and b
+  Answer facts = this->call("GET", "/api/v2/facts", nullptr, env);
+  ASSERT_EQ(facts.status, 200) << facts.body;
+  EXPECT_EQ(facts.body["data"].size(), 1u);
+  Answer ofResource = this->call("GET", "/api/v2/resource/std%3A%3AFile%5Blocalhost%2Cpath%3D%2Fa%5D/facts", nullptr, env);
+  ASSERT_EQ(ofResource.status, 200) << ofResource.body;
+  EXPECT_EQ(ofResource.body["data"][0]["name"], "size");
+
+  EXPECT_EQ(this->call("DELETE", "/api/v1/parameter/color", nullptr, env).status, 200);
+  EXPECT_EQ(this->call("DELETE", "/api/v1/parameter/color", nullptr, env).status, 404);
 }
 
 }  // namespace
-}  // namespace inmanta::server
+}  // namespace inmanta::server::testing
