@@ -59,6 +59,11 @@ def junk_text(rng, size=None):
     return "".join(rng.choice(alphabet) for _ in range(size))
 
 
+def percent_encode(text):
+    """Every byte of the UTF-8 text that is not an ASCII letter or digit as %XX."""
+    return "".join(chr(b) if chr(b).isascii() and chr(b).isalnum() else f"%{b:02X}" for b in text.encode("utf-8"))
+
+
 def segment(rng, kind, env):
     choice = rng.random()
     if kind == "id" and choice < 0.4:
@@ -68,7 +73,7 @@ def segment(rng, kind, env):
     if kind == "rid" and choice < 0.5:
         rid = rng.choice(["std::File[localhost,path=/tmp/x]", "std::Nope[x,y=z]", "a::b[c,d=e],v=3", "[[,,]]",
                           "std::File[localhost,path=/a]b]"])
-        return "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in rid)
+        return percent_encode(rid)
     if kind == "hash" and choice < 0.4:
         return "".join(rng.choice("0123456789abcdef") for _ in range(40))
     if kind == "setting" and choice < 0.5:
@@ -76,8 +81,7 @@ def segment(rng, kind, env):
     if kind == "action" and choice < 0.5:
         return rng.choice(["pause", "unpause", "keep_paused_on_resume", "unpause_on_resume", "explode"])
     if choice < 0.7:
-        text = junk_text(rng)
-        return "".join(c if c.isalnum() else f"%{ord(c.encode('utf-8')[0]):02X}" for c in text) or "x"
+        return percent_encode(junk_text(rng)) or "x"
     return "%" + rng.choice(["", "Z", "ZZ", "0", "2", "FF", "C3"])  # broken percent-escapes
 
 
