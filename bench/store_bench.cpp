@@ -48,15 +48,39 @@ void putVersions(benchmark::State& state, const StoreConfig& config) {
   }
 }
 
-void BM_PutVersionSqlite(benchmark::State& state) {
+// releaseVersion of a version of 10,000 resources in a new environment: it creates a state row
+// per resource (the path of `export -d`); storing the version is not timed.
+void releaseVersions(benchmark::State& state, const StoreConfig& config) {
+  auto store = Store::open(config);
+  auto project = store->createProject("bench-" + newUuid());
+  NewVersion version;
+  version.resources = resources(static_cast<int>(state.range(0)));
+  int count = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    version.environment =
+        store->createEnvironment({std::nullopt, project.id, "bench" + std::to_string(++count), "", "", "", ""}).id;
+    version.version = store->reserveVersion(version.environment);
+    store->putVersion(version);
+    state.ResumeTiming();
+    store->releaseVersion(version.environment, version.version);
+  }
+}
+
+// Runs `body` on a SQLite store in a new temporary folder.
+void onSqlite(benchmark::State& state, void (*body)(benchmark::State&, const StoreConfig&)) {
   char pattern[] = "/tmp/inmanta-store-bench-XXXXXX";
   std::string dir = mkdtemp(pattern);
   StoreConfig config;
   config.sqlite_path = dir + "/inmanta.db";
-  putVersions(state, config);
+  body(state, config);
   std::filesystem::remove_all(dir);
 }
+
+void BM_PutVersionSqlite(benchmark::State& state) { onSqlite(state, putVersions); }
 BENCHMARK(BM_PutVersionSqlite)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_ReleaseVersionSqlite(benchmark::State& state) { onSqlite(state, releaseVersions); }
+BENCHMARK(BM_ReleaseVersionSqlite)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void adminExec(const std::string& conninfo, const std::string& sql) {
   PGconn* conn = PQconnectdb(conninfo.c_str());
@@ -64,7 +88,8 @@ void adminExec(const std::string& conninfo, const std::string& sql) {
   PQfinish(conn);
 }
 
-void BM_PutVersionPostgres(benchmark::State& state) {
+// Runs `body` on PostgreSQL, in a new database of the server INMANTA_TEST_PG names.
+void onPostgres(benchmark::State& state, void (*body)(benchmark::State&, const StoreConfig&)) {
   const char* server = std::getenv("INMANTA_TEST_PG");
   if (!server || !*server) {
     state.SkipWithError("INMANTA_TEST_PG is not set");
@@ -84,9 +109,13 @@ void BM_PutVersionPostgres(benchmark::State& state) {
   PQconninfoFree(options);
   config.name = "store_bench_" + std::to_string(getpid());
   adminExec(server, "CREATE DATABASE " + config.name);
-  putVersions(state, config);
+  body(state, config);
   adminExec(server, "DROP DATABASE " + config.name + " WITH (FORCE)");
 }
+
+void BM_PutVersionPostgres(benchmark::State& state) { onPostgres(state, putVersions); }
 BENCHMARK(BM_PutVersionPostgres)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_ReleaseVersionPostgres(benchmark::State& state) { onPostgres(state, releaseVersions); }
+BENCHMARK(BM_ReleaseVersionPostgres)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -11,6 +11,10 @@ using nlohmann::json;
 
 const char* const kNoEnvironment = "The environment with given id does not exist.";
 
+// The tables of one row per resource of a version or an action: no foreign key (a check per row
+// was too slow, migration 002), so the store deletes their rows of an environment itself.
+const char* const kRowsWithoutCascade[] = {"resource_action_resource", "resource"};
+
 std::string dump(const json& value) { return value.dump(); }
 
 json parse(const std::string& text) {
@@ -54,7 +58,8 @@ ResourceIdParts splitResourceId(const std::string& id) {
 
 // Inserts many rows with few statements: multi-row VALUES in chunks of a few fixed sizes, so that
 // each engine caches a handful of statements per table however many rows come.
-void insertMany(Connection& c, const std::string& head, std::size_t columns, const std::vector<Params>& rows,
+// The rows' values move into the statements' parameters (a version's rows are tens of thousands).
+void insertMany(Connection& c, const std::string& head, std::size_t columns, std::vector<Params> rows,
                 const std::string& tail = "") {
   static constexpr std::size_t kChunks[] = {256, 64, 16, 4, 1};
   std::size_t done = 0;
@@ -69,8 +74,8 @@ void insertMany(Connection& c, const std::string& head, std::size_t columns, con
           text += (col ? ",$" : "$") + std::to_string(r * columns + col + 1);
         }
         text += ")";
-        const Params& row = rows[done + r];
-        params.insert(params.end(), row.begin(), row.end());
+        Params& row = rows[done + r];
+        params.insert(params.end(), std::make_move_iterator(row.begin()), std::make_move_iterator(row.end()));
       }
       c.exec(text + tail, params);
       done += chunk;
@@ -352,7 +357,10 @@ class SqlStore : public Store {
   void deleteEnvironment(const std::string& id) override {
     db_->write([&](Connection& c) {
       requireEnvironment(c, id);
-      // the cascades remove settings, versions and their rows, states, actions, agents, …
+      // the cascades remove settings, versions, states, actions, agents, …; the per-resource rows
+      // have no foreign key (migration 002)
+      for (const char* table : kRowsWithoutCascade)
+        c.exec(std::string("DELETE FROM ") + table + " WHERE environment = $1", {id});
       c.exec("DELETE FROM environment WHERE id = $1", {id});
     });
   }
@@ -367,6 +375,8 @@ class SqlStore : public Store {
   void decommissionEnvironment(const std::string& id) override {
     db_->write([&](Connection& c) {
       requireEnvironment(c, id);
+      for (const char* table : kRowsWithoutCascade)
+        c.exec(std::string("DELETE FROM ") + table + " WHERE environment = $1", {id});
       for (const char* table : {"resource_action", "model_version", "resource_state", "agent", "parameter", "scheduler"})
         c.exec(std::string("DELETE FROM ") + table + " WHERE environment = $1", {id});
     });
@@ -506,13 +516,13 @@ class SqlStore : public Store {
                                     r.agent, r.resource_id_value, time(stamp)});
         agents.insert(r.agent);
       }
-      insertMany(c, std::string("INSERT INTO resource (environment, version, ") + kResourceColumns + ")", 11, resources);
+      insertMany(c, std::string("INSERT INTO resource (environment, version, ") + kResourceColumns + ")", 11, std::move(resources));
 
       std::vector<Params> unknowns;
       for (const UnknownParameter& u : v.unknowns)
         unknowns.push_back({v.environment, number, u.resource_id, u.name, u.source, dump(u.metadata)});
       insertMany(c, "INSERT INTO unknown_parameter (environment, version, resource_id, name, source, metadata)", 6,
-                 unknowns, " ON CONFLICT (environment, version, resource_id, name) DO NOTHING");
+                 std::move(unknowns), " ON CONFLICT (environment, version, resource_id, name) DO NOTHING");
 
       addAgents(c, v.environment, {agents.begin(), agents.end()});
 
@@ -527,7 +537,7 @@ class SqlStore : public Store {
       insertMany(c,
                  "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
                  "resource_type, agent, resource_id_value, started)",
-                 8, action_resources);
+                 8, std::move(action_resources));
       return number;
     });
   }
@@ -991,8 +1001,7 @@ class SqlStore : public Store {
 
   std::int64_t pruneResourceActions(Timestamp before) override {
     return db_->write([&](Connection& c) {
-      return static_cast<std::int64_t>(
-          c.query("DELETE FROM resource_action WHERE started < $1 RETURNING action_id", {time(before)}).size());
+      return deleteActions(c, "started < $1", {time(before)});
     });
   }
 
@@ -1062,14 +1071,25 @@ class SqlStore : public Store {
     return versionOf(rows[0]);
   }
 
-  // Deletes a version with its rows (the cascades take resources, unknowns and dry-runs), its
-  // actions, and the state rows of resources no other version has.
+  // Deletes a version with its resources, its actions, its rows the cascades take (unknowns and
+  // dry-runs), and the state rows of resources no other version has.
   static void removeVersion(Connection& c, const std::string& env, std::int64_t version) {
-    c.exec("DELETE FROM resource_action WHERE environment = $1 AND version = $2", {env, version});
+    deleteActions(c, "environment = $1 AND version = $2", {env, version});
+    c.exec("DELETE FROM resource WHERE environment = $1 AND version = $2", {env, version});
     c.exec("DELETE FROM model_version WHERE environment = $1 AND version = $2", {env, version});
     c.exec("DELETE FROM resource_state WHERE environment = $1 AND NOT EXISTS (SELECT 1 FROM resource r "
            "WHERE r.environment = $1 AND r.resource_id = resource_state.resource_id)",
            {env});
+  }
+
+  // Deletes the resource actions that match `where` (SQL over resource_action) with their resource
+  // rows, which have no cascade (migration 002). Returns how many actions went.
+  static std::int64_t deleteActions(Connection& c, const std::string& where, const Params& params) {
+    c.exec("DELETE FROM resource_action_resource WHERE action_id IN (SELECT action_id FROM resource_action WHERE " +
+               where + ")",
+           params);
+    return static_cast<std::int64_t>(c.query("DELETE FROM resource_action WHERE " + where + " RETURNING action_id",
+                                             params).size());
   }
 
   static void addAgents(Connection& c, const std::string& env, const std::vector<std::string>& names) {
@@ -1077,7 +1097,7 @@ class SqlStore : public Store {
     bool halted = requireEnvironment(c, env);
     std::vector<Params> rows;
     for (const auto& name : names) rows.push_back({env, name, halted, halted ? Param(true) : Param()});
-    insertMany(c, "INSERT INTO agent (environment, name, paused, unpause_on_resume)", 4, rows,
+    insertMany(c, "INSERT INTO agent (environment, name, paused, unpause_on_resume)", 4, std::move(rows),
                " ON CONFLICT (environment, name) DO NOTHING");
   }
 
@@ -1109,7 +1129,7 @@ class SqlStore : public Store {
         updates += (updates.empty() ? "" : ", ") + column + " = excluded." + column;
       start = end == std::string::npos ? columns.size() : end + 1;
     }
-    insertMany(c, "INSERT INTO resource_state (environment, " + columns + ")", 19, rows,
+    insertMany(c, "INSERT INTO resource_state (environment, " + columns + ")", 19, std::move(rows),
                " ON CONFLICT (environment, resource_id) DO UPDATE SET " + updates);
   }
 

@@ -52,7 +52,7 @@ class SqliteConnection : public sql::Connection {
     // operating system's cache) when the commit returns, so it survives the death of the process
     // (kill -9), which is the durability the server promises; only a power loss or kernel crash
     // could lose the last commits. FULL would fsync at every commit for that case too.
-    script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768;");
   }
   ~SqliteConnection() override {
     for (auto& [text, statement] : statements_) sqlite3_finalize(statement);

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "embedded/store/database.h"
 #include "embedded/store/store.h"
 #include "embedded/store/test_engines.h"
 
@@ -296,6 +297,43 @@ TYPED_TEST(StoreTest, DecommissionAndDeleteEnvironment) {
   EXPECT_THROW(s.resourceStates(env), NotFound);
 }
 
+// The rows of one per resource (resource, resource_action_resource) have no foreign key since
+// migration 002: every way of deleting their parents takes them too.
+TYPED_TEST(StoreTest, DeletingLeavesNoResourceRowsBehind) {
+  Store& s = *this->store_;
+  auto& engine = this->engine_;
+  auto rows = [&engine](const std::string& table, const std::string& env) {
+    return engine.rawCount("SELECT COUNT(*) FROM " + table + " WHERE environment = '" + env + "'");
+  };
+  auto a = this->environment("a");
+  auto b = this->environment("b");
+  auto c = this->environment("c");
+  for (const auto& env : {a, b, c}) {
+    s.releaseVersion(env, this->put(env, {TestFixture::resource("/x"), TestFixture::resource("/y")}));
+    this->put(env, {TestFixture::resource("/x")});
+  }
+  EXPECT_EQ(rows("resource", a), 3);
+  EXPECT_EQ(rows("resource_action_resource", a), 3);
+
+  s.deleteVersion(a, 2);
+  EXPECT_EQ(rows("resource", a), 2);
+  EXPECT_EQ(rows("resource_action_resource", a), 2);
+  EXPECT_EQ(s.pruneVersions(b, 0), 1);  // the released version stays
+  EXPECT_EQ(rows("resource", b), 2);
+  EXPECT_EQ(rows("resource_action_resource", b), 2);
+
+  s.decommissionEnvironment(a);
+  EXPECT_EQ(rows("resource", a), 0);
+  EXPECT_EQ(rows("resource_action_resource", a), 0);
+  s.deleteEnvironment(b);
+  EXPECT_EQ(rows("resource", b), 0);
+  EXPECT_EQ(rows("resource_action_resource", b), 0);
+
+  EXPECT_EQ(s.pruneResourceActions(now() + std::chrono::hours(1)), 2);  // c's two store actions
+  EXPECT_EQ(rows("resource_action_resource", c), 0);
+  EXPECT_EQ(rows("resource", c), 3);  // the versions stay
+}
+
 TYPED_TEST(StoreTest, HaltResumeAndAgents) {
   Store& s = *this->store_;
   auto env = this->environment();
@@ -556,6 +594,47 @@ TYPED_TEST(StoreTest, RefusesANewerSchema) {
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("newer than this inmanta knows"), std::string::npos) << e.what();
   }
+}
+
+// A store written by the first schema opens with every migration since, its rows intact.
+TYPED_TEST(StoreTest, MigratesAStoreOfTheFirstSchema) {
+  this->store_.reset();
+  TypeParam fresh;
+  if (!fresh.config().sqlite_path.empty())
+    std::filesystem::create_directories(std::filesystem::path(fresh.config().sqlite_path).parent_path());
+  const std::string env = newUuid();
+  fresh.rawExec(std::string(sql::migrations().at(0).sql) +
+                ";CREATE TABLE schema_version (version INTEGER NOT NULL PRIMARY KEY);"
+                "INSERT INTO schema_version (version) VALUES (1);"
+                "INSERT INTO project (id, name) VALUES ('" + env + "', 'p');"
+                "INSERT INTO environment (id, project_id, name, last_version) VALUES ('" + env + "', '" + env +
+                "', 'e', 1);"
+                "INSERT INTO model_version VALUES ('" + env + "', 1, 0, FALSE, '{}', 1, '[]', '[]', NULL, FALSE, "
+                "'null', 'null');"
+                "INSERT INTO resource VALUES ('" + env + "', 1, 'std::File[h,path=/m]', 'std::File', 'h', 'path', "
+                "'/m', '{\"path\": \"/m\"}', 'hash', FALSE, NULL);"
+                "INSERT INTO resource_action VALUES ('" + env + "', '" + env + "', 1, 'store', 0, 0, NULL, NULL, "
+                "'{}', '[]', NULL);"
+                "INSERT INTO resource_action_resource VALUES ('" + env + "', '" + env + "', 'std::File[h,path=/m]', "
+                "'std::File[h,path=/m],v=1', 'std::File', 'h', '/m', 0);");
+  auto store = Store::open(fresh.config());
+  EXPECT_EQ(store->schemaVersion(), static_cast<int>(sql::migrations().size()));
+  auto resources = store->versionResources(env, 1);
+  ASSERT_EQ(resources.size(), 1u);
+  EXPECT_EQ(resources[0].attributes, json({{"path", "/m"}}));
+  ActionQuery q;
+  q.resource_id = "std::File[h,path=/m]";
+  auto actions = store->queryResourceActions(env, q);
+  ASSERT_EQ(actions.size(), 1u);
+  EXPECT_EQ(actions[0].resource_version_ids, std::vector<std::string>{"std::File[h,path=/m],v=1"});
+  // the rebuilt tables take new rows
+  EXPECT_EQ(store->reserveVersion(env), 2);
+  NewVersion v;
+  v.environment = env;
+  v.version = 2;
+  v.resources = resources;
+  EXPECT_EQ(store->putVersion(v), 2);
+  EXPECT_EQ(store->versionResources(env, 2).size(), 1u);
 }
 
 TYPED_TEST(StoreTest, AcknowledgedWritesSurviveKill) {

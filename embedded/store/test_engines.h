@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,20 @@ class SqliteEngine {
     EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
     sqlite3_free(error);
     sqlite3_close(db);
+  }
+  // The first column of the first row of a query, as a number (-1 when it fails).
+  std::int64_t rawCount(const std::string& sql) {
+    sqlite3* db = nullptr;
+    std::int64_t count = -1;
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_open(config_.sqlite_path.c_str(), &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW)
+      count = sqlite3_column_int64(statement, 0);
+    EXPECT_NE(count, -1) << sqlite3_errmsg(db) << " in: " << sql;
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    return count;
   }
 
  private:
@@ -88,6 +103,17 @@ class PostgresEngine {
   }
   const StoreConfig& config() const { return config_; }
   void rawExec(const std::string& sql) { run(server_ + " dbname=" + config_.name, sql); }
+  // The first column of the first row of a query, as a number (-1 when it fails).
+  std::int64_t rawCount(const std::string& sql) {
+    PGconn* conn = PQconnectdb((server_ + " dbname=" + config_.name).c_str());
+    PGresult* result = PQexec(conn, sql.c_str());
+    std::int64_t count = -1;
+    if (PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) > 0) count = std::atoll(PQgetvalue(result, 0, 0));
+    EXPECT_NE(count, -1) << PQerrorMessage(conn) << " in: " << sql;
+    PQclear(result);
+    PQfinish(conn);
+    return count;
+  }
 
  private:
   void admin(const std::string& sql) { run(server_, sql); }
