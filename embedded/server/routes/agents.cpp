@@ -26,7 +26,10 @@ nlohmann::json agentJson(const AgentView& view) {
 
 void addAgentRoutes(Router& router, Services& services) {
   auto agents = std::make_shared<AgentService>(services.store, services.deployTrigger());
-  router.add({"GET", "/api/v1/agent", {}, Scope::environment, kApi, true, false, [agents](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v1/agent",
+              .scope = Scope::environment,
+              .handler = [agents](Request& r) {
                 nlohmann::json list = nlohmann::json::array();
                 for (const AgentView& view : agents->list(*r.environment)) {
                   nlohmann::json item = agentJson(view);
@@ -35,7 +38,11 @@ void addAgentRoutes(Router& router, Services& services) {
                 }
                 return Reply::json({{"agents", list}, {"servertime", store::formatTimestamp(store::now())}});
               }});
-  router.add({"GET", "/api/v2/agents", pagingArgs("name.asc"), Scope::environment, kApi, true, false, [agents](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/agents",
+              .args = pagingArgs("name.asc"),
+              .scope = Scope::environment,
+              .handler = [agents](Request& r) {
                 auto [column, ascending] = parseSort(r, {"name", "process_name", "status", "paused"});
                 checkFilters(r, {"name", "process_name", "status"});
                 std::vector<AgentView> views;
@@ -61,11 +68,17 @@ void addAgentRoutes(Router& router, Services& services) {
                 for (const AgentView& view : page.items) items.push_back(agentJson(view));
                 return pagedReply(r, page, items, paging);
               }});
-  router.add({"POST", "/api/v2/agent/<name>/<action>", {}, Scope::environment, kApi, true, false, [agents](Request& r) {
+  router.add({.method = "POST",
+              .path = "/api/v2/agent/<name>/<action>",
+              .scope = Scope::environment,
+              .handler = [agents](Request& r) {
                 agents->act(*r.environment, r.str("name"), r.str("action"));
                 return Reply::empty();
               }});
-  router.add({"POST", "/api/v2/agents/<action>", {}, Scope::environment, kApi, true, false, [agents](Request& r) {
+  router.add({.method = "POST",
+              .path = "/api/v2/agents/<action>",
+              .scope = Scope::environment,
+              .handler = [agents](Request& r) {
                 agents->act(*r.environment, "", r.str("action"));
                 return Reply::empty();
               }});

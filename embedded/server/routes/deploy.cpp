@@ -10,9 +10,12 @@ namespace inmanta::server {
 
 void addDeployRoutes(Router& router, Services& services) {
   auto agents = std::make_shared<AgentService>(services.store, services.deployTrigger());
-  router.add({"POST", "/api/v1/deploy",
-              {opt("agent_trigger_method", ArgType::string, "push_full_deploy"), opt("agents", ArgType::list, nullptr, ArgType::string)},
-              Scope::environment, kApi, true, false, [agents](Request& r) {
+  router.add({.method = "POST",
+              .path = "/api/v1/deploy",
+              .args = {opt("agent_trigger_method", ArgType::string, "push_full_deploy"),
+                       opt("agents", ArgType::list, nullptr, ArgType::string)},
+              .scope = Scope::environment,
+              .handler = [agents](Request& r) {
                 std::optional<std::vector<std::string>> requested;
                 if (r.has("agents")) requested = r.args["agents"].get<std::vector<std::string>>();
                 std::vector<std::string> warnings;

@@ -21,16 +21,25 @@ void addDryRunRoutes(Router& router, Services& services) {
       throw notFound("The requested version does not exist.");
     }
   };
-  router.add({"POST", "/api/v1/dryrun/<id>", {req("id", ArgType::integer)}, Scope::environment, kApi, true, false,
-              [create](Request& r) {
+  router.add({.method = "POST",
+              .path = "/api/v1/dryrun/<id>",
+              .args = {req("id", ArgType::integer)},
+              .scope = Scope::environment,
+              .handler = [create](Request& r) {
                 json summary = dryRunSummary(create(r, true));
                 summary["resources"] = json::object();
                 return Reply::json({{"dryrun", summary}});
               }});
-  router.add({"POST", "/api/v2/dryrun/<id>", {req("id", ArgType::integer)}, Scope::environment, kApi, true, false,
-              [create](Request& r) { return Reply::data(create(r, false).id); }});
-  router.add({"GET", "/api/v1/dryrun", {opt("version", ArgType::integer)}, Scope::environment, kApi, true, false,
-              [dryruns](Request& r) {
+  router.add({.method = "POST",
+              .path = "/api/v2/dryrun/<id>",
+              .args = {req("id", ArgType::integer)},
+              .scope = Scope::environment,
+              .handler = [create](Request& r) { return Reply::data(create(r, false).id); }});
+  router.add({.method = "GET",
+              .path = "/api/v1/dryrun",
+              .args = {opt("version", ArgType::integer)},
+              .scope = Scope::environment,
+              .handler = [dryruns](Request& r) {
                 std::optional<std::int64_t> version;
                 if (r.has("version")) version = r.integer("version");
                 std::vector<store::DryRun> list = dryruns->list(r.envId(), version);
@@ -41,22 +50,31 @@ void addDryRunRoutes(Router& router, Services& services) {
                                    {"total", d.total}, {"todo", d.todo}});
                 return Reply::json({{"dryruns", items}});
               }});
-  router.add({"GET", "/api/v1/dryrun/<id>", {req("id", ArgType::uuid)}, Scope::environment, kApi, true, false,
-              [dryruns](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v1/dryrun/<id>",
+              .args = {req("id", ArgType::uuid)},
+              .scope = Scope::environment,
+              .handler = [dryruns](Request& r) {
                 store::DryRun d = dryruns->get(r.envId(), r.str("id"));
                 json summary = dryRunSummary(d);
                 summary["resources"] = d.resources;
                 return Reply::json({{"dryrun", summary}});
               }});
-  router.add({"GET", "/api/v2/dryrun/<version>", {req("version", ArgType::integer)}, Scope::environment, kApi, true, false,
-              [dryruns](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/dryrun/<version>",
+              .args = {req("version", ArgType::integer)},
+              .scope = Scope::environment,
+              .handler = [dryruns](Request& r) {
                 json items = json::array();
                 for (const store::DryRun& d : dryruns->list(r.envId(), r.integer("version")))
                   items.push_back(dryRunSummary(d));
                 return Reply::data(items);
               }});
-  router.add({"GET", "/api/v2/dryrun/<version>/<report_id>", {req("version", ArgType::integer), req("report_id", ArgType::uuid)},
-              Scope::environment, kApi, true, false, [dryruns](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/dryrun/<version>/<report_id>",
+              .args = {req("version", ArgType::integer), req("report_id", ArgType::uuid)},
+              .scope = Scope::environment,
+              .handler = [dryruns](Request& r) {
                 store::DryRun d = dryruns->get(r.envId(), r.str("report_id"));
                 if (d.version != r.integer("version")) throw notFound("The given dryrun does not exist!");
                 json diff = json::array();

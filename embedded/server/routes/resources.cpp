@@ -1,6 +1,10 @@
 // Resources and logs (spec §4.8): GET /api/v2/resource, /resource/<rid>, /resource/<rid>/logs,
-// /resource_actions.
+// /resource/<rid>/history, /resource_actions, and GET /api/v1/resource/<rvid> (one resource of one
+// version with its actions, the reference's get_resource).
+#include <algorithm>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "embedded/server/errors.h"
 #include "embedded/server/router.h"
@@ -69,7 +73,10 @@ void addResourceRoutes(Router& router, Services& services) {
                 return pagedReplyOf(r, page.total, page.before, page.after, page.first, page.last, std::move(items),
                                     paging, std::move(extra));
               }});
-  router.add({"GET", "/api/v2/resource/<rid>", {}, Scope::environment, kApi, true, false, [resources](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/resource/<rid>",
+              .scope = Scope::environment,
+              .handler = [resources](Request& r) {
                 ResourceDetail detail = resources->get(r.envId(), r.str("rid"));
                 const store::Resource& res = *detail.row.resource;
                 auto time = [](const std::optional<store::Timestamp>& t) {
@@ -88,8 +95,32 @@ void addResourceRoutes(Router& router, Services& services) {
                      {"status", detail.row.status},
                      {"requires_status", detail.requires_status}});
               }});
+  // the reference's get_resource (v1): inmanta-cli's `action-log list` and `show-messages`
+  router.add({.method = "GET",
+              .path = "/api/v1/resource/<id>",
+              .args = {req("id", ArgType::string), opt("logs", ArgType::boolean, false),
+                       opt("log_action", ArgType::string), opt("log_limit", ArgType::integer, 0)},
+              .scope = Scope::environment,
+              .clientTypes = kApi | kAgent,
+              .handler = [resources](Request& r) {
+                std::optional<std::string> action = r.optStr("log_action");
+                static const std::vector<std::string> kActions{"store",  "push",    "pull", "deploy",
+                                                               "dryrun", "getfact", "other"};
+                if (action && std::find(kActions.begin(), kActions.end(), *action) == kActions.end())
+                  throw badRequest("log_action must be one of store, push, pull, deploy, dryrun, getfact, other, not " +
+                                   *action);
+                VersionedResource found = resources->versionedResource(r.envId(), r.str("id"), r.boolean("logs"),
+                                                                       action, r.integer("log_limit"));
+                json logs = json::array();
+                for (const store::ResourceAction& a : found.actions) logs.push_back(actionJson(a, false));
+                return Reply::json({{"resource", resourceJson(r.envId(), found.resource)}, {"logs", std::move(logs)}});
+              }});
   std::vector<Arg> logArgs = pagingArgs("timestamp.desc");
-  router.add({"GET", "/api/v2/resource/<rid>/logs", logArgs, Scope::environment, kApi, true, false, [resources](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/resource/<rid>/logs",
+              .args = logArgs,
+              .scope = Scope::environment,
+              .handler = [resources](Request& r) {
                 auto [column, ascending] = parseSort(r, {"timestamp"});
                 checkFilters(r, {"action", "minimal_log_level", "message", "timestamp"});
                 std::vector<std::string> actions = filterValues(r, "action");

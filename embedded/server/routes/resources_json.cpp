@@ -24,6 +24,18 @@ json versionJson(const store::ModelVersion& version) {
           {"project_constraints", version.project_constraints}};
 }
 
+json resourceJson(const std::string& env, const store::Resource& resource) {
+  return {{"environment", env},
+          {"resource_id", resource.resource_id},
+          {"resource_type", resource.resource_type},
+          {"resource_id_value", resource.resource_id_value},
+          {"agent", resource.agent},
+          {"attributes", resource.attributes},
+          {"attribute_hash", resource.attribute_hash},
+          {"is_undefined", resource.is_undefined},
+          {"resource_set", resource.resource_set ? json(*resource.resource_set) : json()}};
+}
+
 json actionJson(const store::ResourceAction& action, bool withSendEvent) {
   auto optional = [](const auto& value) { return value ? json(*value) : json(); };
   json out = {{"action_id", action.action_id},
@@ -113,8 +125,11 @@ void checkFilters(const Request& request, const std::vector<std::string>& allowe
 
 PageRequest pageRequest(const Request& request, bool ascending, bool integerKey) {
   PageRequest paging;
+  // as the reference: at most 1000, and 0 (or less) for the whole list, which its own inmanta-cli
+  // monitor asks for
   paging.limit = request.integer("limit");
-  if (paging.limit < 1 || paging.limit > 1000) throw badRequest("limit must be between 1 and 1000, not " + std::to_string(paging.limit));
+  if (paging.limit > 1000)
+    throw badRequest("limit parameter can not exceed 1000, got " + std::to_string(paging.limit) + ".");
   paging.ascending = ascending;
   auto bound = [&](const std::string& name) -> std::optional<json> {
     std::optional<std::string> text = request.optStr(name);

@@ -17,6 +17,10 @@
 namespace inmanta::server {
 
 nlohmann::json versionJson(const store::ModelVersion& version);
+// A resource of one version as the v1 API answers it (the reference's Resource record): environment,
+// resource_id, resource_type, resource_id_value, agent, attributes, attribute_hash, is_undefined,
+// resource_set.
+nlohmann::json resourceJson(const std::string& env, const store::Resource& resource);
 // A resource action; `withSendEvent` for the v2 form.
 nlohmann::json actionJson(const store::ResourceAction& action, bool withSendEvent);
 // {"resource_type", "agent", "attribute", "resource_id_value"}
@@ -39,7 +43,8 @@ std::vector<std::string> filterValues(const Request& request, const std::string&
 // Checks that the filter names are among `allowed`; 400 naming the others.
 void checkFilters(const Request& request, const std::vector<std::string>& allowed);
 // limit/start/end/first_id/last_id and the direction as a PageRequest; start/end converted to
-// integers when `integerKey`. 400 for a limit out of 1..1000 or a bound that is not an integer.
+// integers when `integerKey`. A limit ≤ 0 asks for the whole list. 400 for a limit above 1000 or
+// a bound that is not an integer.
 PageRequest pageRequest(const Request& request, bool ascending, bool integerKey);
 
 // {"data", "metadata": {total, before, after, page_size (+ extra)}, "links": {self, next?, prev?}}

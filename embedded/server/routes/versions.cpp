@@ -1,5 +1,6 @@
 // Model versions (spec §4.7): reserve, put (full and partial), release, list, get, delete, and the
 // v2 desired-state views.
+#include <cstdint>
 #include <memory>
 
 #include "embedded/server/errors.h"
@@ -29,18 +30,6 @@ VersionUpload uploadOf(const Request& r) {
   upload.pip_config = arg(r, "pip_config");
   upload.project_constraints = arg(r, "project_constraints");
   return upload;
-}
-
-json rowJson(const std::string& env, const store::Resource& resource) {
-  return {{"environment", env},
-          {"resource_id", resource.resource_id},
-          {"resource_type", resource.resource_type},
-          {"resource_id_value", resource.resource_id_value},
-          {"agent", resource.agent},
-          {"attributes", resource.attributes},
-          {"attribute_hash", resource.attribute_hash},
-          {"is_undefined", resource.is_undefined},
-          {"resource_set", resource.resource_set ? json(*resource.resource_set) : json()}};
 }
 
 // the export's type and message (export_metadata of version_info) as the desired-state label
@@ -75,37 +64,61 @@ void addVersionRoutes(Router& router, Services& services) {
   auto versions = std::make_shared<VersionService>(services.store, services.deployTrigger(), services.resources);
   store::Store& store = services.store;
 
-  router.add({"POST", "/api/v2/reserve_version", {}, Scope::environment, kCompiler, true, false,
-              [versions](Request& r) { return Reply::data(versions->reserve(r.envId())); }});
-  router.add({"PUT", "/api/v1/version", putArgs(false), Scope::environment, kCompiler, true, false, [versions](Request& r) {
+  router.add({.method = "POST",
+              .path = "/api/v2/reserve_version",
+              .scope = Scope::environment,
+              .clientTypes = kCompiler,
+              .handler = [versions](Request& r) { return Reply::data(versions->reserve(r.envId())); }});
+  router.add({.method = "PUT",
+              .path = "/api/v1/version",
+              .args = putArgs(false),
+              .scope = Scope::environment,
+              .clientTypes = kCompiler,
+              .handler = [versions](Request& r) {
                 versions->put(*r.environment, uploadOf(r));
                 return Reply::empty();
               }});
   for (const char* path : {"/api/v1/version/partial", "/api/v2/version/partial"})
-    router.add({"PUT", path, putArgs(true), Scope::environment, kCompiler, true, true, [versions](Request& r) {
+    router.add({.method = "PUT",
+                .path = path,
+                .args = putArgs(true),
+                .scope = Scope::environment,
+                .clientTypes = kCompiler,
+                .acceptsExtraFields = true,
+                .handler = [versions](Request& r) {
                   return Reply::data(versions->putPartial(*r.environment, uploadOf(r)));
                 }});
-  router.add({"POST", "/api/v1/version/<id>",
-              {req("id", ArgType::integer), opt("push", ArgType::boolean), opt("agent_trigger_method", ArgType::string)},
-              Scope::environment, kApi | kCompiler, true, false, [versions](Request& r) {
+  router.add({.method = "POST",
+              .path = "/api/v1/version/<id>",
+              .args = {req("id", ArgType::integer), opt("push", ArgType::boolean),
+                       opt("agent_trigger_method", ArgType::string)},
+              .scope = Scope::environment,
+              .clientTypes = kApi | kCompiler,
+              .handler = [versions](Request& r) {
                 return Reply::json({{"model", versionJson(versions->release(*r.environment, r.integer("id")))}});
               }});
-  router.add({"GET", "/api/v1/version", {opt("start", ArgType::integer), opt("limit", ArgType::integer)},
-              Scope::environment, kApi, true, false, [&store](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v1/version",
+              .args = {opt("start", ArgType::integer), opt("limit", ArgType::integer)},
+              .scope = Scope::environment,
+              .handler = [&store](Request& r) {
                 if (r.has("start") != r.has("limit")) throw badRequest("Start and limit should always be set together.");
                 std::int64_t start = r.has("start") ? r.integer("start") : 0;
                 std::int64_t limit = r.has("limit") ? r.integer("limit") : 1000;
-                if (limit > 1000) throw badRequest("limit parameter can not exceed 1000");
-                if (start < 0 || limit < 0) throw badRequest("start and limit can not be negative");
-                store::VersionPage page = store.listVersions(r.envId(), start, limit);
+                if (limit > 1000) throw badRequest("limit parameter can not exceed 1000, got " + std::to_string(limit) + ".");
+                if (start < 0) throw badRequest("start can not be negative, got " + std::to_string(start) + ".");
+                // a limit of 0 (or less) lists every version, as the reference's query does
+                store::VersionPage page = store.listVersions(r.envId(), start, limit > 0 ? limit : INT64_MAX);
                 json list = json::array();
                 for (const store::ModelVersion& v : page.versions) list.push_back(versionJson(v));
                 return Reply::json({{"versions", list}, {"start", start}, {"limit", limit}, {"count", page.count}});
               }});
-  router.add({"GET", "/api/v1/version/<id>",
-              {req("id", ArgType::integer), opt("include_logs", ArgType::boolean, false), opt("log_filter", ArgType::string),
-               opt("limit", ArgType::integer)},
-              Scope::environment, kApi, true, false, [versions, &store](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v1/version/<id>",
+              .args = {req("id", ArgType::integer), opt("include_logs", ArgType::boolean, false),
+                       opt("log_filter", ArgType::string), opt("limit", ArgType::integer)},
+              .scope = Scope::environment,
+              .handler = [versions, &store](Request& r) {
                 std::int64_t number = r.integer("id");
                 store::ModelVersion version = versions->get(r.envId(), number);
                 // the reference leaves the order to the database; ours is desiredstate's default
@@ -117,13 +130,14 @@ void addVersionRoutes(Router& router, Services& services) {
                 });
                 json rows = json::array();
                 for (const store::Resource& resource : resources) {
-                  json row = rowJson(r.envId(), resource);
+                  json row = resourceJson(r.envId(), resource);
                   if (r.boolean("include_logs")) {
                     store::ActionQuery query;
                     query.resource_id = resource.resource_id;
                     query.version = number;
                     if (r.has("log_filter")) query.actions = {r.str("log_filter")};
-                    if (r.has("limit")) query.limit = r.integer("limit");
+                    // a limit of 0 (or less) keeps every action, as the reference's query does
+                    if (r.has("limit")) query.limit = r.integer("limit") > 0 ? r.integer("limit") : INT64_MAX;
                     json actions = json::array();
                     for (const store::ResourceAction& a : store.queryResourceActions(r.envId(), query))
                       actions.push_back(actionJson(a, false));
@@ -138,14 +152,21 @@ void addVersionRoutes(Router& router, Services& services) {
                                       {"resolved", false}});
                 return Reply::json({{"model", versionJson(version)}, {"resources", rows}, {"unknowns", unknowns}});
               }});
-  router.add({"DELETE", "/api/v1/version/<id>", {req("id", ArgType::integer)}, Scope::environment, kApi, true, false,
-              [versions](Request& r) {
+  router.add({.method = "DELETE",
+              .path = "/api/v1/version/<id>",
+              .args = {req("id", ArgType::integer)},
+              .scope = Scope::environment,
+              .handler = [versions](Request& r) {
                 versions->remove(r.envId(), r.integer("id"));
                 return Reply::empty();
               }});
 
   std::vector<Arg> listArgs = pagingArgs("version.desc");
-  router.add({"GET", "/api/v2/desiredstate", listArgs, Scope::environment, kApi, true, false, [versions](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/desiredstate",
+              .args = listArgs,
+              .scope = Scope::environment,
+              .handler = [versions](Request& r) {
                 auto [column, ascending] = parseSort(r, {"version"});
                 checkFilters(r, {"version", "date", "status", "released"});
                 std::vector<std::string> statuses = filterValues(r, "status");
@@ -196,7 +217,11 @@ void addVersionRoutes(Router& router, Services& services) {
               }});
   std::vector<Arg> versionArgs = pagingArgs("resource_type.desc");
   versionArgs.push_back(req("version", ArgType::integer));
-  router.add({"GET", "/api/v2/desiredstate/<version>", versionArgs, Scope::environment, kApi, true, false, [versions](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/desiredstate/<version>",
+              .args = versionArgs,
+              .scope = Scope::environment,
+              .handler = [versions](Request& r) {
                 auto [column, ascending] = parseSort(r, {"resource_type", "agent", "resource_id_value"});
                 checkFilters(r, {"agent", "resource_type", "resource_id_value"});
                 std::int64_t number = r.integer("version");
@@ -228,8 +253,11 @@ void addVersionRoutes(Router& router, Services& services) {
                                    {"requires", requiresOf(resource)}});
                 return pagedReply(r, page, items, paging);
               }});
-  router.add({"GET", "/api/v2/desiredstate/<version>/resource/<rid>", {req("version", ArgType::integer)}, Scope::environment,
-              kApi, true, false, [versions, &store](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/desiredstate/<version>/resource/<rid>",
+              .args = {req("version", ArgType::integer)},
+              .scope = Scope::environment,
+              .handler = [versions, &store](Request& r) {
                 std::int64_t number = r.integer("version");
                 try {
                   store.getVersion(r.envId(), number);
@@ -248,14 +276,19 @@ void addVersionRoutes(Router& router, Services& services) {
                                     {"resource_version_id", util::versionedId(resource->resource_id, number)},
                                     {"version", number}});
               }});
-  router.add({"POST", "/api/v2/desiredstate/<version>/promote",
-              {req("version", ArgType::integer), opt("trigger_method", ArgType::string)}, Scope::environment, kApi, true,
-              false, [versions](Request& r) {
+  router.add({.method = "POST",
+              .path = "/api/v2/desiredstate/<version>/promote",
+              .args = {req("version", ArgType::integer), opt("trigger_method", ArgType::string)},
+              .scope = Scope::environment,
+              .handler = [versions](Request& r) {
                 versions->release(*r.environment, r.integer("version"));
                 return Reply::empty();
               }});
-  router.add({"GET", "/api/v2/desiredstate/diff/<from>/<to>", {req("from", ArgType::integer), req("to", ArgType::integer)},
-              Scope::environment, kApi, true, false, [versions](Request& r) {
+  router.add({.method = "GET",
+              .path = "/api/v2/desiredstate/diff/<from>/<to>",
+              .args = {req("from", ArgType::integer), req("to", ArgType::integer)},
+              .scope = Scope::environment,
+              .handler = [versions](Request& r) {
                 json items = json::array();
                 for (const ResourceDiff& d : versions->diff(r.envId(), r.integer("from"), r.integer("to")))
                   items.push_back(resourceDiffJson(d));

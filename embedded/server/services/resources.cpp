@@ -290,4 +290,23 @@ std::vector<store::ResourceAction> ResourceService::actions(const std::string& e
   return store_.queryResourceActions(env, query);
 }
 
+VersionedResource ResourceService::versionedResource(const std::string& env, const std::string& rvid,
+                                                    bool withActions, const std::optional<std::string>& action,
+                                                    std::int64_t limit) {
+  std::optional<util::ResourceIdParts> id = util::parseResourceId(rvid);
+  if (!id || !id->version) throw bare(400, rvid + " is not a valid resource version id");
+  std::optional<store::Resource> resource = store_.getResource(env, *id->version, id->id());
+  if (!resource) throw bare(404, "The resource with the given id does not exist in the given environment");
+  VersionedResource out{std::move(*resource), {}};
+  if (withActions) {
+    store::ActionQuery query;
+    query.resource_id = out.resource.resource_id;
+    query.version = *id->version;
+    if (action) query.actions = {*action};
+    query.limit = limit > 0 ? limit : INT64_MAX;
+    out.actions = store_.queryResourceActions(env, query);
+  }
+  return out;
+}
+
 }  // namespace inmanta::server

@@ -42,6 +42,12 @@ struct ResourceDetail {
   std::map<std::string, std::string> requires_status;
 };
 
+// One resource of one version with its resource actions (GET /api/v1/resource/<rvid>).
+struct VersionedResource {
+  store::Resource resource;
+  std::vector<store::ResourceAction> actions;  // newest first
+};
+
 // One entry of a resource's history: a run of released versions with the same attribute hash.
 struct HistoryEntry {
   std::string attribute_hash;
@@ -105,6 +111,13 @@ class ResourceService {
   std::vector<store::ResourceAction> queryActions(const std::string& env, const ActionFilter& filter);
   // The actions touching the resource, newest first (its log lines come from them).
   std::vector<store::ResourceAction> actions(const std::string& env, const std::string& resource_id);
+  // The resource of the resource version id `rvid`, released or not (the reference's
+  // get_resource); with `withActions`, the actions on it in that version, newest first: only
+  // `action` ones when given, at most `limit` (≤ 0: all). Bare 400 "<rvid> is not a valid
+  // resource version id" and 404 "The resource with the given id does not exist in the given
+  // environment", as the reference answers.
+  VersionedResource versionedResource(const std::string& env, const std::string& rvid, bool withActions,
+                                      const std::optional<std::string>& action, std::int64_t limit);
 
  private:
   std::shared_ptr<const ResourceSnapshot> build(const std::string& env, std::optional<std::int64_t> active);

@@ -15,7 +15,7 @@
 namespace inmanta::server {
 
 struct PageRequest {
-  std::int64_t limit = 1000;
+  std::int64_t limit = 1000;  // ≤ 0: no limit, the whole list (the reference's `limit=0`)
   bool ascending = true;
   std::optional<nlohmann::json> start, end;  // bounds on the sort value
   std::optional<std::string> firstId, lastId;  // tie breakers of start and end
@@ -74,7 +74,7 @@ PageSlice slicePage(size_t count, const PageRequest& request, KeyAt keyAt) {
   // going forward (start on ascending, end on descending, or no bound) takes the first `limit`,
   // going backward takes the last `limit`
   bool backward = request.ascending ? (request.end && !request.start) : (request.start && !request.end);
-  size_t taken = std::min(inside.size(), static_cast<size_t>(std::max<std::int64_t>(request.limit, 0)));
+  size_t taken = request.limit > 0 ? std::min(inside.size(), static_cast<size_t>(request.limit)) : inside.size();
   size_t from = backward ? inside.size() - taken : 0;
   PageSlice slice;
   slice.total = static_cast<std::int64_t>(count);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "embedded/server/routes/resources_json.h"
 #include "embedded/server/tests/test_server.h"
 
 namespace inmanta::server::testing {
@@ -126,6 +127,9 @@ TYPED_TEST(RoutesTest, VersionsPutReleaseListDelete) {
   ASSERT_EQ(list.status, 200) << list.body;
   EXPECT_EQ(list.body["count"], 2);
   EXPECT_EQ(list.body["versions"].size(), 1u);
+  Answer every = this->call("GET", "/api/v1/version?start=0&limit=0", nullptr, env);  // 0: no limit
+  EXPECT_EQ(every.body["versions"].size(), 2u) << every.body;
+  EXPECT_EQ(this->call("GET", "/api/v1/version?start=-1&limit=1", nullptr, env).status, 400);
   EXPECT_EQ(this->call("GET", "/api/v1/version?start=0", nullptr, env).status, 400);
   EXPECT_EQ(this->call("GET", "/api/v1/version?start=0&limit=1001", nullptr, env).status, 400);
 
@@ -194,7 +198,15 @@ TYPED_TEST(RoutesTest, DesiredState) {
   EXPECT_TRUE(paged.body["links"].contains("next"));
   EXPECT_EQ(this->call("GET", "/api/v2/desiredstate?filter.status=bogus", nullptr, env).status, 400);
   EXPECT_EQ(this->call("GET", "/api/v2/desiredstate?sort=bogus.asc", nullptr, env).status, 400);
-  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate?limit=0", nullptr, env).status, 400);
+  // limit=0 is the whole list, as the reference answers it; above 1000 is refused
+  Answer whole = this->call("GET", "/api/v2/desiredstate?limit=0", nullptr, env);
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_EQ(whole.body["data"].size(), 2u);
+  EXPECT_EQ(whole.body["metadata"]["page_size"], 0);
+  EXPECT_FALSE(whole.body["links"].contains("next"));
+  Answer tooMany = this->call("GET", "/api/v2/desiredstate?limit=1001", nullptr, env);
+  EXPECT_EQ(tooMany.status, 400);
+  EXPECT_EQ(tooMany.body["message"], "Invalid request: limit parameter can not exceed 1000, got 1001.");
 
   Answer version = this->call("GET", "/api/v2/desiredstate/" + std::to_string(v1) + "?filter.agent=other", nullptr, env);
   ASSERT_EQ(version.status, 200) << version.body;
@@ -242,6 +254,14 @@ TYPED_TEST(RoutesTest, ResourcesAndActions) {
   EXPECT_EQ(next.body["data"][0]["id_details"]["resource_id_value"], "/c");
   EXPECT_EQ(next.body["metadata"]["before"], 2);
   EXPECT_TRUE(next.body["links"].contains("prev"));
+
+  // what the reference's inmanta-cli monitor asks: the summary with every resource
+  Answer whole = this->call("GET", "/api/v2/resource?deploy_summary=true&limit=0", nullptr, env);
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_EQ(whole.body["data"].size(), 3u);
+  EXPECT_EQ(whole.body["metadata"]["total"], 3);
+  EXPECT_EQ(whole.body["metadata"]["deploy_summary"]["total"], 3);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource?limit=1001", nullptr, env).status, 400);
 
   EXPECT_EQ(this->call("GET", "/api/v2/resource?filter.agent=other", nullptr, env).body["data"].size(), 1u);
   EXPECT_EQ(this->call("GET", "/api/v2/resource?filter.status=!available", nullptr, env).body["data"].size(), 0u);
@@ -296,6 +316,65 @@ TYPED_TEST(RoutesTest, ResourcesAndActions) {
   EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?limit=1001", nullptr, env).status, 400);
   EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?action_id=" + store::newUuid(), nullptr, env).status, 400);
   EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?first_timestamp=yesterday&action_id=" + store::newUuid(), nullptr, env).status, 400);
+}
+
+// GET /api/v1/resource/<rvid>, the reference's get_resource (inmanta-cli action-log).
+TYPED_TEST(RoutesTest, ResourceOfOneVersion) {
+  std::string env = this->manualEnvironment();
+  std::int64_t v1 = this->put(env, {this->file("/a"), this->file("/b")});
+  json changed = this->file("/a");
+  changed["permissions"] = 600;
+  std::int64_t v2 = this->put(env, json::array({changed}));
+  const std::string rid = "std::File[localhost,path=/a]";
+  auto path = [&](std::int64_t version, const std::string& query = "") {
+    return "/api/v1/resource/" + percentEncode(rid + ",v=" + std::to_string(version)) + query;
+  };
+
+  // without logs: the resource of that version and no actions
+  Answer plain = this->call("GET", path(v1), nullptr, env);
+  ASSERT_EQ(plain.status, 200) << plain.body;
+  EXPECT_EQ(plain.body["resource"]["resource_id"], rid);
+  EXPECT_EQ(plain.body["resource"]["environment"], env);
+  EXPECT_EQ(plain.body["resource"]["attributes"]["permissions"], 644);
+  EXPECT_EQ(plain.body["logs"], json::array());
+  EXPECT_EQ(this->call("GET", path(v2), nullptr, env).body["resource"]["attributes"]["permissions"], 600);
+
+  // with logs: the actions on that version only, newest first
+  store::Store& store = this->server_->store();
+  store::ResourceAction deploy;
+  deploy.environment = env;
+  deploy.version = v1;
+  deploy.resource_version_ids = {rid + ",v=" + std::to_string(v1)};
+  deploy.action = "deploy";
+  deploy.started = store::now();
+  deploy.messages = json::array({{{"level", "INFO"}, {"msg", "deployed"}, {"args", json::array()},
+                                  {"kwargs", json::object()}, {"timestamp", store::formatTimestamp(deploy.started)}}});
+  std::string deployId = store.insertResourceAction(deploy);
+  Answer logs = this->call("GET", path(v1, "?logs=true"), nullptr, env);
+  ASSERT_EQ(logs.status, 200) << logs.body;
+  ASSERT_EQ(logs.body["logs"].size(), 2u);
+  EXPECT_EQ(logs.body["logs"][0]["action_id"], deployId);
+  EXPECT_EQ(logs.body["logs"][0]["messages"][0]["msg"], "deployed");
+  EXPECT_EQ(logs.body["logs"][1]["action"], "store");
+  EXPECT_EQ(logs.body["logs"][1]["version"], v1);
+  Answer stores = this->call("GET", path(v1, "?logs=true&log_action=store"), nullptr, env);
+  ASSERT_EQ(stores.body["logs"].size(), 1u);
+  EXPECT_EQ(stores.body["logs"][0]["action"], "store");
+  EXPECT_EQ(this->call("GET", path(v1, "?logs=true&log_limit=1"), nullptr, env).body["logs"].size(), 1u);
+  EXPECT_EQ(this->call("GET", path(v1, "?logs=true&log_limit=0"), nullptr, env).body["logs"].size(), 2u);
+  EXPECT_EQ(this->call("GET", path(v2, "?logs=true"), nullptr, env).body["logs"].size(), 1u);
+
+  // errors, with the reference's bare messages
+  Answer bad = this->call("GET", "/api/v1/resource/" + percentEncode(rid), nullptr, env);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.body["message"], rid + " is not a valid resource version id");
+  Answer missing = this->call("GET", path(9999), nullptr, env);
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.body["message"], "The resource with the given id does not exist in the given environment");
+  EXPECT_EQ(this->call("GET", path(v2).replace(path(v2).find("/a"), 2, "/b"), nullptr, env).status, 404);
+  EXPECT_EQ(this->call("GET", path(v1, "?logs=true&log_action=fly"), nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", path(v1, "?status=true"), nullptr, env).status, 400);  // gone from the reference
+  EXPECT_EQ(this->call("GET", path(v1), nullptr, "").status, 400);                    // no environment
 }
 
 TYPED_TEST(RoutesTest, DryRuns) {
