@@ -502,18 +502,13 @@ class SqlStore : public Store {
               dump(v.undeployable), dump(v.skipped_for_undeployable), Param::optional(v.partial_base),
               v.is_suitable_for_partial_compiles, dump(v.pip_config), dump(v.project_constraints)});
 
-      std::vector<Params> resources, action_resources;
+      std::vector<Params> resources;
       std::set<std::string> agents;
       resources.reserve(v.resources.size());
-      action_resources.reserve(v.resources.size());
-      const std::string action_id = newUuid();
-      const std::string suffix = ",v=" + std::to_string(number);
       for (const Resource& r : v.resources) {
         resources.push_back({v.environment, number, r.resource_id, r.resource_type, r.agent, r.id_attribute,
                              r.resource_id_value, dump(r.attributes), r.attribute_hash, r.is_undefined,
                              Param::optional(r.resource_set)});
-        action_resources.push_back({action_id, v.environment, r.resource_id, r.resource_id + suffix, r.resource_type,
-                                    r.agent, r.resource_id_value, time(stamp)});
         agents.insert(r.agent);
       }
       insertMany(c, std::string("INSERT INTO resource (environment, version, ") + kResourceColumns + ")", 11, std::move(resources));
@@ -531,13 +526,11 @@ class SqlStore : public Store {
                    {"args", json::array()},
                    {"kwargs", {{"version", number}}},
                    {"timestamp", formatTimestamp(stamp)}};
+      // the store action is about every resource of the version: it names them by its flag
+      // resources_of_version instead of a copy of the version's rows (migration 003)
       c.exec(std::string("INSERT INTO resource_action (") + kActionColumns +
-                 ") VALUES ($1, $2, $3, 'store', $4, $4, NULL, NULL, '{}', $5, NULL)",
-             {action_id, v.environment, number, time(stamp), dump(json::array({line}))});
-      insertMany(c,
-                 "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
-                 "resource_type, agent, resource_id_value, started)",
-                 8, std::move(action_resources));
+                 ", resources_of_version) VALUES ($1, $2, $3, 'store', $4, $4, NULL, NULL, '{}', $5, NULL, TRUE)",
+             {newUuid(), v.environment, number, time(stamp), dump(json::array({line}))});
       return number;
     });
   }
@@ -769,7 +762,9 @@ class SqlStore : public Store {
     if (q.agent) touching += " AND r.agent = " + placeholder(*q.agent);
     if (q.resource_id_value) touching += " AND r.resource_id_value = " + placeholder(*q.resource_id_value);
     if (!touching.empty())
-      where += " AND EXISTS (SELECT 1 FROM resource_action_resource r WHERE r.action_id = a.action_id" + touching + ")";
+      where += " AND (EXISTS (SELECT 1 FROM resource_action_resource r WHERE r.action_id = a.action_id" + touching +
+               ") OR (a.resources_of_version AND EXISTS (SELECT 1 FROM resource r WHERE r.environment = a.environment "
+               "AND r.version = a.version" + touching + ")))";
     if (!q.actions.empty()) {
       where += " AND a.action IN (";
       for (std::size_t i = 0; i < q.actions.size(); ++i) where += (i ? ", " : "") + placeholder(q.actions[i]);
@@ -1143,8 +1138,12 @@ class SqlStore : public Store {
   }
 
   static void loadActionResources(Connection& c, ResourceAction& action) {
+    // an action of every resource of its version (the store action) has no rows of its own (migration 003)
     for (const Row& row : c.query("SELECT resource_version_id FROM resource_action_resource WHERE action_id = $1 "
-                                  "ORDER BY resource_version_id",
+                                  "UNION ALL SELECT r.resource_id || ',v=' || CAST(r.version AS TEXT) "
+                                  "FROM resource_action a JOIN resource r ON r.environment = a.environment "
+                                  "AND r.version = a.version WHERE a.action_id = $1 AND a.resources_of_version "
+                                  "ORDER BY 1",
                                   {action.action_id}))
       action.resource_version_ids.push_back(row.text(0));
   }

@@ -52,6 +52,9 @@ class SqliteConnection : public sql::Connection {
     // operating system's cache) when the commit returns, so it survives the death of the process
     // (kill -9), which is the durability the server promises; only a power loss or kernel crash
     // could lose the last commits. FULL would fsync at every commit for that case too.
+    // A page cache of up to 32 MB (SQLite's default is 2 MB, and it grows only as pages are read):
+    // a version of 10,000 resources touches about 10 MB of pages, which with the default cache
+    // were written out and read back from the operating system during the transaction.
     script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768;");
   }
   ~SqliteConnection() override {

@@ -305,22 +305,33 @@ TYPED_TEST(StoreTest, DeletingLeavesNoResourceRowsBehind) {
   auto rows = [&engine](const std::string& table, const std::string& env) {
     return engine.rawCount("SELECT COUNT(*) FROM " + table + " WHERE environment = '" + env + "'");
   };
+  auto deploy = [&s](const std::string& env, std::int64_t version) {
+    ResourceAction action;
+    action.environment = env;
+    action.version = version;
+    action.action = "deploy";
+    action.started = now();
+    action.resource_version_ids = {TestFixture::resource("/x").resource_id + ",v=" + std::to_string(version)};
+    s.insertResourceAction(action);
+  };
   auto a = this->environment("a");
   auto b = this->environment("b");
   auto c = this->environment("c");
   for (const auto& env : {a, b, c}) {
-    s.releaseVersion(env, this->put(env, {TestFixture::resource("/x"), TestFixture::resource("/y")}));
-    this->put(env, {TestFixture::resource("/x")});
+    auto v1 = this->put(env, {TestFixture::resource("/x"), TestFixture::resource("/y")});
+    s.releaseVersion(env, v1);
+    deploy(env, v1);
+    deploy(env, this->put(env, {TestFixture::resource("/x")}));
   }
   EXPECT_EQ(rows("resource", a), 3);
-  EXPECT_EQ(rows("resource_action_resource", a), 3);
+  EXPECT_EQ(rows("resource_action_resource", a), 2);
 
   s.deleteVersion(a, 2);
   EXPECT_EQ(rows("resource", a), 2);
-  EXPECT_EQ(rows("resource_action_resource", a), 2);
+  EXPECT_EQ(rows("resource_action_resource", a), 1);
   EXPECT_EQ(s.pruneVersions(b, 0), 1);  // the released version stays
   EXPECT_EQ(rows("resource", b), 2);
-  EXPECT_EQ(rows("resource_action_resource", b), 2);
+  EXPECT_EQ(rows("resource_action_resource", b), 1);
 
   s.decommissionEnvironment(a);
   EXPECT_EQ(rows("resource", a), 0);
@@ -329,9 +340,46 @@ TYPED_TEST(StoreTest, DeletingLeavesNoResourceRowsBehind) {
   EXPECT_EQ(rows("resource", b), 0);
   EXPECT_EQ(rows("resource_action_resource", b), 0);
 
-  EXPECT_EQ(s.pruneResourceActions(now() + std::chrono::hours(1)), 2);  // c's two store actions
+  EXPECT_EQ(s.pruneResourceActions(now() + std::chrono::hours(1)), 4);  // c's store and deploy actions
   EXPECT_EQ(rows("resource_action_resource", c), 0);
   EXPECT_EQ(rows("resource", c), 3);  // the versions stay
+}
+
+// The store action of a version names every resource of the version, though it keeps no rows
+// of its own (migration 003), and the filters on resources find it.
+TYPED_TEST(StoreTest, TheStoreActionNamesTheVersionsResources) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  auto a = TestFixture::resource("/a");
+  auto b = TestFixture::resource("/b", "other");
+  auto v1 = this->put(env, {b, a});
+  auto v2 = this->put(env, {a});
+  ActionQuery all;
+  all.oldest_first = true;
+  auto actions = s.queryResourceActions(env, all);
+  ASSERT_EQ(actions.size(), 2u);
+  EXPECT_EQ(actions[0].action, "store");
+  EXPECT_EQ(actions[0].version, v1);
+  EXPECT_EQ(actions[0].resource_version_ids,
+            (std::vector<std::string>{a.resource_id + ",v=1", b.resource_id + ",v=1"}));
+  EXPECT_EQ(s.getResourceAction(env, actions[1].action_id)->resource_version_ids,
+            std::vector<std::string>{a.resource_id + ",v=2"});
+  ActionQuery of_b;
+  of_b.resource_id = b.resource_id;
+  auto touching_b = s.queryResourceActions(env, of_b);
+  ASSERT_EQ(touching_b.size(), 1u);
+  EXPECT_EQ(touching_b[0].version, v1);
+  ActionQuery of_agent;
+  of_agent.agent = "localhost";
+  of_agent.resource_type = "std::File";
+  of_agent.resource_id_value = "/a";
+  EXPECT_EQ(s.queryResourceActions(env, of_agent).size(), 2u);
+  of_agent.resource_id_value = "/b";
+  EXPECT_TRUE(s.queryResourceActions(env, of_agent).empty());
+  ActionQuery of_v2;
+  of_v2.version = v2;
+  of_v2.resource_id = b.resource_id;
+  EXPECT_TRUE(s.queryResourceActions(env, of_v2).empty());
 }
 
 TYPED_TEST(StoreTest, HaltResumeAndAgents) {
