@@ -122,14 +122,17 @@ Auth::Auth(const util::Settings& settings) {
   }
 }
 
-bool Auth::canSign() const {
-  return std::any_of(sections_.begin(), sections_.end(), [](const JwtSection& s) { return s.sign; });
+bool Auth::canSign() const { return signer() != nullptr; }
+
+const JwtSection* Auth::signer() const {
+  auto found = std::find_if(sections_.begin(), sections_.end(), [](const JwtSection& s) { return s.sign; });
+  return found == sections_.end() ? nullptr : &*found;
 }
 
-std::string Auth::mint(unsigned clientTypes, const std::optional<std::string>& environment, bool idempotent) const {
-  auto signer = std::find_if(sections_.begin(), sections_.end(), [](const JwtSection& s) { return s.sign; });
-  if (signer == sections_.end())
-    throw std::runtime_error("no [auth_jwt_*] section of the configuration has sign=true");
+std::string Auth::mint(unsigned clientTypes, const std::optional<std::string>& environment, bool idempotent,
+                       std::optional<long long> expire) const {
+  const JwtSection* signer = this->signer();
+  if (signer == nullptr) throw std::runtime_error("no [auth_jwt_*] section of the configuration has sign=true");
   nlohmann::json claims{{"iss", signer->issuer},
                         {"aud", nlohmann::json::array({signer->audience})}};
   std::string ct;
@@ -140,7 +143,9 @@ std::string Auth::mint(unsigned clientTypes, const std::optional<std::string>& e
   if (!idempotent) {
     auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     claims["iat"] = now;
-    if (signer->expire > 0) claims["exp"] = now + signer->expire;
+    // an explicit lifetime wins over the section's, as the reference's encode_token
+    long long lifetime = expire.value_or(signer->expire);
+    if (lifetime > 0) claims["exp"] = now + lifetime;
   }
   jwt_t* raw = nullptr;
   if (jwt_new(&raw) != 0) throw std::runtime_error("cannot create a token (libjwt)");

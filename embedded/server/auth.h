@@ -45,9 +45,13 @@ class Auth {
   // Whether any section can mint tokens (sign=true).
   bool canSign() const;
   // A token for these client types, scoped to `environment` when given, signed with the signing
-  // section. Throws std::runtime_error when no section signs.
-  std::string mint(unsigned clientTypes, const std::optional<std::string>& environment,
-                   bool idempotent = false) const;
+  // section. It expires after `expire` seconds when given, otherwise after the section's `expire`
+  // (never when that is 0); an idempotent token has neither iat nor exp. Throws
+  // std::runtime_error when no section signs.
+  std::string mint(unsigned clientTypes, const std::optional<std::string>& environment, bool idempotent = false,
+                   std::optional<long long> expire = std::nullopt) const;
+  // The section with sign=true, if any.
+  const JwtSection* signer() const;
   // The claims of a valid token; nullopt with `why` set when the token is not acceptable (it does
   // not decode, names no or an unknown issuer, another algorithm, a bad signature, a wrong
   // audience, an expired exp, an unknown client type).

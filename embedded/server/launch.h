@@ -10,7 +10,7 @@
 namespace inmanta::server {
 
 // Changed whenever this header changes shape: a module built against another version is refused.
-inline constexpr int kServerLaunchAbi = 1;
+inline constexpr int kServerLaunchAbi = 2;
 // The module's entry point (below), looked up with dlsym().
 inline constexpr const char* kServerEntry = "inmanta_server_main";
 
@@ -25,9 +25,11 @@ struct ServerLaunch {
   int verbosity = 0;       // -v: debug (the server logs at info without it)
   std::string logFile;     // --log-file: also log there
   std::string logFileLevel = "info";
-  // `inmanta token`
+  // `inmanta token` and `inmanta-cli token bootstrap`
   std::vector<std::string> clientTypes;
   std::string environment;  // empty: a token for every environment
+  long long tokenExpire = 0;  // the token's lifetime in seconds; 0: the signing section's `expire`
+  std::string tokenPrefix;    // printed before the token (`Token: ` for inmanta-cli)
 };
 
 }  // namespace inmanta::server

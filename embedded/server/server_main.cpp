@@ -70,7 +70,15 @@ int mintToken(const ServerLaunch& launch) {
       environment = store::canonicalUuid(launch.environment);
       if (!environment) throw std::runtime_error("the environment '" + launch.environment + "' is not a UUID");
     }
-    std::cout << auth.mint(types == 0 ? kApi : types, environment) << "\n";
+    if (types == 0) types = kApi;
+    // as the reference's encode_token: only client types the signing section allows
+    if (const JwtSection* signer = auth.signer(); signer != nullptr && (types & ~signer->clientTypes) != 0)
+      throw std::runtime_error("the signing section [" + signer->name + "] does not allow the client types " +
+                               clientTypeNames(types & ~signer->clientTypes) + " (its client_types: " +
+                               clientTypeNames(signer->clientTypes) + ")");
+    std::optional<long long> expire;
+    if (launch.tokenExpire > 0) expire = launch.tokenExpire;
+    std::cout << launch.tokenPrefix << auth.mint(types, environment, false, expire) << "\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "Error: " << e.what() << "\n";
