@@ -35,7 +35,7 @@ int runInmantaCli(int argc, char** argv) {
     int code = app.exit(e);  // prints the help or the usage error
     return code == 0 ? 0 : 2;
   } catch (const CliError& e) {
-    std::cerr << "Error: " << e.what() << "\n";
+    if (*e.what() != '\0') std::cerr << "Error: " << e.what() << "\n";
     return e.code();
   } catch (const std::exception& e) {
     std::cerr << "Error: " << e.what() << "\n";

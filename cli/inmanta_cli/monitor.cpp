@@ -18,10 +18,9 @@ struct MonitorOptions {
   bool json = false;
 };
 
-// The summary comes with any page of resources: one item is the least every server accepts (the
-// reference's own client asks for limit=0, which the reference server also takes).
+// The summary comes with the list of resources, asked for as the reference's client does.
 json deploySummary(Session& session, const std::string& tid) {
-  json answer = session.request("GET", "/api/v2/resource?deploy_summary=true&limit=1", nullptr, tid, "deploy summary");
+  json answer = session.request("GET", "/api/v2/resource?deploy_summary=True&limit=0", nullptr, tid, "deploy summary");
   json summary = answer.is_object() ? answer.value("metadata", json::object()).value("deploy_summary", json()) : json();
   if (!summary.is_object()) throw CliError("Expected metadata.deploy_summary in the answer of GET /api/v2/resource");
   return summary;

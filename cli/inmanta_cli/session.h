@@ -22,7 +22,8 @@ namespace inmanta::cli::client {
 using nlohmann::json;
 
 // A failure the user is told about as `Error: <message>` with exit status `code` (1 like the
-// reference's failed requests and click errors; 2 for usage errors).
+// reference's failed requests and click errors; 2 for usage errors). An empty message: the
+// failure was reported already, only the exit status is left to give.
 class CliError : public std::runtime_error {
  public:
   explicit CliError(const std::string& message, int code = 1) : std::runtime_error(message), code_(code) {}

@@ -1,8 +1,11 @@
-// inmanta-cli token create (the reference's `token` group): the server mints a token for an
-// environment and the chosen client types.
+// inmanta-cli token create and bootstrap (the reference's `token` group): `create` asks the server
+// for a token of an environment and the chosen client types; `bootstrap` mints one offline with the
+// signing [auth_jwt_*] section of the configuration files, through the same module as `inmanta
+// token` (libinmanta_server.so, loaded only then).
 #include <iostream>
 
 #include "cli/inmanta_cli/session.h"
+#include "cli/server_module.h"
 
 namespace inmanta::cli::client {
 
@@ -36,6 +39,21 @@ void addTokenCommands(CLI::App& root, Session& session) {
     json token = session.requestKey("POST", "/api/v1/environment_auth", "token", {{"client_types", clientTypes}}, tid);
     if (o->json) printJson(token);
     else std::cout << "Token: " << pythonStr(token) << "\n";
+  });
+
+  CLI::App* bootstrap = group->add_subcommand(
+      "bootstrap",
+      "Generate a bootstrap token that provides access to everything. This token is only valid for 3600 seconds.");
+  bootstrap->callback([] {
+    // the reference's: every client type, no environment, one hour; the configuration is read as
+    // the reference's Config.load_config() reads it (the standard files and INMANTA_* variables)
+    server::ServerLaunch launch;
+    launch.command = server::ServerLaunch::Command::mintToken;
+    launch.clientTypes = {"api", "compiler", "agent"};
+    launch.tokenExpire = 3600;
+    launch.tokenPrefix = "Token: ";
+    int status = runServerModule(launch, GlobalOptions{}, 1);
+    if (status != 0) throw CliError("", status);  // the module has printed why
   });
 }
 

@@ -3,6 +3,7 @@
 against a real `inmanta server` on 127.0.0.1: every command's table and --json output, the
 settings it reads (.inmanta, INMANTA_CMDLINE_REST_TRANSPORT_*), and its errors and exit codes.
 Run by ctest with the binary's path."""
+import base64
 import json
 import os
 import shutil
@@ -305,6 +306,59 @@ with LiveServer(INMANTA) as server:
     ok("project delete", cli(["project", "delete", "other"], P), "Project successfully deleted")
     proc = cli(["project", "list", "--json"], P)
     check("project list after delete", [p["name"] for p in json.loads(proc.stdout)] == ["demo2"], show(proc))
+
+# token bootstrap: minted offline from the signing [auth_jwt_*] section of the configuration files
+# (here ./.inmanta.cfg, read as the reference's client reads it); the token opens a server with auth
+KEY = base64.urlsafe_b64encode(os.urandom(32)).decode()
+AUTH_SECTION = f"""[auth_jwt_default]
+algorithm = HS256
+sign = true
+client_types = api,compiler,agent
+key = {KEY}
+"""
+
+
+def jwt_claims(token):
+    """The claims of a JWT, without checking its signature."""
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+proc = cli(["token", "bootstrap"], cwd=tempfile.mkdtemp(dir=WORK))
+fails("token bootstrap without a signing section", proc, 1, "sign=true")
+narrow = tempfile.mkdtemp(dir=WORK)
+with open(os.path.join(narrow, ".inmanta.cfg"), "w") as fd:
+    fd.write(AUTH_SECTION.replace("api,compiler,agent", "api"))
+fails("token bootstrap, a section without every client type", cli(["token", "bootstrap"], cwd=narrow), 1,
+      "does not allow the client types agent, compiler")
+
+with LiveServer(INMANTA, extra_config="[server]\nauth = true\n\n" + AUTH_SECTION) as server:
+    P = server.port
+    folder = tempfile.mkdtemp(dir=WORK)
+    with open(os.path.join(folder, ".inmanta.cfg"), "w") as fd:
+        fd.write(AUTH_SECTION)
+    proc = cli(["token", "bootstrap"], cwd=folder)
+    printed = proc.stdout.strip()
+    token = printed[len("Token: "):] if printed.startswith("Token: ") else ""
+    check("token bootstrap prints Token: <jwt>", proc.returncode == 0 and token.count(".") == 2
+          and proc.stdout.endswith("\n") and "\n" not in printed, show(proc))
+    claims = jwt_claims(token) if token else {}
+    check("token bootstrap: every client type, no environment, one hour",
+          sorted(claims.get("urn:inmanta:ct", "").split(",")) == ["agent", "api", "compiler"]
+          and "urn:inmanta:env" not in claims and claims.get("exp", 0) - claims.get("iat", 0) == 3600, str(claims))
+    fails("auth on, no token: the server's 401", cli(["project", "list"], P), 1, "unauthorized")
+    with_token = {"INMANTA_CMDLINE_REST_TRANSPORT_TOKEN": token}
+    ok("the bootstrap token opens the server", cli(["project", "create", "-n", "secure"], P, env=with_token), "secure")
+    ok("environment create with the bootstrap token",
+       cli(["environment", "create", "-n", "prod", "-p", "secure"], P, env=with_token), "prod")
+    proc = cli(["token", "create", "-e", "prod", "--agent"], P, env=with_token)
+    minted = proc.stdout.strip()[len("Token: "):]
+    check("token create with auth on: an agent token of the environment",
+          proc.returncode == 0 and minted.count(".") == 2 and jwt_claims(minted).get("urn:inmanta:ct") == "agent",
+          show(proc))
+    fails("a token with a bad signature is refused", cli(["project", "list"], P, env={
+        "INMANTA_CMDLINE_REST_TRANSPORT_TOKEN": token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")}), 1,
+          "Access denied")
 
 shutil.rmtree(WORK, ignore_errors=True)
 finish()
