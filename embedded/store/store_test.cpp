@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -31,11 +30,7 @@ template <class E>
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!engine_.available(why)) {
-      if (std::getenv("INMANTA_TEST_PG_REQUIRED")) FAIL() << why;
-      GTEST_SKIP() << why;
-    }
+    if (!test_engines::ready(engine_)) return;
     store_ = Store::open(engine_.config());
   }
 

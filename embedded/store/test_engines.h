@@ -130,6 +130,21 @@ class PostgresEngine {
   StoreConfig config_;
 };
 
+// For a test's SetUp: whether `engine` can run here. When it cannot (no PostgreSQL named), the test
+// is skipped, or fails under ctest (INMANTA_TEST_PG_REQUIRED, where the fixture must provide one),
+// and SetUp should return: `if (!test_engines::ready(engine_)) return;`.
+template <class Engine>
+bool ready(Engine& engine) {
+  std::string why;
+  if (engine.available(why)) return true;
+  // FAIL() and GTEST_SKIP() return from the function they are in; what they record stops the test
+  [&why] {
+    if (std::getenv("INMANTA_TEST_PG_REQUIRED")) FAIL() << why;
+    GTEST_SKIP() << why;
+  }();
+  return false;
+}
+
 using Engines = ::testing::Types<SqliteEngine, PostgresEngine>;
 class EngineNames {
  public:

@@ -49,11 +49,7 @@ template <class E>
 class CoreRoutesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!engine_.available(why)) {
-      if (std::getenv("INMANTA_TEST_PG_REQUIRED")) FAIL() << why;
-      GTEST_SKIP() << why;
-    }
+    if (!store::test_engines::ready(engine_)) return;
     options_.bindPort = 0;
     options_.database = engine_.config();
   }

@@ -38,11 +38,7 @@ template <class E>
 class ServicesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!engine_.available(why)) {
-      if (std::getenv("INMANTA_TEST_PG_REQUIRED")) FAIL() << why;
-      GTEST_SKIP() << why;
-    }
+    if (!store::test_engines::ready(engine_)) return;
     store_ = store::Store::open(engine_.config());
     resources_ = std::make_unique<ResourceService>(*store_);
     versions_ = std::make_unique<VersionService>(*store_, trigger_, *resources_);

@@ -101,12 +101,8 @@ template <class Engine>
 class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
     Engine probe;
-    if (!probe.available(why)) {
-      if (std::getenv("INMANTA_TEST_PG_REQUIRED")) FAIL() << why;
-      GTEST_SKIP() << why;
-    }
+    if (!store::test_engines::ready(probe)) return;
     server_ = std::make_unique<TestServer<Engine>>();
   }
   std::unique_ptr<TestServer<Engine>> server_;
