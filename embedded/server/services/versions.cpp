@@ -88,8 +88,15 @@ std::vector<store::UnknownParameter> unknownsOf(const json& unknowns) {
 
 bool VersionService::autoDeploy(const store::Environment& env) {
   auto setting = env.settings.find("auto_deploy");
-  if (setting == env.settings.end() || !setting->second.value.is_boolean()) return true;
-  return setting->second.value.get<bool>();
+  if (setting == env.settings.end()) {
+    // The reference stores a setting's default the first time it reads it (spec 4.5 [QUIRK]), so
+    // after an export the environment lists auto_deploy among its settings
+    store::SettingValue stored;
+    stored.value = true;
+    store_.setSetting(env.id, "auto_deploy", stored);
+    return true;
+  }
+  return !setting->second.value.is_boolean() || setting->second.value.get<bool>();
 }
 
 std::int64_t VersionService::reserve(const std::string& env) { return store_.reserveVersion(env); }

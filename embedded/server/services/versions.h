@@ -70,8 +70,9 @@ class VersionService {
   // B relative to A (A < B), unchanged resources left out, sorted by resource id.
   std::vector<ResourceDiff> diff(const std::string& env, std::int64_t from, std::int64_t to);
 
-  // Whether `env`'s auto_deploy setting is on (its default is).
-  static bool autoDeploy(const store::Environment& env);
+  // Whether `env`'s auto_deploy setting is on (its default is); stores the default when the
+  // setting was never stored, as the reference's read does.
+  bool autoDeploy(const store::Environment& env);
 
  private:
   // Checks and converts an upload to the store's form (without number).
