@@ -67,6 +67,9 @@ std::unique_ptr<httplib::Server> HttpServer::makeServer() const {
   }
   server->set_payload_max_length(options_.maxRequestBodySize);
   server->set_keep_alive_max_count(10000);
+  // httplib writes an answer's headers and body in separate writes: with Nagle's algorithm on, the
+  // body then waits for the client's delayed ACK (40 ms on Linux) on every keep-alive request
+  server->set_tcp_nodelay(true);
   server->set_read_timeout(60, 0);
 
   auto handler = [this](const httplib::Request& req, httplib::Response& res) {
