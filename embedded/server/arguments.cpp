@@ -164,6 +164,18 @@ nlohmann::json validateArguments(const std::vector<Arg>& declared, const RawArgu
   // Gather the raw values: the body, then the query (a list may repeat, a dict uses dotted
   // names), then the path. Query strings only carry text; the conversion below turns it into the
   // declared type.
+  // Percent-escapes can spell any bytes; what reaches a service (and a store, whose text columns
+  // are UTF-8) must be text. A JSON body was checked by its parser already.
+  auto requireText = [](const std::string& name, const std::string& value) {
+    try {
+      (void)nlohmann::json(value).dump();
+    } catch (const nlohmann::json::type_error&) {
+      throw HttpError(400, "Invalid request: Failed to validate argument " + name + ": the value is not valid UTF-8");
+    }
+  };
+  for (const auto& [name, value] : raw.query) requireText(name, value);
+  for (const auto& [name, value] : raw.path) requireText(name, value);
+
   nlohmann::json values = raw.body.is_object() ? raw.body : nlohmann::json::object();
   std::set<std::string> unknown;
   for (const auto& [name, value] : raw.query) {

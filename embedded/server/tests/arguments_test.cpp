@@ -79,6 +79,21 @@ TEST(Arguments, TheReferencesMessages) {
   EXPECT_EQ(validateArguments(declared, raw, false)["project_id"], "4e5ad3c6-0e6e-4c5c-8a0e-6fb2a8e3c9a1");
 }
 
+TEST(Arguments, EscapesMustSpellText) {
+  // %FF decodes to a byte that is no UTF-8: a 400, before any store sees it
+  std::vector<Arg> declared = {req("id", ArgType::string), opt("filter", ArgType::dict)};
+  RawArguments raw;
+  raw.path = {{"id", percentDecode("%FF", false)}};
+  EXPECT_EQ(failure([&] { validateArguments(declared, raw, false); }).first, 400);
+  raw.path = {{"id", percentDecode("caf%C3%A9", false)}};
+  raw.query = parseQueryString("filter.agent=%C3");
+  auto [status, message] = failure([&] { validateArguments(declared, raw, false); });
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(message.find("filter.agent"), std::string::npos) << message;
+  raw.query = parseQueryString("filter.agent=%C3%A9");
+  EXPECT_EQ(validateArguments(declared, raw, false)["id"], "caf\xc3\xa9");
+}
+
 TEST(Arguments, IntegersAndBooleans) {
   Arg limit = opt("limit", ArgType::integer);
   EXPECT_EQ(convertArgument(limit, "42"), 42);
