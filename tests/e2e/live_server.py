@@ -86,7 +86,7 @@ class LiveServer:
             self.wait_ready()
         return self
 
-    def wait_ready(self, timeout=30):
+    def wait_ready(self, timeout=30, poll=0.05):
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.process.poll() is not None:
@@ -97,7 +97,7 @@ class LiveServer:
                     return
             except OSError:
                 pass
-            time.sleep(0.05)
+            time.sleep(poll)
         raise RuntimeError(f"inmanta server did not answer within {timeout}s:\n{self.output()}")
 
     def output(self):
