@@ -188,6 +188,29 @@ def auth_scenario():  # O-8
         status, body = call("POST", "/api/v1/environment_auth", {"client_types": ["compiler"]}, tid=envs[0],
                             headers=bearer(api))
         check("O-8 environment_auth mints a token", status == 200 and body.get("token"), f"{status} {body}")
+        # a compiler token scoped to the environment runs a whole `inmanta export -d`
+        compiler = token(server, "--client-types", "compiler", "--environment", envs[0])
+        project_dir = tempfile.mkdtemp(prefix="inmanta-server-e2e-")
+        for name, text in {
+                "main.cf": 'import std\nhost = std::Host(name="localhost", os=std::linux)\n'
+                           'std::ConfigFile(host=host, path="/tmp/inmanta-o8.conf", content="o8")\n',
+                "project.yml": "name: o8\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n",
+                ".inmanta": f"[config]\nenvironment = {envs[0]}\n\n[compiler_rest_transport]\nhost = 127.0.0.1\n"
+                            f"port = {server.port}\n"}.items():
+            with open(os.path.join(project_dir, name), "w") as fd:
+                fd.write(text)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
+        env["HOME"] = project_dir
+        proc = subprocess.run([INMANTA, "--config-dir", project_dir, "export", "-d", "--token", compiler], cwd=project_dir,
+                              capture_output=True, text=True, env=env, timeout=120)
+        check("O-8 export -d with a scoped compiler token", proc.returncode == 0, proc.stderr[-1500:])
+        status, body = call("GET", "/api/v1/version", tid=envs[0], headers=bearer(api))
+        check("O-8 the export's version is stored and released",
+              status == 200 and body["count"] == 1 and body["versions"][0]["released"], f"{status} {body}")
+        proc = subprocess.run([INMANTA, "--config-dir", project_dir, "export", "-d", "-e", envs[1], "--token", compiler],
+                              cwd=project_dir, capture_output=True, text=True, env=env, timeout=120)
+        check("O-8 the scoped compiler token cannot export to another environment",
+              proc.returncode != 0 and "403" in proc.stderr, proc.stderr[-800:])
         # an expired token: a configuration whose tokens live one second
         expiring = os.path.join(server.state_dir, "expiring.cfg")
         with open(expiring, "w") as fd:
