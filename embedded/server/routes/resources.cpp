@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "embedded/server/errors.h"
@@ -36,6 +37,16 @@ ResourceFilter filterOf(const Request& r) {
   return filter;
 }
 
+// A resource of the list (GET /api/v2/resource) as the JSON text of its item.
+std::string listItemText(const ResourceRow& row) {
+  json item = {{"resource_id", row.resource->resource_id},
+               {"resource_version_id", util::versionedId(row.resource->resource_id, row.version)},
+               {"id_details", idDetails(*row.resource)},
+               {"requires", requiresOf(*row.resource)},
+               {"status", row.status}};
+  return Reply::dumpText(item);
+}
+
 }  // namespace
 
 void addResourceRoutes(Router& router, Services& services) {
@@ -59,19 +70,18 @@ void addResourceRoutes(Router& router, Services& services) {
                 PageSlice page = slicePage(rows.size(), paging, [&](size_t i) {
                   return PageKey{json(ResourceSnapshot::columnValue(*rows[i], sortColumn)), rows[i]->resource->resource_id};
                 });
-                json items = json::array();
+                // the items are kept as JSON text by the snapshot: the page is their concatenation
+                std::string items = "[";
                 for (size_t i : page.positions) {
-                  const ResourceRow& row = *rows[i];
-                  items.push_back({{"resource_id", row.resource->resource_id},
-                                   {"resource_version_id", util::versionedId(row.resource->resource_id, row.version)},
-                                   {"id_details", idDetails(*row.resource)},
-                                   {"requires", requiresOf(*row.resource)},
-                                   {"status", row.status}});
+                  if (items.size() > 1) items += ',';
+                  items += snapshot->serialisedItem(*rows[i], listItemText);
                 }
+                items += ']';
                 json extra = json::object();
                 if (r.boolean("deploy_summary")) extra["deploy_summary"] = snapshot->deploySummary;
-                return pagedReplyOf(r, page.total, page.before, page.after, page.first, page.last, std::move(items),
-                                    paging, std::move(extra));
+                PageEnvelope envelope =
+                    pageEnvelope(r, page.total, page.before, page.after, page.first, page.last, paging, extra);
+                return Reply::serialisedData(items, envelope.metadata, envelope.links);
               }});
   router.add({.method = "GET",
               .path = "/api/v2/resource/<rid>",

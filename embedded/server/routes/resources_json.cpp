@@ -171,9 +171,9 @@ std::string keyText(const json& value) { return value.is_string() ? value.get<st
 
 }  // namespace
 
-Reply pagedReplyOf(const Request& request, std::int64_t total, std::int64_t before, std::int64_t after,
-                   const std::optional<PageKey>& first, const std::optional<PageKey>& last, json items,
-                   const PageRequest& paging, json extraMetadata) {
+PageEnvelope pageEnvelope(const Request& request, std::int64_t total, std::int64_t before, std::int64_t after,
+                          const std::optional<PageKey>& first, const std::optional<PageKey>& last,
+                          const PageRequest& paging, const json& extraMetadata) {
   // the request's own arguments, without the page bounds
   std::string base = request.path + "?limit=" + std::to_string(paging.limit);
   if (request.has("sort")) base += "&sort=" + percentEncode(request.str("sort"));
@@ -198,8 +198,15 @@ Reply pagedReplyOf(const Request& request, std::int64_t total, std::int64_t befo
     links["first"] = base;
   }
   json metadata = {{"total", total}, {"before", before}, {"after", after}, {"page_size", paging.limit}};
-  for (auto& [key, value] : extraMetadata.items()) metadata[key] = value;
-  return Reply::data(std::move(items), std::move(metadata), std::move(links));
+  for (const auto& [key, value] : extraMetadata.items()) metadata[key] = value;
+  return {std::move(metadata), std::move(links)};
+}
+
+Reply pagedReplyOf(const Request& request, std::int64_t total, std::int64_t before, std::int64_t after,
+                   const std::optional<PageKey>& first, const std::optional<PageKey>& last, json items,
+                   const PageRequest& paging, json extraMetadata) {
+  PageEnvelope envelope = pageEnvelope(request, total, before, after, first, last, paging, extraMetadata);
+  return Reply::data(std::move(items), std::move(envelope.metadata), std::move(envelope.links));
 }
 
 }  // namespace inmanta::server

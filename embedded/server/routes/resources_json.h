@@ -57,6 +57,14 @@ Reply pagedReplyOf(const Request& request, std::int64_t total, std::int64_t befo
                    const std::optional<PageKey>& first, const std::optional<PageKey>& last, nlohmann::json items,
                    const PageRequest& paging, nlohmann::json extraMetadata);
 
+// The `metadata` and `links` of a paged reply (what pagedReplyOf puts beside `data`).
+struct PageEnvelope {
+  nlohmann::json metadata, links;
+};
+PageEnvelope pageEnvelope(const Request& request, std::int64_t total, std::int64_t before, std::int64_t after,
+                          const std::optional<PageKey>& first, const std::optional<PageKey>& last,
+                          const PageRequest& paging, const nlohmann::json& extraMetadata);
+
 template <class T>
 Reply pagedReply(const Request& request, const Page<T>& page, nlohmann::json items, const PageRequest& paging,
                  nlohmann::json extraMetadata) {

@@ -38,6 +38,13 @@ const std::string& ResourceSnapshot::columnValue(const ResourceRow& row, Resourc
   return row.resource->resource_id_value;
 }
 
+const std::string& ResourceSnapshot::serialisedItem(
+    const ResourceRow& row, const std::function<std::string(const ResourceRow&)>& serialise) const {
+  auto i = static_cast<size_t>(&row - rows.data());
+  std::call_once(itemOnce_[i], [&] { itemText_[i] = serialise(row); });
+  return itemText_[i];
+}
+
 std::shared_ptr<const ResourceSnapshot> ResourceService::snapshot(const std::string& env) {
   // the active version is one indexed read; a release or a decommission changes it even when no
   // invalidate() came
@@ -83,6 +90,8 @@ std::shared_ptr<const ResourceSnapshot> ResourceService::build(const std::string
         rows.push_back({std::make_shared<const store::Resource>(std::move(*resource)), *state.orphaned_after, "orphaned"});
     }
   }
+  snapshot->itemOnce_ = std::make_unique<std::once_flag[]>(rows.size());
+  snapshot->itemText_ = std::make_unique<std::string[]>(rows.size());
   nlohmann::json byState = nlohmann::json::object();
   std::map<std::string, std::int64_t> counts;
   std::int64_t total = 0;

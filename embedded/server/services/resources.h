@@ -5,6 +5,7 @@
 // 10,000 resources).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -82,6 +83,19 @@ struct ResourceSnapshot {
   nlohmann::json deploySummary;                    // {"total", "by_state"} over the non-orphans
 
   static const std::string& columnValue(const ResourceRow& row, ResourceColumn column);
+
+  // The list item of `row` (one of `rows`) as JSON text: made by `serialise` the first time a
+  // request needs it, then kept with the snapshot, so that a page of 1,000 items costs copies of
+  // text rather than 1,000 JSON trees built and dumped (spec: p50 ≤ 2 ms for 10,000 resources).
+  // Safe from concurrent requests.
+  const std::string& serialisedItem(const ResourceRow& row,
+                                    const std::function<std::string(const ResourceRow&)>& serialise) const;
+
+ private:
+  friend class ResourceService;
+  // one entry per row, sized by ResourceService::build
+  std::unique_ptr<std::once_flag[]> itemOnce_;
+  std::unique_ptr<std::string[]> itemText_;
 };
 
 class ResourceService {

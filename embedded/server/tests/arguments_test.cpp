@@ -7,6 +7,7 @@
 #include "embedded/server/arguments.h"
 #include "embedded/server/auth.h"
 #include "embedded/server/errors.h"
+#include "embedded/server/reply.h"
 #include "embedded/server/router.h"
 
 namespace inmanta::server {
@@ -23,6 +24,21 @@ std::pair<int, std::string> failure(F f) {
     return {e.status(), e.what()};
   }
   return {0, "no error"};
+}
+
+// A pre-serialised list (the resource list's) must send the bytes the JSON envelope would.
+TEST(Reply, SerialisedDataIsTheSameTextAsData) {
+  json value = json::array({{{"b", 1}, {"a", "x\"y"}}, {{"resource_id", "std::File[h,path=/\u00e9]"}}});
+  json metadata = {{"total", 2}, {"page_size", 1000}, {"deploy_summary", {{"total", 2}}}, {"bad", "\xff"}};
+  json links = {{"self", "/api/v2/resource?limit=1000"}};
+  Reply plain = Reply::data(value, metadata, links);
+  Reply text = Reply::serialisedData(Reply::dumpText(value), metadata, links);
+  ASSERT_TRUE(text.serialised);
+  EXPECT_FALSE(text.body);
+  EXPECT_EQ(*text.serialised, Reply::dumpText(*plain.body));
+  // without links, as data(value, metadata)
+  EXPECT_EQ(*Reply::serialisedData(Reply::dumpText(value), metadata, nullptr).serialised,
+            Reply::dumpText(*Reply::data(value, metadata).body));
 }
 
 TEST(Arguments, QueryValuesBecomeTheDeclaredTypes) {

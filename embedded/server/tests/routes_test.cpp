@@ -243,8 +243,16 @@ TYPED_TEST(RoutesTest, ResourcesAndActions) {
   Answer list = this->call("GET", "/api/v2/resource?deploy_summary=true&sort=resource_id_value.asc&limit=2", nullptr, env);
   ASSERT_EQ(list.status, 200) << list.body;
   ASSERT_EQ(list.body["data"].size(), 2u);
-  EXPECT_EQ(list.body["data"][0]["id_details"]["resource_id_value"], "/a");
-  EXPECT_EQ(list.body["data"][0]["status"], "available");
+  // the whole item, as the snapshot keeps it serialised
+  EXPECT_EQ(list.body["data"][0], json({{"resource_id", "std::File[localhost,path=/a]"},
+                                        {"resource_version_id", "std::File[localhost,path=/a],v=" + std::to_string(v1)},
+                                        {"id_details", {{"resource_type", "std::File"},
+                                                        {"agent", "localhost"},
+                                                        {"attribute", "path"},
+                                                        {"resource_id_value", "/a"}}},
+                                        {"requires", json::array()},
+                                        {"status", "available"}}));
+  EXPECT_EQ(list.body["data"][1]["requires"], json({"std::File[localhost,path=/a]"}));
   EXPECT_EQ(list.body["metadata"]["deploy_summary"]["total"], 3);
   EXPECT_EQ(list.body["metadata"]["deploy_summary"]["by_state"]["available"], 3);
   ASSERT_TRUE(list.body["links"].contains("next"));

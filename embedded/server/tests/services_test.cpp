@@ -3,9 +3,11 @@
 // action filters, the diff's compare texts, parameters and agents.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "embedded/server/errors.h"
@@ -135,6 +137,38 @@ TYPED_TEST(ServicesTest, ResourceListIsCachedAndInvalidated) {
   auto third = this->resources_->snapshot(env.id);
   EXPECT_EQ(third->active, v2);
   EXPECT_EQ(third->byId.count("std::File[localhost,path=/a]"), 1u);
+}
+
+TYPED_TEST(ServicesTest, SerialisedItemsAreMadeOncePerRowAndSnapshot) {
+  store::Environment env = this->environment(false);
+  json resources = json::array();
+  for (int i = 0; i < 50; ++i) resources.push_back(this->file("/f" + std::to_string(i)));
+  std::int64_t v = this->put(env, resources);
+  this->versions_->release(env, v);
+  std::shared_ptr<const ResourceSnapshot> snapshot = this->resources_->snapshot(env.id);
+  ASSERT_EQ(snapshot->rows.size(), 50u);
+  std::atomic<int> made{0};
+  auto serialise = [&](const ResourceRow& row) {
+    ++made;
+    return "\"" + row.resource->resource_id + "\"";
+  };
+  // concurrent requests of the same page: every row's text is made once and read by all
+  std::vector<std::thread> readers;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t)
+    readers.emplace_back([&] {
+      for (const ResourceRow& row : snapshot->rows)
+        if (snapshot->serialisedItem(row, serialise) != "\"" + row.resource->resource_id + "\"") ++wrong;
+    });
+  for (std::thread& reader : readers) reader.join();
+  EXPECT_EQ(made.load(), 50);
+  EXPECT_EQ(wrong.load(), 0);
+  // a snapshot made after a write makes its texts anew (a status may have changed)
+  this->resources_->invalidate(env.id);
+  std::shared_ptr<const ResourceSnapshot> next = this->resources_->snapshot(env.id);
+  ASSERT_NE(next, snapshot);
+  next->serialisedItem(next->rows[0], serialise);
+  EXPECT_EQ(made.load(), 51);
 }
 
 TYPED_TEST(ServicesTest, ResourceActionFilters) {
