@@ -52,10 +52,10 @@ class VersionService {
   std::int64_t reserve(const std::string& env);
   // Stores the version (400/409 with the spec's messages) and releases it when the environment's
   // auto_deploy is on.
-  void put(const store::Environment& env, const VersionUpload& upload);
+  void put(const store::Environment& env, VersionUpload upload);
   // A partial export: the newest version's resources outside the updated and removed resource
   // sets, plus `upload`'s, stored under a fresh number. Returns the number.
-  std::int64_t putPartial(const store::Environment& env, const VersionUpload& upload);
+  std::int64_t putPartial(const store::Environment& env, VersionUpload upload);
   // 404 bare "The request version does not exist."; 409 when released or older than the newest
   // released version.
   store::ModelVersion release(const store::Environment& env, std::int64_t version);
@@ -75,8 +75,9 @@ class VersionService {
   bool autoDeploy(const store::Environment& env);
 
  private:
-  // Checks and converts an upload to the store's form (without number).
-  store::NewVersion prepare(const store::Environment& env, const VersionUpload& upload,
+  // Checks and converts an upload to the store's form (without number); takes the payloads out of
+  // `upload.resources`.
+  store::NewVersion prepare(const store::Environment& env, VersionUpload& upload,
                             const std::vector<store::Resource>& inherited);
   void releaseIfAutoDeploy(const store::Environment& env, std::int64_t version);
 
