@@ -26,9 +26,14 @@ std::vector<Resource> resources(int count) {
     r.agent = "localhost";
     r.id_attribute = "path";
     r.resource_id_value = path;
-    r.attributes = {{"path", path}, {"owner", "root"}, {"group", "root"}, {"permissions", 644},
-                    {"hash", "f572d396fae9206628714fb2ce00f72e94f2258f"}, {"requires", nlohmann::json::array()},
-                    {"send_event", true}, {"purged", false}};
+    r.attributes = {{"path", path},
+                    {"owner", "root"},
+                    {"group", "root"},
+                    {"permissions", 644},
+                    {"hash", "f572d396fae9206628714fb2ce00f72e94f2258f"},
+                    {"requires", nlohmann::json::array()},
+                    {"send_event", true},
+                    {"purged", false}};
     r.attribute_hash = "0123456789abcdef0123456789abcdef";
     out.push_back(std::move(r));
   }

@@ -48,8 +48,9 @@ constexpr int kStartFailed = 4;
 class ServerCommand : public Command {
  public:
   CLI::App* add(CLI::App& app, GlobalOptions& globals) override {
-    CLI::App* cmd = app.add_subcommand(
-        "server", "Run the orchestrator's REST server (options: [server], [config] and [database] of the config files)");
+    CLI::App* cmd = app.add_subcommand("server",
+                                       "Run the orchestrator's REST server (options: [server], [config] and [database] "
+                                       "of the config files)");
     // The reference takes these before the subcommand; they only concern the server, so they
     // are added to the top level here.
     app.add_option("--log-file", launch_.logFile, "server: also write the log to this file");

@@ -50,9 +50,9 @@ void appendPythonFloat(std::string& out, double d) {
       out.append(static_cast<size_t>(exponent + 1 - count), '0');
       out += ".0";
     } else {
-      out += digits.substr(0, static_cast<size_t>(exponent + 1));
+      out += digits.substr(0, static_cast<size_t>(exponent) + 1);
       out += '.';
-      out += digits.substr(static_cast<size_t>(exponent + 1));
+      out += digits.substr(static_cast<size_t>(exponent) + 1);
     }
     return;
   }
@@ -145,14 +145,14 @@ void appendSeparator(std::string& out, bool first, Layout layout) {
   }
   if (!first) out += ',';
   out += '\n';
-  out.append(static_cast<size_t>(layout.indent * (layout.depth + 1)), ' ');
+  out.append(static_cast<size_t>(layout.indent) * (static_cast<size_t>(layout.depth) + 1), ' ');
 }
 
 // After the last element of a non-empty container.
 void appendClosingLine(std::string& out, Layout layout) {
   if (layout.indent < 0) return;
   out += '\n';
-  out.append(static_cast<size_t>(layout.indent * layout.depth), ' ');
+  out.append(static_cast<size_t>(layout.indent) * static_cast<size_t>(layout.depth), ' ');
 }
 
 bool isIdentityKey(const std::string& key) {

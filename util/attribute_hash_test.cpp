@@ -15,8 +15,7 @@ TEST(AttributeHash, MatchesPythonForAStdFile) {
       "group": "root", "hash": "f572d396fae9206628714fb2ce00f72e94f2258f", "permissions": 644, "reload": true,
       "send_event": true, "receive_events": true, "purged": false, "purge_on_delete": false,
       "references": [], "mutators": [], "report_only": false})");
-  EXPECT_EQ(attributeHash("std::File[localhost,path=/srv/demo/a.txt]", attributes),
-            "ba0dbf5e9ec8363781d53f4f25401a45");
+  EXPECT_EQ(attributeHash("std::File[localhost,path=/srv/demo/a.txt]", attributes), "ba0dbf5e9ec8363781d53f4f25401a45");
 }
 
 TEST(AttributeHash, MatchesPythonForFloatsEscapesAndNesting) {
@@ -27,7 +26,8 @@ TEST(AttributeHash, MatchesPythonForFloatsEscapesAndNesting) {
                      {"small", 1.5e-7},
                      {"n", nullptr},
                      {"s", "caf\u00e9 \U0001F600 \"q\" \\ \n\t\x01\x7f"},
-                     {"nested", {{"b", json::array({1, 2.5, {{"z", 1}, {"a", json::array({true})}}})}, {"a", json::object()}}},
+                     {"nested",
+                      {{"b", json::array({1, 2.5, {{"z", 1}, {"a", json::array({true})}}})}, {"a", json::object()}}},
                      {"e", 1234567890123456.0},
                      {"neg", -0.0},
                      {"m", 1e-5},
@@ -78,7 +78,9 @@ TEST(PythonJsonDumps, IndentsAsPython) {
   EXPECT_EQ(pythonJsonDumps(json(3), 4), "3");
 }
 
-TEST(AttributeHash, RefusesANonObject) { EXPECT_THROW(attributeHash("x::Y[h,k=v]", json::array()), std::invalid_argument); }
+TEST(AttributeHash, RefusesANonObject) {
+  EXPECT_THROW(attributeHash("x::Y[h,k=v]", json::array()), std::invalid_argument);
+}
 
 }  // namespace
 }  // namespace inmanta::util

@@ -51,12 +51,26 @@ TEST(ParseResourceId, ValueMayHoldSlashesCommasAndEquals) {
 }
 
 TEST(ParseResourceId, RefusesWhatIsNotAnId) {
-  for (const char* bad : {"", "File[h,path=/a]", "std::[h,path=/a]", "std::File", "std::File[h,path=/a",
-                          "std::File[,path=/a]", "std::File[h,=/a]", "std::File[h,path=]", "std::File[hpath=/a]",
-                          "std::File[h,path/a]", "std::File[h,path=/a]x", "std::File[h,path=/a],v=",
-                          "std::File[h,path=/a],v=1x", "std::File[h,path=/a],v=-1", "std::File[h,path=/a]]",
-                          "std::File[h,path=/a],v=99999999999999999999", "std:File[h,path=/a]",
-                          "std::Fi le[h,path=/a]", "std::::File[h,path=/a]", "std::File:[h,path=/a]"})
+  for (const char* bad : {"",
+                          "File[h,path=/a]",
+                          "std::[h,path=/a]",
+                          "std::File",
+                          "std::File[h,path=/a",
+                          "std::File[,path=/a]",
+                          "std::File[h,=/a]",
+                          "std::File[h,path=]",
+                          "std::File[hpath=/a]",
+                          "std::File[h,path/a]",
+                          "std::File[h,path=/a]x",
+                          "std::File[h,path=/a],v=",
+                          "std::File[h,path=/a],v=1x",
+                          "std::File[h,path=/a],v=-1",
+                          "std::File[h,path=/a]]",
+                          "std::File[h,path=/a],v=99999999999999999999",
+                          "std:File[h,path=/a]",
+                          "std::Fi le[h,path=/a]",
+                          "std::::File[h,path=/a]",
+                          "std::File:[h,path=/a]"})
     EXPECT_FALSE(parseResourceId(bad)) << bad;
 }
 

@@ -41,9 +41,9 @@ void addTokenCommands(CLI::App& root, Session& session) {
     else std::cout << "Token: " << pythonStr(token) << "\n";
   });
 
-  CLI::App* bootstrap = group->add_subcommand(
-      "bootstrap",
-      "Generate a bootstrap token that provides access to everything. This token is only valid for 3600 seconds.");
+  CLI::App* bootstrap = group->add_subcommand("bootstrap",
+                                              "Generate a bootstrap token that provides access to everything. This "
+                                              "token is only valid for 3600 seconds.");
   bootstrap->callback([] {
     // the reference's: every client type, no environment, one hour; the configuration is read as
     // the reference's Config.load_config() reads it (the standard files and INMANTA_* variables)

@@ -101,8 +101,7 @@ nlohmann::json convertScalar(ArgType type, const nlohmann::json& value) {
       if (!value.is_object()) throw std::invalid_argument("Input should be a valid dictionary");
       return value;
     case ArgType::list:
-    case ArgType::any:
-      return value;
+    case ArgType::any: return value;
   }
   return value;
 }
@@ -207,12 +206,14 @@ nlohmann::json validateArguments(const std::vector<Arg>& declared, const RawArgu
   if (raw.tidHeader && find("tid") != nullptr) {
     if (values.contains("tid") && !values["tid"].is_null()) {
       std::optional<std::string> a = store::canonicalUuid(*raw.tidHeader);
-      std::optional<std::string> b =
-          values["tid"].is_string() ? store::canonicalUuid(values["tid"].get<std::string>()) : std::nullopt;
+      std::optional<std::string> b = values["tid"].is_string() ? store::canonicalUuid(values["tid"].get<std::string>())
+                                                               : std::nullopt;
       if (!a || !b || *a != *b)
-        throw badRequest("Value for argument tid was provided via a header and a non-header argument, but both "
-                         "values don't match (header=" + *raw.tidHeader + "; non-header=" +
-                         (values["tid"].is_string() ? values["tid"].get<std::string>() : values["tid"].dump()) + ")");
+        throw badRequest(
+            "Value for argument tid was provided via a header and a non-header argument, but both "
+            "values don't match (header=" +
+            *raw.tidHeader + "; non-header=" +
+            (values["tid"].is_string() ? values["tid"].get<std::string>() : values["tid"].dump()) + ")");
     }
     values["tid"] = *raw.tidHeader;
   }
@@ -237,8 +238,8 @@ nlohmann::json validateArguments(const std::vector<Arg>& declared, const RawArgu
     try {
       args[arg.name] = convertArgument(arg, values[arg.name]);
     } catch (const std::invalid_argument& e) {
-      errors.push_back({{"loc", {arg.name}}, {"msg", e.what()}, {"type", typeName(arg.type)},
-                        {"input", values[arg.name]}});
+      errors.push_back(
+          {{"loc", {arg.name}}, {"msg", e.what()}, {"type", typeName(arg.type)}, {"input", values[arg.name]}});
     }
   }
   if (!errors.empty()) {

@@ -109,8 +109,7 @@ Auth::Auth(const util::Settings& settings) {
     if (algorithm != "HS256")
       throw std::runtime_error(where + ": algorithm " + algorithm + " is not supported (only HS256)");
     std::optional<std::string> key = urlsafeBase64Decode(settings.getString(section, "key", ""));
-    if (!key || key->size() < 32)
-      throw std::runtime_error(where + ": key must be urlsafe base64 of at least 32 bytes");
+    if (!key || key->size() < 32) throw std::runtime_error(where + ": key must be urlsafe base64 of at least 32 bytes");
     s.key = *key;
     s.clientTypes = parseClientTypes(settings.getString(section, "client_types", ""), where + " client_types");
     if (s.clientTypes == 0) throw std::runtime_error(where + ": client_types is required");
@@ -133,15 +132,15 @@ std::string Auth::mint(unsigned clientTypes, const std::optional<std::string>& e
                        std::optional<long long> expire) const {
   const JwtSection* signer = this->signer();
   if (signer == nullptr) throw std::runtime_error("no [auth_jwt_*] section of the configuration has sign=true");
-  nlohmann::json claims{{"iss", signer->issuer},
-                        {"aud", nlohmann::json::array({signer->audience})}};
+  nlohmann::json claims{{"iss", signer->issuer}, {"aud", nlohmann::json::array({signer->audience})}};
   std::string ct;
   for (auto [bit, name] : {std::pair{kApi, "api"}, std::pair{kAgent, "agent"}, std::pair{kCompiler, "compiler"}})
     if (clientTypes & bit) ct += (ct.empty() ? "" : ",") + std::string(name);
   claims["urn:inmanta:ct"] = ct.empty() ? "api" : ct;
   if (environment) claims["urn:inmanta:env"] = *environment;
   if (!idempotent) {
-    auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    auto now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     claims["iat"] = now;
     // an explicit lifetime wins over the section's, as the reference's encode_token
     long long lifetime = expire.value_or(signer->expire);
@@ -180,7 +179,8 @@ std::optional<TokenClaims> Auth::verify(const std::string& token, std::string& w
     if (section.issuer != issuer) continue;
     jwt_t* raw = nullptr;
     if (jwt_decode(&raw, token.c_str(), reinterpret_cast<const unsigned char*>(section.key.data()),
-                   static_cast<int>(section.key.size())) != 0 || raw == nullptr) {
+                   static_cast<int>(section.key.size())) != 0 ||
+        raw == nullptr) {
       why = "The authorization token's signature is not valid.";
       continue;
     }
@@ -194,7 +194,8 @@ std::optional<TokenClaims> Auth::verify(const std::string& token, std::string& w
     }
     if (claims->contains("exp")) {
       const nlohmann::json& exp = (*claims)["exp"];
-      auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+      auto now =
+          std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
       if (!exp.is_number() || exp.get<double>() <= static_cast<double>(now)) {
         why = "The authorization token has expired.";
         return std::nullopt;

@@ -155,8 +155,7 @@ void Dispatcher::authorize(const Endpoint& endpoint, const Request& request) con
     std::optional<std::string> wanted;
     if (endpoint.scope == Scope::environment) wanted = request.envId();
     else if (endpoint.scope == Scope::pathId && request.has("id")) wanted = request.str("id");
-    if (endpoint.scope == Scope::none)
-      throw forbidden("The authorization token is scoped to a specific environment.");
+    if (endpoint.scope == Scope::none) throw forbidden("The authorization token is scoped to a specific environment.");
     if (wanted && *wanted != *claims.environment)
       throw forbidden("The authorization token is not valid for the requested environment.");
   }

@@ -16,7 +16,8 @@ inline constexpr const char* kNotFoundPrefix = "Request or referenced resource d
 inline constexpr const char* kForbiddenPrefix = "Access denied: ";
 inline constexpr const char* kUnauthorizedMessage = "Access to this resource is unauthorized";
 inline constexpr const char* kConflictPrefix = "Request conflicts with the current state of the resource: ";
-inline constexpr const char* kServerErrorPrefix = "An unexpected error occurred in the server while processing the request: ";
+inline constexpr const char* kServerErrorPrefix =
+    "An unexpected error occurred in the server while processing the request: ";
 inline constexpr const char* kShutdownMessage = "Can not complete this request as a shutdown is on progress";
 
 // An answer other than 200: its status and the complete message (prefix included).

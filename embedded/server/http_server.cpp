@@ -144,8 +144,8 @@ void HttpServer::start() {
     if (!bound) {
       std::string reason = errno != 0 ? std::strerror(errno) : "the address cannot be bound";
       stop();
-      throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(options_.bindPort) + " (" +
-                               reason + ")");
+      throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(options_.bindPort) + " (" + reason +
+                               ")");
     }
     servers_.push_back(std::move(server));
   }
@@ -157,8 +157,7 @@ void HttpServer::start() {
   // stop() before a listening thread got going would leave that thread listening for ever
   for (auto& server : servers_)
     while (!server->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  for (const std::string& address : options_.bindAddresses)
-    spdlog::info("Server listening on {}:{}", address, port_);
+  for (const std::string& address : options_.bindAddresses) spdlog::info("Server listening on {}:{}", address, port_);
 }
 
 void HttpServer::stop() {

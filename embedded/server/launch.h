@@ -27,7 +27,7 @@ struct ServerLaunch {
   std::string logFileLevel = "info";
   // `inmanta token` and `inmanta-cli token bootstrap`
   std::vector<std::string> clientTypes;
-  std::string environment;  // empty: a token for every environment
+  std::string environment;    // empty: a token for every environment
   long long tokenExpire = 0;  // the token's lifetime in seconds; 0: the signing section's `expire`
   std::string tokenPrefix;    // printed before the token (`Token: ` for inmanta-cli)
 };

@@ -16,8 +16,8 @@ struct ServerOptions {
   bool auth = false;
   std::string sslCertFile, sslKeyFile;  // TLS when both are set
   std::size_t maxRequestBodySize = 100u * 1024 * 1024;
-  std::string accessControlAllowOrigin;  // empty: no Access-Control-Allow-Origin header
-  std::string authAdditionalHeader;      // another header that may carry the bearer token
+  std::string accessControlAllowOrigin;    // empty: no Access-Control-Allow-Origin header
+  std::string authAdditionalHeader;        // another header that may carry the bearer token
   long long purgeVersionsInterval = 3600;  // seconds between pruning runs; 0 = never
   long long purgeResourceActionLogsInterval = 3600;
   std::string stateDir = "/var/lib/inmanta";

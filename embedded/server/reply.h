@@ -22,9 +22,7 @@ struct Reply {
   // v1 "untyped" endpoints: the object as is, e.g. {"project": {...}}.
   static Reply json(nlohmann::json object) { return Reply{200, std::move(object), {}}; }
   // v2 and typed v1 endpoints: {"data": value}.
-  static Reply data(nlohmann::json value) {
-    return Reply{200, nlohmann::json{{"data", std::move(value)}}, {}};
-  }
+  static Reply data(nlohmann::json value) { return Reply{200, nlohmann::json{{"data", std::move(value)}}, {}}; }
   // {"data": value, "metadata": metadata} (warnings, paging), plus "links" when given.
   static Reply data(nlohmann::json value, nlohmann::json metadata, nlohmann::json links = nullptr) {
     nlohmann::json body{{"data", std::move(value)}, {"metadata", std::move(metadata)}};

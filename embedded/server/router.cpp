@@ -30,8 +30,8 @@ void Router::add(Endpoint endpoint) {
   for (const std::string& segment : templates_.back()) {
     if (!isParameter(segment)) continue;
     std::string name = segment.substr(1, segment.size() - 2);
-    bool declared = std::any_of(endpoint.args.begin(), endpoint.args.end(),
-                                [&](const Arg& arg) { return arg.name == name; });
+    bool declared =
+        std::any_of(endpoint.args.begin(), endpoint.args.end(), [&](const Arg& arg) { return arg.name == name; });
     if (!declared) endpoint.args.push_back(req(name, ArgType::string));
   }
   if (endpoint.scope == Scope::environment &&

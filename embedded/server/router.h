@@ -42,9 +42,9 @@ class Router {
   void add(Endpoint endpoint);
 
   struct Match {
-    const Endpoint* endpoint = nullptr;        // null: no endpoint for this method
-    std::map<std::string, std::string> path;   // the path parameters, percent-decoded
-    std::vector<std::string> allowedMethods;   // the path exists with these methods (405)
+    const Endpoint* endpoint = nullptr;       // null: no endpoint for this method
+    std::map<std::string, std::string> path;  // the path parameters, percent-decoded
+    std::vector<std::string> allowedMethods;  // the path exists with these methods (405)
   };
   // The endpoint for `method` on `rawPath` (still percent-encoded). No endpoint and no allowed
   // methods = an unknown path.

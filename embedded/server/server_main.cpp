@@ -74,8 +74,8 @@ int mintToken(const ServerLaunch& launch) {
     // as the reference's encode_token: only client types the signing section allows
     if (const JwtSection* signer = auth.signer(); signer != nullptr && (types & ~signer->clientTypes) != 0)
       throw std::runtime_error("the signing section [" + signer->name + "] does not allow the client types " +
-                               clientTypeNames(types & ~signer->clientTypes) + " (its client_types: " +
-                               clientTypeNames(signer->clientTypes) + ")");
+                               clientTypeNames(types & ~signer->clientTypes) +
+                               " (its client_types: " + clientTypeNames(signer->clientTypes) + ")");
     std::optional<long long> expire;
     if (launch.tokenExpire > 0) expire = launch.tokenExpire;
     std::cout << launch.tokenPrefix << auth.mint(types, environment, false, expire) << "\n";

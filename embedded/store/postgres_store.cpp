@@ -70,7 +70,8 @@ class PostgresConnection : public sql::Connection {
       throw StoreError("Cannot connect to the store " + where_ + ": " + trim(message));
     }
     // notices (e.g. "relation already exists, skipping") are not the user's business
-    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(
+        conn_, [](void*, const char*) {}, nullptr);
   }
   ~PostgresConnection() override { PQfinish(conn_); }
 
@@ -97,8 +98,8 @@ class PostgresConnection : public sql::Connection {
           break;
       }
     }
-    PgResult result(PQexecPrepared(conn_, name.c_str(), static_cast<int>(params.size()), values.data(),
-                                   lengths.data(), formats.data(), 0));
+    PgResult result(PQexecPrepared(conn_, name.c_str(), static_cast<int>(params.size()), values.data(), lengths.data(),
+                                   formats.data(), 0));
     check(result.get(), text);
     Rows rows;
     int count = PQntuples(result.get());
@@ -113,8 +114,8 @@ class PostgresConnection : public sql::Connection {
         } else if (PQftype(result.get(), f) == kByteaOid) {
           columns.emplace_back(decodeBytea(PQgetvalue(result.get(), r, f), PQgetlength(result.get(), r, f)));
         } else {
-          columns.emplace_back(std::string(PQgetvalue(result.get(), r, f),
-                                           static_cast<std::size_t>(PQgetlength(result.get(), r, f))));
+          columns.emplace_back(
+              std::string(PQgetvalue(result.get(), r, f), static_cast<std::size_t>(PQgetlength(result.get(), r, f))));
         }
       }
     }

@@ -213,8 +213,8 @@ ResourceAction actionOf(const Row& row) {
 const char* const kParameterColumns = "environment, name, value, source, resource_id, metadata, updated";
 
 Parameter parameterOf(const Row& row) {
-  return {row.text(0), row.text(1), row.text(2), row.text(3), row.text(4), parse(row.text(5)),
-          fromMicros(row.integer(6))};
+  return {
+      row.text(0), row.text(1), row.text(2), row.text(3), row.text(4), parse(row.text(5)), fromMicros(row.integer(6))};
 }
 
 const char* const kDryRunColumns = "id, environment, version, date, total, todo";
@@ -295,8 +295,7 @@ class SqlStore : public Store {
         std::string names;
         for (const Row& row : c.query("SELECT name FROM environment WHERE project_id = $1 ORDER BY name", {id}))
           names += (names.empty() ? "" : ", ") + row.text(0);
-        throw Conflict("Cannot remove the project `" + id + "` because it still contains some environments: " +
-                       names);
+        throw Conflict("Cannot remove the project `" + id + "` because it still contains some environments: " + names);
       }
       c.exec("DELETE FROM project WHERE id = $1", {id});
     });
@@ -312,9 +311,10 @@ class SqlStore : public Store {
       std::string id = env.id ? *env.id : newUuid();
       if (c.scalar("SELECT 1 FROM environment WHERE id = $1", {id}))
         throw Conflict("An environment with id " + id + " already exists.");
-      c.exec("INSERT INTO environment (id, project_id, name, repo_url, repo_branch, description, icon) "
-             "VALUES ($1, $2, $3, $4, $5, $6, $7)",
-             {id, env.project_id, env.name, env.repo_url, env.repo_branch, env.description, env.icon});
+      c.exec(
+          "INSERT INTO environment (id, project_id, name, repo_url, repo_branch, description, icon) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+          {id, env.project_id, env.name, env.repo_url, env.repo_branch, env.description, env.icon});
       return loadEnvironment(c, id);
     });
   }
@@ -345,11 +345,12 @@ class SqlStore : public Store {
       if (project != current.project_id && !c.scalar("SELECT 1 FROM project WHERE id = $1", {project}))
         throw NotFound("The project with id " + project + " does not exist.");
       requireFreeName(c, project, name, id);
-      c.exec("UPDATE environment SET project_id = $2, name = $3, repo_url = $4, repo_branch = $5, description = $6, "
-             "icon = $7 WHERE id = $1",
-             {id, project, name, update.repo_url.value_or(current.repo_url),
-              update.repo_branch.value_or(current.repo_branch), update.description.value_or(current.description),
-              update.icon.value_or(current.icon)});
+      c.exec(
+          "UPDATE environment SET project_id = $2, name = $3, repo_url = $4, repo_branch = $5, description = $6, "
+          "icon = $7 WHERE id = $1",
+          {id, project, name, update.repo_url.value_or(current.repo_url),
+           update.repo_branch.value_or(current.repo_branch), update.description.value_or(current.description),
+           update.icon.value_or(current.icon)});
       return loadEnvironment(c, id);
     });
   }
@@ -377,7 +378,8 @@ class SqlStore : public Store {
       requireEnvironment(c, id);
       for (const char* table : kRowsWithoutCascade)
         c.exec(std::string("DELETE FROM ") + table + " WHERE environment = $1", {id});
-      for (const char* table : {"resource_action", "model_version", "resource_state", "agent", "parameter", "scheduler"})
+      for (const char* table :
+           {"resource_action", "model_version", "resource_state", "agent", "parameter", "scheduler"})
         c.exec(std::string("DELETE FROM ") + table + " WHERE environment = $1", {id});
     });
   }
@@ -386,9 +388,10 @@ class SqlStore : public Store {
     db_->write([&](Connection& c) {
       if (requireEnvironment(c, id)) return;
       c.exec("UPDATE environment SET halted = TRUE WHERE id = $1", {id});
-      c.exec("UPDATE agent SET unpause_on_resume = CASE WHEN paused THEN FALSE ELSE TRUE END, paused = TRUE "
-             "WHERE environment = $1",
-             {id});
+      c.exec(
+          "UPDATE agent SET unpause_on_resume = CASE WHEN paused THEN FALSE ELSE TRUE END, paused = TRUE "
+          "WHERE environment = $1",
+          {id});
     });
   }
 
@@ -396,9 +399,10 @@ class SqlStore : public Store {
     db_->write([&](Connection& c) {
       if (!requireEnvironment(c, id)) return;
       c.exec("UPDATE environment SET halted = FALSE WHERE id = $1", {id});
-      c.exec("UPDATE agent SET paused = CASE WHEN unpause_on_resume THEN FALSE ELSE paused END, "
-             "unpause_on_resume = NULL WHERE environment = $1",
-             {id});
+      c.exec(
+          "UPDATE agent SET paused = CASE WHEN unpause_on_resume THEN FALSE ELSE paused END, "
+          "unpause_on_resume = NULL WHERE environment = $1",
+          {id});
     });
   }
 
@@ -450,7 +454,8 @@ class SqlStore : public Store {
   }
 
   bool hasFile(const std::string& hash) override {
-    return db_->read([&](Connection& c) { return c.scalar("SELECT 1 FROM file WHERE content_hash = $1", {hash}).has_value(); });
+    return db_->read(
+        [&](Connection& c) { return c.scalar("SELECT 1 FROM file WHERE content_hash = $1", {hash}).has_value(); });
   }
 
   std::optional<std::string> getFile(const std::string& hash) override {
@@ -475,8 +480,9 @@ class SqlStore : public Store {
   std::int64_t reserveVersion(const std::string& env) override {
     return db_->write([&](Connection& c) {
       // one UPDATE … RETURNING: the row lock makes concurrent reservations take turns
-      auto number = c.scalar("UPDATE environment SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version",
-                             {env});
+      auto number =
+          c.scalar("UPDATE environment SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version",
+                   {env});
       if (!number) throw NotFound(kNoEnvironment);
       return *number;
     });
@@ -511,7 +517,8 @@ class SqlStore : public Store {
                              Param::optional(r.resource_set)});
         agents.insert(r.agent);
       }
-      insertMany(c, std::string("INSERT INTO resource (environment, version, ") + kResourceColumns + ")", 11, std::move(resources));
+      insertMany(c, std::string("INSERT INTO resource (environment, version, ") + kResourceColumns + ")", 11,
+                 std::move(resources));
 
       std::vector<Params> unknowns;
       for (const UnknownParameter& u : v.unknowns)
@@ -548,25 +555,27 @@ class SqlStore : public Store {
       c.exec("UPDATE model_version SET released = TRUE WHERE environment = $1 AND version = $2", {env, version});
 
       // every resource of the version gets a state row (new ones: available, NEW) carrying its intent
-      c.exec("INSERT INTO resource_state (environment, resource_id, resource_type, agent, resource_id_value, created, "
-             "current_intent_attribute_hash, is_undefined, is_deploying, last_handler_run, blocked, "
-             "last_non_deploying_status) "
-             "SELECT environment, resource_id, resource_type, agent, resource_id_value, CAST($3 AS BIGINT), "
-             "attribute_hash, is_undefined, FALSE, 'NEW', CASE WHEN is_undefined THEN 'BLOCKED' ELSE 'NOT_BLOCKED' END, "
-             "'available' FROM resource WHERE environment = $1 AND version = $2 "
-             "ON CONFLICT (environment, resource_id) DO UPDATE SET resource_type = excluded.resource_type, "
-             "agent = excluded.agent, resource_id_value = excluded.resource_id_value, "
-             "current_intent_attribute_hash = excluded.current_intent_attribute_hash, "
-             "is_undefined = excluded.is_undefined, blocked = excluded.blocked, orphaned_after = NULL",
-             {env, version, time(now())});
+      c.exec(
+          "INSERT INTO resource_state (environment, resource_id, resource_type, agent, resource_id_value, created, "
+          "current_intent_attribute_hash, is_undefined, is_deploying, last_handler_run, blocked, "
+          "last_non_deploying_status) "
+          "SELECT environment, resource_id, resource_type, agent, resource_id_value, CAST($3 AS BIGINT), "
+          "attribute_hash, is_undefined, FALSE, 'NEW', CASE WHEN is_undefined THEN 'BLOCKED' ELSE 'NOT_BLOCKED' END, "
+          "'available' FROM resource WHERE environment = $1 AND version = $2 "
+          "ON CONFLICT (environment, resource_id) DO UPDATE SET resource_type = excluded.resource_type, "
+          "agent = excluded.agent, resource_id_value = excluded.resource_id_value, "
+          "current_intent_attribute_hash = excluded.current_intent_attribute_hash, "
+          "is_undefined = excluded.is_undefined, blocked = excluded.blocked, orphaned_after = NULL",
+          {env, version, time(now())});
       ModelVersion released = loadVersion(c, env, version);
       for (const std::string& rid : released.skipped_for_undeployable)
         c.exec("UPDATE resource_state SET blocked = 'BLOCKED' WHERE environment = $1 AND resource_id = $2", {env, rid});
       if (previous) {
-        c.exec("UPDATE resource_state SET orphaned_after = $3 WHERE environment = $1 AND orphaned_after IS NULL "
-               "AND NOT EXISTS (SELECT 1 FROM resource r WHERE r.environment = $1 AND r.version = $2 "
-               "AND r.resource_id = resource_state.resource_id)",
-               {env, version, *previous});
+        c.exec(
+            "UPDATE resource_state SET orphaned_after = $3 WHERE environment = $1 AND orphaned_after IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM resource r WHERE r.environment = $1 AND r.version = $2 "
+            "AND r.resource_id = resource_state.resource_id)",
+            {env, version, *previous});
       }
       return released;
     });
@@ -720,10 +729,11 @@ class SqlStore : public Store {
       if (result.changes) action.changes = *result.changes;
       if (result.send_event) action.send_event = result.send_event;
       appendMessages(action, result.messages);
-      c.exec("UPDATE resource_action SET finished = $2, status = $3, change = $4, changes = $5, messages = $6, "
-             "send_event = $7 WHERE action_id = $1",
-             {action_id, optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
-              dump(action.changes), dump(action.messages), Param::optional(action.send_event)});
+      c.exec(
+          "UPDATE resource_action SET finished = $2, status = $3, change = $4, changes = $5, messages = $6, "
+          "send_event = $7 WHERE action_id = $1",
+          {action_id, optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
+           dump(action.changes), dump(action.messages), Param::optional(action.send_event)});
       saveStates(c, env, states);
     });
   }
@@ -764,7 +774,8 @@ class SqlStore : public Store {
     if (!touching.empty())
       where += " AND (EXISTS (SELECT 1 FROM resource_action_resource r WHERE r.action_id = a.action_id" + touching +
                ") OR (a.resources_of_version AND EXISTS (SELECT 1 FROM resource r WHERE r.environment = a.environment "
-               "AND r.version = a.version" + touching + ")))";
+               "AND r.version = a.version" +
+               touching + ")))";
     if (!q.actions.empty()) {
       where += " AND a.action IN (";
       for (std::size_t i = 0; i < q.actions.size(); ++i) where += (i ? ", " : "") + placeholder(q.actions[i]);
@@ -782,10 +793,10 @@ class SqlStore : public Store {
                placeholder(q.before_action_id.empty() ? std::string("~") : q.before_action_id) + "))";
     }
     const char* order = q.oldest_first ? "ASC" : "DESC";
-    std::string text = "SELECT a.action_id, a.environment, a.version, a.action, a.started, a.finished, a.status, "
-                       "a.change, a.changes, a.messages, a.send_event FROM resource_action a WHERE " +
-                       where + " ORDER BY a.started " + order + ", a.action_id " + order + " LIMIT " +
-                       placeholder(q.limit);
+    std::string text =
+        "SELECT a.action_id, a.environment, a.version, a.action, a.started, a.finished, a.status, "
+        "a.change, a.changes, a.messages, a.send_event FROM resource_action a WHERE " +
+        where + " ORDER BY a.started " + order + ", a.action_id " + order + " LIMIT " + placeholder(q.limit);
     return db_->read([&](Connection& c) {
       requireEnvironment(c, env);
       std::vector<ResourceAction> out;
@@ -819,9 +830,10 @@ class SqlStore : public Store {
   std::optional<Agent> getAgent(const std::string& env, const std::string& name) override {
     return db_->read([&](Connection& c) -> std::optional<Agent> {
       requireEnvironment(c, env);
-      Rows rows = c.query("SELECT environment, name, paused, unpause_on_resume FROM agent "
-                          "WHERE environment = $1 AND name = $2",
-                          {env, name});
+      Rows rows = c.query(
+          "SELECT environment, name, paused, unpause_on_resume FROM agent "
+          "WHERE environment = $1 AND name = $2",
+          {env, name});
       if (rows.empty()) return std::nullopt;
       return agentOf(rows[0]);
     });
@@ -869,7 +881,8 @@ class SqlStore : public Store {
     });
   }
 
-  std::vector<Parameter> listParameters(const std::string& env, const std::optional<std::string>& resource_id) override {
+  std::vector<Parameter> listParameters(const std::string& env,
+                                        const std::optional<std::string>& resource_id) override {
     return db_->read([&](Connection& c) {
       requireEnvironment(c, env);
       std::vector<Parameter> out;
@@ -919,10 +932,11 @@ class SqlStore : public Store {
     db_->write([&](Connection& c) {
       if (!c.scalar("SELECT 1 FROM dryrun WHERE id = $1 AND environment = $2", {dryrun_id, env}))
         throw NotFound("The given dryrun does not exist!");
-      bool added = !c.query("INSERT INTO dryrun_resource (dryrun_id, resource_version_id, entry) VALUES ($1, $2, $3) "
-                            "ON CONFLICT (dryrun_id, resource_version_id) DO NOTHING RETURNING dryrun_id",
-                            {dryrun_id, resource_version_id, dump(entry)})
-                         .empty();
+      bool added = !c.query(
+                         "INSERT INTO dryrun_resource (dryrun_id, resource_version_id, entry) VALUES ($1, $2, $3) "
+                         "ON CONFLICT (dryrun_id, resource_version_id) DO NOTHING RETURNING dryrun_id",
+                         {dryrun_id, resource_version_id, dump(entry)})
+                        .empty();
       if (added) {
         c.exec("UPDATE dryrun SET todo = todo - 1 WHERE id = $1 AND todo > 0", {dryrun_id});
       } else {
@@ -971,9 +985,11 @@ class SqlStore : public Store {
   void setLastProcessedVersion(const std::string& env, std::int64_t version) override {
     db_->write([&](Connection& c) {
       requireEnvironment(c, env);
-      c.exec("INSERT INTO scheduler (environment, last_processed_model_version) VALUES ($1, $2) "
-             "ON CONFLICT (environment) DO UPDATE SET last_processed_model_version = excluded.last_processed_model_version",
-             {env, version});
+      c.exec(
+          "INSERT INTO scheduler (environment, last_processed_model_version) VALUES ($1, $2) "
+          "ON CONFLICT (environment) DO UPDATE SET last_processed_model_version = "
+          "excluded.last_processed_model_version",
+          {env, version});
     });
   }
 
@@ -995,9 +1011,7 @@ class SqlStore : public Store {
   }
 
   std::int64_t pruneResourceActions(Timestamp before) override {
-    return db_->write([&](Connection& c) {
-      return deleteActions(c, "started < $1", {time(before)});
-    });
+    return db_->write([&](Connection& c) { return deleteActions(c, "started < $1", {time(before)}); });
   }
 
  private:
@@ -1012,9 +1026,10 @@ class SqlStore : public Store {
   // environment's versions take turns on PostgreSQL too) and returns its reservation counter,
   // bumped first when `bump`.
   static std::int64_t lockEnvironment(Connection& c, const std::string& env, bool bump) {
-    auto last = c.scalar(bump ? "UPDATE environment SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version"
-                              : "UPDATE environment SET last_version = last_version WHERE id = $1 RETURNING last_version",
-                         {env});
+    auto last =
+        c.scalar(bump ? "UPDATE environment SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version"
+                      : "UPDATE environment SET last_version = last_version WHERE id = $1 RETURNING last_version",
+                 {env});
     if (!last) throw NotFound(kNoEnvironment);
     return *last;
   }
@@ -1036,17 +1051,18 @@ class SqlStore : public Store {
 
   static Settings loadSettings(Connection& c, const std::string& env) {
     Settings settings;
-    for (const Row& row : c.query("SELECT name, value, protected, protected_by FROM setting WHERE environment = $1",
-                                  {env}))
+    for (const Row& row :
+         c.query("SELECT name, value, protected, protected_by FROM setting WHERE environment = $1", {env}))
       settings[row.text(0)] = {parse(row.text(1)), row.boolean(2), row.text(3)};
     return settings;
   }
 
   static void upsertSetting(Connection& c, const std::string& env, const std::string& name, const SettingValue& value) {
-    c.exec("INSERT INTO setting (environment, name, value, protected, protected_by) VALUES ($1, $2, $3, $4, $5) "
-           "ON CONFLICT (environment, name) DO UPDATE SET value = excluded.value, protected = excluded.protected, "
-           "protected_by = excluded.protected_by",
-           {env, name, dump(value.value), value.is_protected, value.is_protected ? value.protected_by : ""});
+    c.exec(
+        "INSERT INTO setting (environment, name, value, protected, protected_by) VALUES ($1, $2, $3, $4, $5) "
+        "ON CONFLICT (environment, name) DO UPDATE SET value = excluded.value, protected = excluded.protected, "
+        "protected_by = excluded.protected_by",
+        {env, name, dump(value.value), value.is_protected, value.is_protected ? value.protected_by : ""});
   }
 
   static Environment loadEnvironment(Connection& c, const std::string& id) {
@@ -1072,9 +1088,10 @@ class SqlStore : public Store {
     deleteActions(c, "environment = $1 AND version = $2", {env, version});
     c.exec("DELETE FROM resource WHERE environment = $1 AND version = $2", {env, version});
     c.exec("DELETE FROM model_version WHERE environment = $1 AND version = $2", {env, version});
-    c.exec("DELETE FROM resource_state WHERE environment = $1 AND NOT EXISTS (SELECT 1 FROM resource r "
-           "WHERE r.environment = $1 AND r.resource_id = resource_state.resource_id)",
-           {env});
+    c.exec(
+        "DELETE FROM resource_state WHERE environment = $1 AND NOT EXISTS (SELECT 1 FROM resource r "
+        "WHERE r.environment = $1 AND r.resource_id = resource_state.resource_id)",
+        {env});
   }
 
   // Deletes the resource actions that match `where` (SQL over resource_action) with their resource
@@ -1083,8 +1100,8 @@ class SqlStore : public Store {
     c.exec("DELETE FROM resource_action_resource WHERE action_id IN (SELECT action_id FROM resource_action WHERE " +
                where + ")",
            params);
-    return static_cast<std::int64_t>(c.query("DELETE FROM resource_action WHERE " + where + " RETURNING action_id",
-                                             params).size());
+    return static_cast<std::int64_t>(
+        c.query("DELETE FROM resource_action WHERE " + where + " RETURNING action_id", params).size());
   }
 
   static void addAgents(Connection& c, const std::string& env, const std::vector<std::string>& names) {

@@ -108,13 +108,13 @@ struct ModelVersion {
   Timestamp date{};
   bool released = false;
   nlohmann::json version_info = nlohmann::json::object();
-  std::int64_t total = 0;                              // number of resources
-  std::vector<std::string> undeployable;               // resource ids marked undefined
-  std::vector<std::string> skipped_for_undeployable;   // resource ids requiring one of those
-  std::optional<std::int64_t> partial_base;            // the version a partial export built on
+  std::int64_t total = 0;                             // number of resources
+  std::vector<std::string> undeployable;              // resource ids marked undefined
+  std::vector<std::string> skipped_for_undeployable;  // resource ids requiring one of those
+  std::optional<std::int64_t> partial_base;           // the version a partial export built on
   bool is_suitable_for_partial_compiles = true;
-  nlohmann::json pip_config;                           // null when absent
-  nlohmann::json project_constraints;                  // null when absent
+  nlohmann::json pip_config;           // null when absent
+  nlohmann::json project_constraints;  // null when absent
 };
 
 // One resource of one version (the desired state).
@@ -126,7 +126,7 @@ struct Resource {
   std::string resource_id_value;  // `/a`
   // every exported attribute except `id`; `requires` holds resource ids without version
   nlohmann::json attributes = nlohmann::json::object();
-  std::string attribute_hash;     // computed by the caller (spec §2)
+  std::string attribute_hash;  // computed by the caller (spec §2)
   bool is_undefined = false;
   std::optional<std::string> resource_set;  // nullopt = the shared set
 };
@@ -172,9 +172,9 @@ struct ResourceState {
   bool is_undefined = false;
   std::optional<std::int64_t> orphaned_after;  // set = not in the active version since this one
   bool is_deploying = false;
-  std::string last_handler_run = "NEW";        // NEW | SUCCESSFUL | FAILED | SKIPPED
+  std::string last_handler_run = "NEW";  // NEW | SUCCESSFUL | FAILED | SKIPPED
   std::optional<bool> last_handler_run_compliant;
-  std::string blocked = "NOT_BLOCKED";         // NOT_BLOCKED | BLOCKED
+  std::string blocked = "NOT_BLOCKED";                  // NOT_BLOCKED | BLOCKED
   std::string last_non_deploying_status = "available";  // a §6.1 state
 };
 
@@ -187,10 +187,10 @@ struct ResourceAction {
   std::string action;                             // store | deploy | dryrun | getfact | pull | push | other
   Timestamp started{};
   std::optional<Timestamp> finished;
-  std::optional<std::string> status;              // a §6.1 state
-  std::optional<std::string> change;              // nochange | created | purged | updated
-  nlohmann::json changes = nlohmann::json::object();   // {rvid: {attr: {current, desired}}}
-  nlohmann::json messages = nlohmann::json::array();   // [LogLine]
+  std::optional<std::string> status;                  // a §6.1 state
+  std::optional<std::string> change;                  // nochange | created | purged | updated
+  nlohmann::json changes = nlohmann::json::object();  // {rvid: {attr: {current, desired}}}
+  nlohmann::json messages = nlohmann::json::array();  // [LogLine]
   std::optional<bool> send_event;
 };
 
@@ -207,7 +207,7 @@ struct ActionResult {
 // Which actions to list (GET /api/v2/resource_actions, a resource's logs). Every set field must
 // match. Ordered by (started, action_id), newest first unless `oldest_first`.
 struct ActionQuery {
-  std::optional<std::string> resource_id;        // actions touching this resource (any version)
+  std::optional<std::string> resource_id;  // actions touching this resource (any version)
   std::optional<std::string> resource_type;
   std::optional<std::string> agent;
   std::optional<std::string> resource_id_value;  // the id attribute's value
@@ -274,8 +274,7 @@ class Store {
 
   // --- projects -------------------------------------------------------------------------------
   // Conflict("A project with name X already exists."), Conflict when `id` is taken.
-  virtual Project createProject(const std::string& name,
-                                const std::optional<std::string>& id = std::nullopt) = 0;
+  virtual Project createProject(const std::string& name, const std::optional<std::string>& id = std::nullopt) = 0;
   virtual std::vector<Project> listProjects() = 0;  // sorted by name
   // NotFound("The project with given id does not exist.")
   virtual Project getProject(const std::string& id) = 0;
@@ -371,8 +370,7 @@ class Store {
                                            const std::vector<ResourceState>& states = {}) = 0;
   // Completes an action and saves `states` in one transaction (a deploy end).
   // NotFound("The resource action <id> does not exist.")
-  virtual void finishResourceAction(const std::string& env, const std::string& action_id,
-                                    const ActionResult& result,
+  virtual void finishResourceAction(const std::string& env, const std::string& action_id, const ActionResult& result,
                                     const std::vector<ResourceState>& states = {}) = 0;
   // Appends LogLines (a JSON array) to an action. NotFound as finishResourceAction.
   virtual void appendActionMessages(const std::string& env, const std::string& action_id,

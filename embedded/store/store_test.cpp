@@ -579,7 +579,8 @@ TYPED_TEST(StoreTest, ConcurrentPutVersions) {
     threads.emplace_back([&, t] {
       try {
         std::vector<Resource> resources;
-        for (int i = 0; i < 50; ++i) resources.push_back(TestFixture::resource("/f" + std::to_string(i), "h" + std::to_string(t)));
+        for (int i = 0; i < 50; ++i)
+          resources.push_back(TestFixture::resource("/f" + std::to_string(i), "h" + std::to_string(t)));
         auto v = this->put(env, resources);
         this->store_->releaseVersion(env, v);
       } catch (const Conflict&) {
@@ -649,16 +650,27 @@ TYPED_TEST(StoreTest, MigratesAStoreOfTheFirstSchema) {
   fresh.rawExec(std::string(sql::migrations().at(0).sql) +
                 ";CREATE TABLE schema_version (version INTEGER NOT NULL PRIMARY KEY);"
                 "INSERT INTO schema_version (version) VALUES (1);"
-                "INSERT INTO project (id, name) VALUES ('" + env + "', 'p');"
-                "INSERT INTO environment (id, project_id, name, last_version) VALUES ('" + env + "', '" + env +
+                "INSERT INTO project (id, name) VALUES ('" +
+                env +
+                "', 'p');"
+                "INSERT INTO environment (id, project_id, name, last_version) VALUES ('" +
+                env + "', '" + env +
                 "', 'e', 1);"
-                "INSERT INTO model_version VALUES ('" + env + "', 1, 0, FALSE, '{}', 1, '[]', '[]', NULL, FALSE, "
+                "INSERT INTO model_version VALUES ('" +
+                env +
+                "', 1, 0, FALSE, '{}', 1, '[]', '[]', NULL, FALSE, "
                 "'null', 'null');"
-                "INSERT INTO resource VALUES ('" + env + "', 1, 'std::File[h,path=/m]', 'std::File', 'h', 'path', "
+                "INSERT INTO resource VALUES ('" +
+                env +
+                "', 1, 'std::File[h,path=/m]', 'std::File', 'h', 'path', "
                 "'/m', '{\"path\": \"/m\"}', 'hash', FALSE, NULL);"
-                "INSERT INTO resource_action VALUES ('" + env + "', '" + env + "', 1, 'store', 0, 0, NULL, NULL, "
+                "INSERT INTO resource_action VALUES ('" +
+                env + "', '" + env +
+                "', 1, 'store', 0, 0, NULL, NULL, "
                 "'{}', '[]', NULL);"
-                "INSERT INTO resource_action_resource VALUES ('" + env + "', '" + env + "', 'std::File[h,path=/m]', "
+                "INSERT INTO resource_action_resource VALUES ('" +
+                env + "', '" + env +
+                "', 'std::File[h,path=/m]', "
                 "'std::File[h,path=/m],v=1', 'std::File', 'h', '/m', 0);");
   auto store = Store::open(fresh.config());
   EXPECT_EQ(store->schemaVersion(), static_cast<int>(sql::migrations().size()));

@@ -108,7 +108,8 @@ class PostgresEngine {
     PGconn* conn = PQconnectdb((server_ + " dbname=" + config_.name).c_str());
     PGresult* result = PQexec(conn, sql.c_str());
     std::int64_t count = -1;
-    if (PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) > 0) count = std::atoll(PQgetvalue(result, 0, 0));
+    if (PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) > 0)
+      count = std::atoll(PQgetvalue(result, 0, 0));
     EXPECT_NE(count, -1) << PQerrorMessage(conn) << " in: " << sql;
     PQclear(result);
     PQfinish(conn);

@@ -16,7 +16,8 @@ nlohmann::json agentJson(const AgentView& view) {
   return {{"environment", view.agent.environment},
           {"name", view.agent.name},
           {"paused", view.agent.paused},
-          {"unpause_on_resume", view.agent.unpause_on_resume ? nlohmann::json(*view.agent.unpause_on_resume) : nlohmann::json()},
+          {"unpause_on_resume",
+           view.agent.unpause_on_resume ? nlohmann::json(*view.agent.unpause_on_resume) : nlohmann::json()},
           {"process_id", nullptr},
           {"process_name", nullptr},
           {"status", view.status}};
@@ -26,10 +27,7 @@ nlohmann::json agentJson(const AgentView& view) {
 
 void addAgentRoutes(Router& router, Services& services) {
   auto agents = std::make_shared<AgentService>(services.store, services.deployTrigger());
-  router.add({.method = "GET",
-              .path = "/api/v1/agent",
-              .scope = Scope::environment,
-              .handler = [agents](Request& r) {
+  router.add({.method = "GET", .path = "/api/v1/agent", .scope = Scope::environment, .handler = [agents](Request& r) {
                 nlohmann::json list = nlohmann::json::array();
                 for (const AgentView& view : agents->list(*r.environment)) {
                   nlohmann::json item = agentJson(view);
@@ -52,7 +50,8 @@ void addAgentRoutes(Router& router, Services& services) {
                   bool nameOk = names.empty() || std::any_of(names.begin(), names.end(), [&](const std::string& n) {
                                   return view.agent.name.find(n) != std::string::npos;
                                 });
-                  bool statusOk = statuses.empty() || std::find(statuses.begin(), statuses.end(), view.status) != statuses.end();
+                  bool statusOk = statuses.empty() ||
+                                  std::find(statuses.begin(), statuses.end(), view.status) != statuses.end();
                   if (nameOk && statusOk && filterValues(r, "process_name").empty()) views.push_back(std::move(view));
                 }
                 PageRequest paging = pageRequest(r, ascending, false);

@@ -19,7 +19,8 @@ void addDeployRoutes(Router& router, Services& services) {
                 std::optional<std::vector<std::string>> requested;
                 if (r.has("agents")) requested = r.args["agents"].get<std::vector<std::string>>();
                 std::vector<std::string> warnings;
-                std::vector<std::string> chosen = agents->deploy(*r.environment, r.str("agent_trigger_method"), requested, warnings);
+                std::vector<std::string> chosen =
+                    agents->deploy(*r.environment, r.str("agent_trigger_method"), requested, warnings);
                 nlohmann::json body = {{"agents", chosen}};
                 if (!warnings.empty()) body["metadata"] = {{"warnings", warnings}};
                 return Reply::json(std::move(body));

@@ -46,8 +46,11 @@ void addDryRunRoutes(Router& router, Services& services) {
                 std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
                 json items = json::array();
                 for (const store::DryRun& d : list)
-                  items.push_back({{"id", d.id}, {"version", d.version}, {"date", store::formatTimestamp(d.date)},
-                                   {"total", d.total}, {"todo", d.todo}});
+                  items.push_back({{"id", d.id},
+                                   {"version", d.version},
+                                   {"date", store::formatTimestamp(d.date)},
+                                   {"total", d.total},
+                                   {"todo", d.todo}});
                 return Reply::json({{"dryruns", items}});
               }});
   router.add({.method = "GET",

@@ -1,6 +1,6 @@
 // Environments, v1 and v2, halt/resume and decommission (spec §4.4).
-#include "embedded/server/routes/routes.h"
 #include "embedded/server/services/environments.h"
+#include "embedded/server/routes/routes.h"
 
 namespace inmanta::server {
 
@@ -53,9 +53,7 @@ void addEnvironmentRoutes(Router& router, Services& services) {
               .handler = [&environments](Request& r) {
                 return Reply::json({{"environment", environmentJson(environments.create(newEnvironment(r)), true)}});
               }});
-  router.add({.method = "GET",
-              .path = "/api/v1/environment",
-              .handler = [&environments](Request&) {
+  router.add({.method = "GET", .path = "/api/v1/environment", .handler = [&environments](Request&) {
                 nlohmann::json list = nlohmann::json::array();
                 for (const auto& env : environments.list()) list.push_back(environmentJson(env, true));
                 return Reply::json({{"environments", list}});
@@ -94,23 +92,22 @@ void addEnvironmentRoutes(Router& router, Services& services) {
                 for (const auto& env : environments.list()) list.push_back(environmentJson(env));
                 return Reply::data(list);
               }});
-  router.add({.method = "GET",
-              .path = "/api/v2/environment/<id>",
-              .args = {req("id", ArgType::uuid), opt("details", ArgType::boolean, false)},
-              .scope = Scope::pathId,
-              .handler = [&environments](Request& r) {
-                return Reply::data(environmentJson(environments.get(r.str("id"))));
-              }});
-  router.add({.method = "POST",
-              .path = "/api/v2/environment/<id>",
-              .args = with(with({req("id", ArgType::uuid), req("name", ArgType::string),
-                                 opt("project_id", ArgType::uuid)},
-                                repository),
-                           v2Fields),
-              .scope = Scope::pathId,
-              .handler = [&environments](Request& r) {
-                return Reply::data(environmentJson(environments.modify(r.str("id"), environmentUpdate(r))));
-              }});
+  router.add(
+      {.method = "GET",
+       .path = "/api/v2/environment/<id>",
+       .args = {req("id", ArgType::uuid), opt("details", ArgType::boolean, false)},
+       .scope = Scope::pathId,
+       .handler = [&environments](Request& r) { return Reply::data(environmentJson(environments.get(r.str("id")))); }});
+  router.add(
+      {.method = "POST",
+       .path = "/api/v2/environment/<id>",
+       .args = with(with({req("id", ArgType::uuid), req("name", ArgType::string), opt("project_id", ArgType::uuid)},
+                         repository),
+                    v2Fields),
+       .scope = Scope::pathId,
+       .handler = [&environments](Request& r) {
+         return Reply::data(environmentJson(environments.modify(r.str("id"), environmentUpdate(r))));
+       }});
 
   for (const std::string version : {"v1", "v2"}) {
     router.add({.method = "DELETE",

@@ -32,7 +32,9 @@ void addFileRoutes(Router& router, Services& services) {
               .args = {req("id", ArgType::string)},
               .scope = Scope::any,
               .clientTypes = everyone,
-              .handler = [files](Request& r) { return Reply::json({{"content", files->download(r.str("id"))}}); }});
+              .handler = [files](Request& r) {
+                return Reply::json({{"content", files->download(r.str("id"))}});
+              }});
   router.add({.method = "POST",
               .path = "/api/v1/file",
               .args = {req("files", ArgType::list, ArgType::string)},

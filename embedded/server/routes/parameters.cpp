@@ -42,20 +42,21 @@ void addParameterRoutes(Router& router, Services& services) {
                 parameters->remove(r.envId(), r.str("id"), rid(r));
                 return Reply::empty();
               }});
-  router.add({.method = "POST",
-              .path = "/api/v1/parameter",
-              .args = {opt("query", ArgType::dict)},
-              .scope = Scope::environment,
-              .clientTypes = everyone,
-              .handler = [parameters](Request& r) {
-                std::map<std::string, std::string> query;
-                if (r.has("query"))
-                  for (const auto& [key, value] : r.args["query"].items())
-                    query[key] = value.is_string() ? value.get<std::string>() : value.dump();
-                json list = json::array();
-                for (const store::Parameter& p : parameters->list(r.envId(), query)) list.push_back(parameterJson(p));
-                return Reply::json({{"parameters", list}, {"expire", 3600}, {"now", store::formatTimestamp(store::now())}});
-              }});
+  router.add(
+      {.method = "POST",
+       .path = "/api/v1/parameter",
+       .args = {opt("query", ArgType::dict)},
+       .scope = Scope::environment,
+       .clientTypes = everyone,
+       .handler = [parameters](Request& r) {
+         std::map<std::string, std::string> query;
+         if (r.has("query"))
+           for (const auto& [key, value] : r.args["query"].items())
+             query[key] = value.is_string() ? value.get<std::string>() : value.dump();
+         json list = json::array();
+         for (const store::Parameter& p : parameters->list(r.envId(), query)) list.push_back(parameterJson(p));
+         return Reply::json({{"parameters", list}, {"expire", 3600}, {"now", store::formatTimestamp(store::now())}});
+       }});
   router.add({.method = "PUT",
               .path = "/api/v1/parameters",
               .args = {req("parameters", ArgType::list)},
@@ -70,10 +71,9 @@ void addParameterRoutes(Router& router, Services& services) {
     for (const store::Parameter& p : parameters->facts(env, resource)) list.push_back(parameterJson(p));
     return list;
   };
-  router.add({.method = "GET",
-              .path = "/api/v2/facts",
-              .scope = Scope::environment,
-              .handler = [facts](Request& r) { return Reply::data(facts(r.envId(), std::nullopt)); }});
+  router.add({.method = "GET", .path = "/api/v2/facts", .scope = Scope::environment, .handler = [facts](Request& r) {
+                return Reply::data(facts(r.envId(), std::nullopt));
+              }});
   router.add({.method = "GET",
               .path = "/api/v2/resource/<rid>/facts",
               .scope = Scope::environment,

@@ -54,9 +54,7 @@ void addProjectRoutes(Router& router, Services& services) {
                 }});
   }
 
-  router.add({.method = "GET",
-              .path = "/api/v1/project",
-              .handler = [&projects](Request&) {
+  router.add({.method = "GET", .path = "/api/v1/project", .handler = [&projects](Request&) {
                 nlohmann::json list = nlohmann::json::array();
                 for (const auto& project : projects.list()) list.push_back(projectJson(project));
                 return Reply::json({{"projects", list}});

@@ -53,36 +53,37 @@ void addResourceRoutes(Router& router, Services& services) {
   ResourceService* resources = &services.resources;
   std::vector<Arg> listArgs = pagingArgs("resource_type.desc");
   listArgs.push_back(opt("deploy_summary", ArgType::boolean, false));
-  router.add({.method = "GET",
-              .path = "/api/v2/resource",
-              .args = listArgs,
-              .scope = Scope::environment,
-              .handler = [resources](Request& r) {
-                auto [column, ascending] = parseSort(r, {"resource_type", "agent", "resource_id_value", "status"});
-                ResourceFilter filter = filterOf(r);
-                PageRequest paging = pageRequest(r, ascending, false);
-                ResourceColumn sortColumn = column == "agent"           ? ResourceColumn::agent
-                                            : column == "resource_type" ? ResourceColumn::resource_type
-                                            : column == "status"        ? ResourceColumn::status
-                                                                        : ResourceColumn::resource_id_value;
-                std::shared_ptr<const ResourceSnapshot> snapshot = resources->snapshot(r.envId());
-                std::vector<const ResourceRow*> rows = ResourceService::select(*snapshot, filter, sortColumn, ascending);
-                PageSlice page = slicePage(rows.size(), paging, [&](size_t i) {
-                  return PageKey{json(ResourceSnapshot::columnValue(*rows[i], sortColumn)), rows[i]->resource->resource_id};
-                });
-                // the items are kept as JSON text by the snapshot: the page is their concatenation
-                std::string items = "[";
-                for (size_t i : page.positions) {
-                  if (items.size() > 1) items += ',';
-                  items += snapshot->serialisedItem(*rows[i], listItemText);
-                }
-                items += ']';
-                json extra = json::object();
-                if (r.boolean("deploy_summary")) extra["deploy_summary"] = snapshot->deploySummary;
-                PageEnvelope envelope =
-                    pageEnvelope(r, page.total, page.before, page.after, page.first, page.last, paging, extra);
-                return Reply::serialisedData(items, envelope.metadata, envelope.links);
-              }});
+  router.add(
+      {.method = "GET",
+       .path = "/api/v2/resource",
+       .args = listArgs,
+       .scope = Scope::environment,
+       .handler = [resources](Request& r) {
+         auto [column, ascending] = parseSort(r, {"resource_type", "agent", "resource_id_value", "status"});
+         ResourceFilter filter = filterOf(r);
+         PageRequest paging = pageRequest(r, ascending, false);
+         ResourceColumn sortColumn = column == "agent"           ? ResourceColumn::agent
+                                     : column == "resource_type" ? ResourceColumn::resource_type
+                                     : column == "status"        ? ResourceColumn::status
+                                                                 : ResourceColumn::resource_id_value;
+         std::shared_ptr<const ResourceSnapshot> snapshot = resources->snapshot(r.envId());
+         std::vector<const ResourceRow*> rows = ResourceService::select(*snapshot, filter, sortColumn, ascending);
+         PageSlice page = slicePage(rows.size(), paging, [&](size_t i) {
+           return PageKey{json(ResourceSnapshot::columnValue(*rows[i], sortColumn)), rows[i]->resource->resource_id};
+         });
+         // the items are kept as JSON text by the snapshot: the page is their concatenation
+         std::string items = "[";
+         for (size_t i : page.positions) {
+           if (items.size() > 1) items += ',';
+           items += snapshot->serialisedItem(*rows[i], listItemText);
+         }
+         items += ']';
+         json extra = json::object();
+         if (r.boolean("deploy_summary")) extra["deploy_summary"] = snapshot->deploySummary;
+         PageEnvelope envelope =
+             pageEnvelope(r, page.total, page.before, page.after, page.first, page.last, paging, extra);
+         return Reply::serialisedData(items, envelope.metadata, envelope.links);
+       }});
   router.add({.method = "GET",
               .path = "/api/v2/resource/<rid>",
               .scope = Scope::environment,
@@ -92,18 +93,17 @@ void addResourceRoutes(Router& router, Services& services) {
                 auto time = [](const std::optional<store::Timestamp>& t) {
                   return t ? json(store::formatTimestamp(*t)) : json();
                 };
-                return Reply::data(
-                    {{"resource_id", res.resource_id},
-                     {"resource_type", res.resource_type},
-                     {"agent", res.agent},
-                     {"id_attribute", res.id_attribute},
-                     {"id_attribute_value", res.resource_id_value},
-                     {"attributes", res.attributes},
-                     {"last_deploy", detail.state ? time(detail.state->last_handler_run_at) : json()},
-                     {"first_generated_time",
-                      detail.state ? json(store::formatTimestamp(detail.state->created)) : json()},
-                     {"status", detail.row.status},
-                     {"requires_status", detail.requires_status}});
+                return Reply::data({{"resource_id", res.resource_id},
+                                    {"resource_type", res.resource_type},
+                                    {"agent", res.agent},
+                                    {"id_attribute", res.id_attribute},
+                                    {"id_attribute_value", res.resource_id_value},
+                                    {"attributes", res.attributes},
+                                    {"last_deploy", detail.state ? time(detail.state->last_handler_run_at) : json()},
+                                    {"first_generated_time",
+                                     detail.state ? json(store::formatTimestamp(detail.state->created)) : json()},
+                                    {"status", detail.row.status},
+                                    {"requires_status", detail.requires_status}});
               }});
   // the reference's get_resource (v1): inmanta-cli's `action-log list` and `show-messages`
   router.add({.method = "GET",
@@ -148,7 +148,8 @@ void addResourceRoutes(Router& router, Services& services) {
                 };
                 std::vector<json> lines;
                 for (const store::ResourceAction& action : resources->actions(r.envId(), r.str("rid"))) {
-                  if (!actions.empty() && std::find(actions.begin(), actions.end(), action.action) == actions.end()) continue;
+                  if (!actions.empty() && std::find(actions.begin(), actions.end(), action.action) == actions.end())
+                    continue;
                   for (const json& line : action.messages) {
                     if (!line.is_object()) continue;
                     std::string level = line.value("level", std::string("INFO"));
@@ -192,54 +193,54 @@ void addResourceRoutes(Router& router, Services& services) {
                                    {"requires", entry.attributes.value("requires", json::array())}});
                 return pagedReply(r, page, std::move(items), paging);
               }});
-  router.add({.method = "GET",
-              .path = "/api/v2/resource_actions",
-              .args = {opt("resource_type", ArgType::string), opt("agent", ArgType::string),
-                       opt("attribute", ArgType::string), opt("attribute_value", ArgType::string),
-                       opt("log_severity", ArgType::string), opt("limit", ArgType::integer, 1000),
-                       opt("action_id", ArgType::uuid), opt("first_timestamp", ArgType::string),
-                       opt("last_timestamp", ArgType::string),
-                       opt("exclude_changes", ArgType::list, nullptr, ArgType::string)},
-              .scope = Scope::environment,
-              .handler = [resources](Request& r) {
-                ActionFilter filter;
-                filter.resource_type = r.optStr("resource_type");
-                filter.agent = r.optStr("agent");
-                filter.attribute = r.optStr("attribute");
-                filter.attribute_value = r.optStr("attribute_value");
-                filter.log_severity = r.optStr("log_severity");
-                filter.limit = r.integer("limit");
-                filter.action_id = r.optStr("action_id");
-                auto timestamp = [&](const std::string& name) -> std::optional<store::Timestamp> {
-                  if (!r.has(name)) return std::nullopt;
-                  std::optional<store::Timestamp> t = store::parseTimestamp(r.str(name));
-                  if (!t) throw badRequest(name + " is not a timestamp: " + r.str(name));
-                  return t;
-                };
-                filter.first_timestamp = timestamp("first_timestamp");
-                filter.last_timestamp = timestamp("last_timestamp");
-                if (r.has("exclude_changes"))
-                  for (const json& change : r.args["exclude_changes"])
-                    filter.exclude_changes.push_back(change.get<std::string>());
-                std::vector<store::ResourceAction> found = resources->queryActions(r.envId(), filter);
-                json items = json::array();
-                for (const store::ResourceAction& action : found) items.push_back(actionJson(action, true));
-                Reply reply = Reply::data(std::move(items));
-                // next: older than the last item; prev: newer than the first (the reference's links)
-                if (!found.empty()) {
-                  std::string base = "/api/v2/resource_actions?";
-                  for (const char* name : {"resource_type", "agent", "attribute", "attribute_value", "log_severity"})
-                    if (r.has(name)) base += std::string(name) + "=" + percentEncode(r.str(name)) + "&";
-                  base += "limit=" + std::to_string(filter.limit);
-                  auto link = [&](const char* bound, const store::ResourceAction& action) {
-                    return base + "&" + bound + "=" + percentEncode(store::formatTimestamp(action.started)) +
-                           "&action_id=" + action.action_id;
-                  };
-                  (*reply.body)["links"] = {{"next", link("last_timestamp", found.back())},
-                                            {"prev", link("first_timestamp", found.front())}};
-                }
-                return reply;
-              }});
+  router.add(
+      {.method = "GET",
+       .path = "/api/v2/resource_actions",
+       .args = {opt("resource_type", ArgType::string), opt("agent", ArgType::string), opt("attribute", ArgType::string),
+                opt("attribute_value", ArgType::string), opt("log_severity", ArgType::string),
+                opt("limit", ArgType::integer, 1000), opt("action_id", ArgType::uuid),
+                opt("first_timestamp", ArgType::string), opt("last_timestamp", ArgType::string),
+                opt("exclude_changes", ArgType::list, nullptr, ArgType::string)},
+       .scope = Scope::environment,
+       .handler = [resources](Request& r) {
+         ActionFilter filter;
+         filter.resource_type = r.optStr("resource_type");
+         filter.agent = r.optStr("agent");
+         filter.attribute = r.optStr("attribute");
+         filter.attribute_value = r.optStr("attribute_value");
+         filter.log_severity = r.optStr("log_severity");
+         filter.limit = r.integer("limit");
+         filter.action_id = r.optStr("action_id");
+         auto timestamp = [&](const std::string& name) -> std::optional<store::Timestamp> {
+           if (!r.has(name)) return std::nullopt;
+           std::optional<store::Timestamp> t = store::parseTimestamp(r.str(name));
+           if (!t) throw badRequest(name + " is not a timestamp: " + r.str(name));
+           return t;
+         };
+         filter.first_timestamp = timestamp("first_timestamp");
+         filter.last_timestamp = timestamp("last_timestamp");
+         if (r.has("exclude_changes"))
+           for (const json& change : r.args["exclude_changes"])
+             filter.exclude_changes.push_back(change.get<std::string>());
+         std::vector<store::ResourceAction> found = resources->queryActions(r.envId(), filter);
+         json items = json::array();
+         for (const store::ResourceAction& action : found) items.push_back(actionJson(action, true));
+         Reply reply = Reply::data(std::move(items));
+         // next: older than the last item; prev: newer than the first (the reference's links)
+         if (!found.empty()) {
+           std::string base = "/api/v2/resource_actions?";
+           for (const char* name : {"resource_type", "agent", "attribute", "attribute_value", "log_severity"})
+             if (r.has(name)) base += std::string(name) + "=" + percentEncode(r.str(name)) + "&";
+           base += "limit=" + std::to_string(filter.limit);
+           auto link = [&](const char* bound, const store::ResourceAction& action) {
+             return base + "&" + bound + "=" + percentEncode(store::formatTimestamp(action.started)) +
+                    "&action_id=" + action.action_id;
+           };
+           (*reply.body)["links"] = {{"next", link("last_timestamp", found.back())},
+                                     {"prev", link("first_timestamp", found.front())}};
+         }
+         return reply;
+       }});
 }
 
 }  // namespace inmanta::server

@@ -66,12 +66,9 @@ json resourceDiffJson(const ResourceDiff& diff) {
 }
 
 json dryRunSummary(const store::DryRun& dryrun) {
-  return {{"id", dryrun.id},
-          {"environment", dryrun.environment},
-          {"model", dryrun.version},
-          {"date", store::formatTimestamp(dryrun.date)},
-          {"total", dryrun.total},
-          {"todo", dryrun.todo}};
+  return {{"id", dryrun.id},         {"environment", dryrun.environment},
+          {"model", dryrun.version}, {"date", store::formatTimestamp(dryrun.date)},
+          {"total", dryrun.total},   {"todo", dryrun.todo}};
 }
 
 json requiresOf(const store::Resource& resource) {
@@ -80,8 +77,9 @@ json requiresOf(const store::Resource& resource) {
 }
 
 std::vector<Arg> pagingArgs(const std::string& defaultSort) {
-  return {opt("limit", ArgType::integer, 1000), opt("start", ArgType::string), opt("end", ArgType::string),
-          opt("first_id", ArgType::string),     opt("last_id", ArgType::string), opt("sort", ArgType::string, defaultSort),
+  return {opt("limit", ArgType::integer, 1000), opt("start", ArgType::string),
+          opt("end", ArgType::string),          opt("first_id", ArgType::string),
+          opt("last_id", ArgType::string),      opt("sort", ArgType::string, defaultSort),
           opt("filter", ArgType::dict)};
 }
 
@@ -90,7 +88,8 @@ std::pair<std::string, bool> parseSort(const Request& request, const std::vector
   size_t dot = sort.rfind('.');
   std::string column = dot == std::string::npos ? sort : sort.substr(0, dot);
   std::string order = dot == std::string::npos ? "" : sort.substr(dot + 1);
-  std::transform(order.begin(), order.end(), order.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(order.begin(), order.end(), order.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (std::find(columns.begin(), columns.end(), column) == columns.end() || (order != "asc" && order != "desc")) {
     std::string allowed;
     for (const std::string& c : columns) allowed += (allowed.empty() ? "" : ", ") + c;
@@ -107,8 +106,7 @@ std::vector<std::string> filterValues(const Request& request, const std::string&
   auto add = [&](const json& item) { out.push_back(item.is_string() ? item.get<std::string>() : item.dump()); };
   if (value.is_array())
     for (const json& item : value) add(item);
-  else
-    add(value);
+  else add(value);
   return out;
 }
 
@@ -179,7 +177,8 @@ PageEnvelope pageEnvelope(const Request& request, std::int64_t total, std::int64
   if (request.has("sort")) base += "&sort=" + percentEncode(request.str("sort"));
   if (request.has("filter"))
     for (const auto& [name, value] : request.args["filter"].items())
-      for (const std::string& v : filterValues(request, name)) base += "&filter." + percentEncode(name) + "=" + percentEncode(v);
+      for (const std::string& v : filterValues(request, name))
+        base += "&filter." + percentEncode(name) + "=" + percentEncode(v);
   for (const char* flag : {"deploy_summary"})
     if (request.has(flag)) base += std::string("&") + flag + "=" + (request.boolean(flag) ? "True" : "False");
   // self: the page asked for (its start bound, as the reference repeats it)

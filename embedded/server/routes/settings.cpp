@@ -1,7 +1,7 @@
 // Environment settings, v1 and v2, and the protected batch of project.yml (spec §4.5).
+#include "embedded/server/services/settings.h"
 #include "embedded/server/errors.h"
 #include "embedded/server/routes/routes.h"
-#include "embedded/server/services/settings.h"
 
 namespace inmanta::server {
 
@@ -24,8 +24,8 @@ void addSettingRoutes(Router& router, Services& services) {
               .scope = Scope::environment,
               .clientTypes = all,
               .handler = [&settings](Request& r) {
-                return Reply::json({{"settings", storedJson(settings, r.envId())},
-                                    {"metadata", settings.definitionsJson(r.envId())}});
+                return Reply::json(
+                    {{"settings", storedJson(settings, r.envId())}, {"metadata", settings.definitionsJson(r.envId())}});
               }});
   router.add({.method = "GET",
               .path = "/api/v2/environment_settings",
@@ -43,15 +43,16 @@ void addSettingRoutes(Router& router, Services& services) {
                 nlohmann::json value = settings.get(r.envId(), r.str("id"));
                 return Reply::json({{"value", value}, {"metadata", settings.definitionsJson(r.envId())}});
               }});
-  router.add({.method = "GET",
-              .path = "/api/v2/environment_settings/<id>",
-              .scope = Scope::environment,
-              .clientTypes = all,
-              .handler = [&settings](Request& r) {
-                const std::string name = r.str("id");
-                nlohmann::json value = settings.get(r.envId(), name);
-                return Reply::data({{"settings", {{name, value}}}, {"definition", settings.definitionsJson(r.envId())}});
-              }});
+  router.add(
+      {.method = "GET",
+       .path = "/api/v2/environment_settings/<id>",
+       .scope = Scope::environment,
+       .clientTypes = all,
+       .handler = [&settings](Request& r) {
+         const std::string name = r.str("id");
+         nlohmann::json value = settings.get(r.envId(), name);
+         return Reply::data({{"settings", {{name, value}}}, {"definition", settings.definitionsJson(r.envId())}});
+       }});
   for (const std::string version : {"v1", "v2"}) {
     // v1 answers {}, v2 {"data": null}; an invalid value is 400 on both (the reference's v2
     // answers 500, D5).

@@ -80,15 +80,14 @@ void addVersionRoutes(Router& router, Services& services) {
                 return Reply::empty();
               }});
   for (const char* path : {"/api/v1/version/partial", "/api/v2/version/partial"})
-    router.add({.method = "PUT",
-                .path = path,
-                .args = putArgs(true),
-                .scope = Scope::environment,
-                .clientTypes = kCompiler,
-                .acceptsExtraFields = true,
-                .handler = [versions](Request& r) {
-                  return Reply::data(versions->putPartial(*r.environment, uploadOf(r)));
-                }});
+    router.add(
+        {.method = "PUT",
+         .path = path,
+         .args = putArgs(true),
+         .scope = Scope::environment,
+         .clientTypes = kCompiler,
+         .acceptsExtraFields = true,
+         .handler = [versions](Request& r) { return Reply::data(versions->putPartial(*r.environment, uploadOf(r))); }});
   router.add({.method = "POST",
               .path = "/api/v1/version/<id>",
               .args = {req("id", ArgType::integer), opt("push", ArgType::boolean),
@@ -103,10 +102,12 @@ void addVersionRoutes(Router& router, Services& services) {
               .args = {opt("start", ArgType::integer), opt("limit", ArgType::integer)},
               .scope = Scope::environment,
               .handler = [&store](Request& r) {
-                if (r.has("start") != r.has("limit")) throw badRequest("Start and limit should always be set together.");
+                if (r.has("start") != r.has("limit"))
+                  throw badRequest("Start and limit should always be set together.");
                 std::int64_t start = r.has("start") ? r.integer("start") : 0;
                 std::int64_t limit = r.has("limit") ? r.integer("limit") : 1000;
-                if (limit > 1000) throw badRequest("limit parameter can not exceed 1000, got " + std::to_string(limit) + ".");
+                if (limit > 1000)
+                  throw badRequest("limit parameter can not exceed 1000, got " + std::to_string(limit) + ".");
                 if (start < 0) throw badRequest("start can not be negative, got " + std::to_string(start) + ".");
                 // a limit of 0 (or less) lists every version, as the reference's query does
                 store::VersionPage page = store.listVersions(r.envId(), start, limit > 0 ? limit : INT64_MAX);
@@ -125,10 +126,11 @@ void addVersionRoutes(Router& router, Services& services) {
                 // the reference leaves the order to the database; ours is desiredstate's default
                 // (resource type descending, then id)
                 std::vector<store::Resource> resources = store.versionResources(r.envId(), number);
-                std::stable_sort(resources.begin(), resources.end(), [](const store::Resource& a, const store::Resource& b) {
-                  return a.resource_type > b.resource_type ||
-                         (a.resource_type == b.resource_type && a.resource_id < b.resource_id);
-                });
+                std::stable_sort(resources.begin(), resources.end(),
+                                 [](const store::Resource& a, const store::Resource& b) {
+                                   return a.resource_type > b.resource_type ||
+                                          (a.resource_type == b.resource_type && a.resource_id < b.resource_id);
+                                 });
                 json rows = json::array();
                 for (const store::Resource& resource : resources) {
                   json row = resourceJson(r.envId(), resource);
@@ -148,8 +150,12 @@ void addVersionRoutes(Router& router, Services& services) {
                 }
                 json unknowns = json::array();
                 for (const store::UnknownParameter& u : store.versionUnknowns(r.envId(), number))
-                  unknowns.push_back({{"name", u.name}, {"environment", r.envId()}, {"source", u.source},
-                                      {"resource_id", u.resource_id}, {"version", number}, {"metadata", u.metadata},
+                  unknowns.push_back({{"name", u.name},
+                                      {"environment", r.envId()},
+                                      {"source", u.source},
+                                      {"resource_id", u.resource_id},
+                                      {"version", number},
+                                      {"metadata", u.metadata},
                                       {"resolved", false}});
                 return Reply::json({{"model", versionJson(version)}, {"resources", rows}, {"unknowns", unknowns}});
               }});
@@ -173,13 +179,17 @@ void addVersionRoutes(Router& router, Services& services) {
                 std::vector<std::string> statuses = filterValues(r, "status");
                 for (const std::string& s : statuses)
                   if (s != "active" && s != "candidate" && s != "retired" && s != "skipped_candidate")
-                    throw badRequest("Invalid filter: status " + s + " is not one of active, candidate, retired, skipped_candidate");
+                    throw badRequest("Invalid filter: status " + s +
+                                     " is not one of active, candidate, retired, skipped_candidate");
                 std::vector<std::string> released = filterValues(r, "released");
                 std::vector<std::string> numbers = filterValues(r, "version");
                 std::vector<VersionSummary> kept;
                 for (VersionSummary& s : versions->summaries(r.envId())) {
-                  if (!statuses.empty() && std::find(statuses.begin(), statuses.end(), s.status) == statuses.end()) continue;
-                  if (!released.empty() && (released.front() == "true" || released.front() == "True") != s.version.released) continue;
+                  if (!statuses.empty() && std::find(statuses.begin(), statuses.end(), s.status) == statuses.end())
+                    continue;
+                  if (!released.empty() &&
+                      (released.front() == "true" || released.front() == "True") != s.version.released)
+                    continue;
                   bool numberOk = true;
                   for (const std::string& n : numbers) {
                     // `N` exact, or `<op>:N` with op lt/le/gt/ge
@@ -267,7 +277,8 @@ void addVersionRoutes(Router& router, Services& services) {
                 }
                 std::optional<store::Resource> resource = store.getResource(r.envId(), number, r.str("rid"));
                 if (!resource)
-                  throw notFound("The resource " + r.str("rid") + " does not exist in version " + std::to_string(number));
+                  throw notFound("The resource " + r.str("rid") + " does not exist in version " +
+                                 std::to_string(number));
                 return Reply::data({{"resource_id", resource->resource_id},
                                     {"resource_type", resource->resource_type},
                                     {"agent", resource->agent},

@@ -19,25 +19,21 @@ std::vector<AgentView> AgentService::list(const store::Environment& env) {
 }
 
 void AgentService::act(const store::Environment& env, const std::string& name, const std::string& action) {
-  if (name == kSchedulerAgent) throw badRequest("Particular action cannot be directed towards the Scheduler agent: " + action);
+  if (name == kSchedulerAgent)
+    throw badRequest("Particular action cannot be directed towards the Scheduler agent: " + action);
   bool all = name.empty();
   if (!all && !store_.getAgent(env.id, name)) throw notFound("The agent with name " + name + " does not exist.");
   if (action == "pause" || action == "unpause") {
     if (env.halted) throw forbidden("Can not pause or unpause agents when the environment has been halted.");
     bool paused = action == "pause";
-    if (all)
-      store_.setAllAgentsPaused(env.id, paused);
-    else
-      store_.setAgentPaused(env.id, name, paused);
+    if (all) store_.setAllAgentsPaused(env.id, paused);
+    else store_.setAgentPaused(env.id, name, paused);
     trigger_.agentsChanged(env.id);
   } else if (action == "keep_paused_on_resume" || action == "unpause_on_resume") {
-    if (!env.halted)
-      throw forbidden("Cannot set on_resume state of agents when the environment is not halted.");
+    if (!env.halted) throw forbidden("Cannot set on_resume state of agents when the environment is not halted.");
     bool unpause = action == "unpause_on_resume";
-    if (all)
-      store_.setAllUnpauseOnResume(env.id, unpause);
-    else
-      store_.setUnpauseOnResume(env.id, name, unpause);
+    if (all) store_.setAllUnpauseOnResume(env.id, unpause);
+    else store_.setUnpauseOnResume(env.id, name, unpause);
   } else if (!(all && action == "remove_all_agent_venvs")) {
     throw badRequest("Unknown agent action: " + action);
   }
@@ -58,10 +54,8 @@ std::vector<std::string> AgentService::deploy(const store::Environment& env, con
   } else {
     std::set<std::string> chosen;
     for (const std::string& name : *requested) {
-      if (present.count(name))
-        chosen.insert(name);
-      else
-        warnings.push_back("Model version " + std::to_string(*active) + " does not contain agent named " + name);
+      if (present.count(name)) chosen.insert(name);
+      else warnings.push_back("Model version " + std::to_string(*active) + " does not contain agent named " + name);
     }
     agents.assign(chosen.begin(), chosen.end());
   }

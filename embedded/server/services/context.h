@@ -22,8 +22,13 @@ namespace inmanta::server {
 
 struct Services {
   Services(store::Store& theStore, const ServerOptions& theOptions, const Auth& theAuth, std::string ourVersion)
-      : store(theStore), options(theOptions), auth(theAuth), version(std::move(ourVersion)),
-        projects(theStore), settings(theStore), environments(theStore, settings) {}
+      : store(theStore),
+        options(theOptions),
+        auth(theAuth),
+        version(std::move(ourVersion)),
+        projects(theStore),
+        settings(theStore),
+        environments(theStore, settings) {}
 
   store::Store& store;
   const ServerOptions& options;

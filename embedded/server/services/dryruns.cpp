@@ -51,8 +51,7 @@ std::vector<ResourceDiff> DryRunService::diff(const store::DryRun& dryrun) {
     }
     if (entry.contains("diff_status") && entry["diff_status"].is_string())
       diff.status = entry["diff_status"].get<std::string>();
-    else
-      diff.status = added ? "added" : deleted ? "deleted" : changes.empty() ? "unmodified" : "modified";
+    else diff.status = added ? "added" : deleted ? "deleted" : changes.empty() ? "unmodified" : "modified";
     out.push_back(std::move(diff));
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.resource_id < b.resource_id; });

@@ -14,9 +14,8 @@ bool isBase64(const std::string& data) {
   if (data.empty() || data.size() % 4 != 0) return false;
   size_t end = data.find_last_not_of('=');
   if (end == std::string::npos || data.size() - end - 1 > 2) return false;
-  return std::all_of(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(end + 1), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/';
-  });
+  return std::all_of(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(end + 1),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/'; });
 }
 
 }  // namespace

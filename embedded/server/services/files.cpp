@@ -1,7 +1,7 @@
 #include "embedded/server/services/files.h"
 
-#include <dtl/dtl.hpp>
 #include <openssl/evp.h>
+#include <dtl/dtl.hpp>
 
 #include <algorithm>
 
@@ -136,7 +136,8 @@ std::vector<std::string> unifiedDiff(const std::string& a, const std::string& b,
   std::vector<Opcode> group;
   for (Opcode code : codes) {
     if (code.equal && code.i2 - code.i1 > 2 * context) {
-      group.push_back({true, code.i1, std::min(code.i2, code.i1 + context), code.j1, std::min(code.j2, code.j1 + context)});
+      group.push_back(
+          {true, code.i1, std::min(code.i2, code.i1 + context), code.j1, std::min(code.j2, code.j1 + context)});
       groups.push_back(std::move(group));
       group.clear();
       code.i1 = std::max(code.i1, code.i2 - context);

@@ -18,7 +18,8 @@ std::string textOf(const nlohmann::json& value) { return value.is_string() ? val
 
 }  // namespace
 
-store::Parameter ParameterService::get(const std::string& env, const std::string& name, const std::string& resource_id) {
+store::Parameter ParameterService::get(const std::string& env, const std::string& name,
+                                       const std::string& resource_id) {
   std::optional<store::Parameter> parameter = store_.getParameter(env, name, resource_id);
   if (!parameter)
     throw notFound("The parameter " + name + (resource_id.empty() ? "" : " of resource " + resource_id) +
@@ -45,14 +46,16 @@ store::Parameter ParameterService::set(const std::string& env, const std::string
 void ParameterService::setMany(const std::string& env, const nlohmann::json& parameters) {
   if (!parameters.is_array()) throw badRequest("parameters must be a list");
   for (const nlohmann::json& p : parameters) {
-    if (!p.is_object() || !p.contains("id") || !p["id"].is_string() || !p.contains("source") || !p["source"].is_string())
+    if (!p.is_object() || !p.contains("id") || !p["id"].is_string() || !p.contains("source") ||
+        !p["source"].is_string())
       throw badRequest("every parameter needs a string id and source: " + p.dump());
     if (p.contains("resource_id") && !p["resource_id"].is_null() && !p["resource_id"].is_string())
       throw badRequest("the resource_id of parameter " + p["id"].get<std::string>() + " must be a string");
     checkSource(p["source"].get<std::string>());
   }
   for (const nlohmann::json& p : parameters) {
-    std::string rid = p.contains("resource_id") && p["resource_id"].is_string() ? p["resource_id"].get<std::string>() : "";
+    std::string rid = p.contains("resource_id") && p["resource_id"].is_string() ? p["resource_id"].get<std::string>()
+                                                                                : "";
     set(env, p["id"].get<std::string>(), p.value("value", nlohmann::json("")), p["source"].get<std::string>(), rid,
         p.value("metadata", nlohmann::json()));
   }
@@ -76,7 +79,8 @@ std::vector<store::Parameter> ParameterService::list(const std::string& env,
   return out;
 }
 
-std::vector<store::Parameter> ParameterService::facts(const std::string& env, const std::optional<std::string>& resource_id) {
+std::vector<store::Parameter> ParameterService::facts(const std::string& env,
+                                                      const std::optional<std::string>& resource_id) {
   std::vector<store::Parameter> out;
   for (store::Parameter& parameter : store_.listParameters(env, resource_id))
     if (!parameter.resource_id.empty()) out.push_back(std::move(parameter));

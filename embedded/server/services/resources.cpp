@@ -16,15 +16,17 @@ std::string displayedStatus(const store::ResourceState* state) {
   if (state->is_undefined) return "undefined";
   if (state->blocked == "BLOCKED") return "skipped_for_undefined";
   // a new intent not deployed yet (or never deployed) shows as available whatever the last run said
-  if (!state->last_deployed_attribute_hash || *state->last_deployed_attribute_hash != state->current_intent_attribute_hash)
+  if (!state->last_deployed_attribute_hash ||
+      *state->last_deployed_attribute_hash != state->current_intent_attribute_hash)
     return "available";
   return state->last_non_deploying_status;
 }
 
 const std::vector<std::string>& resourceStates() {
-  static const std::vector<std::string> states{"unavailable", "skipped",   "deployed",  "failed",
-                                               "deploying",   "available", "cancelled", "undefined",
-                                               "skipped_for_undefined",    "orphaned",  "non_compliant"};
+  static const std::vector<std::string> states{"unavailable", "skipped",      "deployed",
+                                               "failed",      "deploying",    "available",
+                                               "cancelled",   "undefined",    "skipped_for_undefined",
+                                               "orphaned",    "non_compliant"};
   return states;
 }
 
@@ -87,7 +89,8 @@ std::shared_ptr<const ResourceSnapshot> ResourceService::build(const std::string
       if (!state.orphaned_after || current.count(state.resource_id)) continue;
       std::optional<store::Resource> resource = store_.getResource(env, *state.orphaned_after, state.resource_id);
       if (resource)
-        rows.push_back({std::make_shared<const store::Resource>(std::move(*resource)), *state.orphaned_after, "orphaned"});
+        rows.push_back(
+            {std::make_shared<const store::Resource>(std::move(*resource)), *state.orphaned_after, "orphaned"});
     }
   }
   snapshot->itemOnce_ = std::make_unique<std::once_flag[]>(rows.size());
@@ -131,7 +134,8 @@ bool keep(const ResourceFilter& filter, const ResourceRow& row) {
   if (!matchesAny(filter.agent, resource.agent) || !matchesAny(filter.resource_type, resource.resource_type) ||
       !matchesAny(filter.resource_id_value, resource.resource_id_value))
     return false;
-  if (!filter.status.empty() && std::find(filter.status.begin(), filter.status.end(), row.status) == filter.status.end())
+  if (!filter.status.empty() &&
+      std::find(filter.status.begin(), filter.status.end(), row.status) == filter.status.end())
     return false;
   return std::find(filter.notStatus.begin(), filter.notStatus.end(), row.status) == filter.notStatus.end();
 }
@@ -233,17 +237,24 @@ bool passes(const ActionFilter& filter, const store::ResourceAction& action, Res
 
 std::vector<store::ResourceAction> ResourceService::queryActions(const std::string& env, const ActionFilter& filter) {
   if (filter.attribute.has_value() != filter.attribute_value.has_value())
-    throw badRequest("Attribute and attribute_value should both be supplied to use them filtering. Received attribute: " +
-                     filter.attribute.value_or("None") + ", attribute_value: " + filter.attribute_value.value_or("None"));
+    throw badRequest(
+        "Attribute and attribute_value should both be supplied to use them filtering. Received attribute: " +
+        filter.attribute.value_or("None") + ", attribute_value: " + filter.attribute_value.value_or("None"));
   if (filter.first_timestamp && filter.last_timestamp)
-    throw badRequest("Only one of the parameters first_timestamp and last_timestamp should be used Received "
-                     "first_timestamp: " + store::formatTimestamp(*filter.first_timestamp) +
-                     ", last_timestamp: " + store::formatTimestamp(*filter.last_timestamp));
+    throw badRequest(
+        "Only one of the parameters first_timestamp and last_timestamp should be used Received "
+        "first_timestamp: " +
+        store::formatTimestamp(*filter.first_timestamp) +
+        ", last_timestamp: " + store::formatTimestamp(*filter.last_timestamp));
   if (filter.action_id && !filter.first_timestamp && !filter.last_timestamp)
-    throw badRequest("The action_id parameter should be used in combination with either the first_timestamp or the "
-                     "last_timestamp Received action_id: " + *filter.action_id + ", first_timestamp: None, "
-                     "last_timestamp: None");
-  if (filter.limit > 1000) throw badRequest("limit parameter can not exceed 1000, got " + std::to_string(filter.limit) + ".");
+    throw badRequest(
+        "The action_id parameter should be used in combination with either the first_timestamp or the "
+        "last_timestamp Received action_id: " +
+        *filter.action_id +
+        ", first_timestamp: None, "
+        "last_timestamp: None");
+  if (filter.limit > 1000)
+    throw badRequest("limit parameter can not exceed 1000, got " + std::to_string(filter.limit) + ".");
   std::int64_t limit = filter.limit > 0 ? filter.limit : INT64_MAX;
 
   store::ActionQuery query;
@@ -299,9 +310,8 @@ std::vector<store::ResourceAction> ResourceService::actions(const std::string& e
   return store_.queryResourceActions(env, query);
 }
 
-VersionedResource ResourceService::versionedResource(const std::string& env, const std::string& rvid,
-                                                    bool withActions, const std::optional<std::string>& action,
-                                                    std::int64_t limit) {
+VersionedResource ResourceService::versionedResource(const std::string& env, const std::string& rvid, bool withActions,
+                                                     const std::optional<std::string>& action, std::int64_t limit) {
   std::optional<util::ResourceIdParts> id = util::parseResourceId(rvid);
   if (!id || !id->version) throw bare(400, rvid + " is not a valid resource version id");
   std::optional<store::Resource> resource = store_.getResource(env, *id->version, id->id());

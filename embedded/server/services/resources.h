@@ -34,7 +34,7 @@ struct ResourceRow {
 
 struct ResourceFilter {
   std::vector<std::string> agent, resource_type, resource_id_value;  // substring matches, OR
-  std::vector<std::string> status, notStatus;                         // exact, OR / excluded
+  std::vector<std::string> status, notStatus;                        // exact, OR / excluded
 };
 
 struct ResourceDetail {
@@ -52,8 +52,8 @@ struct VersionedResource {
 // One entry of a resource's history: a run of released versions with the same attribute hash.
 struct HistoryEntry {
   std::string attribute_hash;
-  store::Timestamp date{};        // of the run's first version
-  nlohmann::json attributes;      // as in the run's first version
+  store::Timestamp date{};    // of the run's first version
+  nlohmann::json attributes;  // as in the run's first version
 };
 
 // GET /api/v2/resource_actions: the reference's filters and its paging by (started, action_id).
@@ -62,9 +62,9 @@ struct ActionFilter {
   // the attribute `attribute` of a resource the action touches (in the action's version) starts
   // with `attribute_value`
   std::optional<std::string> attribute, attribute_value;
-  std::optional<std::string> log_severity;        // a message of this level (any case)
-  std::vector<std::string> exclude_changes;       // the action's change is none of these
-  std::int64_t limit = 1000;                      // ≤ 0: no limit
+  std::optional<std::string> log_severity;   // a message of this level (any case)
+  std::vector<std::string> exclude_changes;  // the action's change is none of these
+  std::int64_t limit = 1000;                 // ≤ 0: no limit
   // first_timestamp: the page newer than it, last_timestamp: older; action_id breaks ties
   std::optional<store::Timestamp> first_timestamp, last_timestamp;
   std::optional<std::string> action_id;
@@ -78,9 +78,9 @@ enum class ResourceColumn { resource_type, agent, resource_id_value, status };
 struct ResourceSnapshot {
   std::optional<std::int64_t> active;
   std::vector<ResourceRow> rows;
-  std::map<std::string, size_t> byId;               // resource id → row
+  std::map<std::string, size_t> byId;                   // resource id → row
   std::map<ResourceColumn, std::vector<size_t>> order;  // column → rows in ascending order
-  nlohmann::json deploySummary;                    // {"total", "by_state"} over the non-orphans
+  nlohmann::json deploySummary;                         // {"total", "by_state"} over the non-orphans
 
   static const std::string& columnValue(const ResourceRow& row, ResourceColumn column);
 

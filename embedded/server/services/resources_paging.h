@@ -17,7 +17,7 @@ namespace inmanta::server {
 struct PageRequest {
   std::int64_t limit = 1000;  // ≤ 0: no limit, the whole list (the reference's `limit=0`)
   bool ascending = true;
-  std::optional<nlohmann::json> start, end;  // bounds on the sort value
+  std::optional<nlohmann::json> start, end;    // bounds on the sort value
   std::optional<std::string> firstId, lastId;  // tie breakers of start and end
 };
 
@@ -25,9 +25,7 @@ struct PageRequest {
 struct PageKey {
   nlohmann::json value;
   std::string id;
-  bool operator<(const PageKey& other) const {
-    return value < other.value || (value == other.value && id < other.id);
-  }
+  bool operator<(const PageKey& other) const { return value < other.value || (value == other.value && id < other.id); }
 };
 
 template <class T>
@@ -103,9 +101,8 @@ Page<T> makePage(std::vector<T> items, const PageRequest& request, KeyOf keyOf) 
     PageKey key = keyOf(item);
     keyed.emplace_back(std::move(key), std::move(item));
   }
-  std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
-    return request.ascending ? a.first < b.first : b.first < a.first;
-  });
+  std::sort(keyed.begin(), keyed.end(),
+            [&](const auto& a, const auto& b) { return request.ascending ? a.first < b.first : b.first < a.first; });
   PageSlice slice = slicePage(keyed.size(), request, [&](size_t i) { return keyed[i].first; });
   Page<T> page;
   page.total = slice.total;

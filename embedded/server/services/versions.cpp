@@ -170,14 +170,14 @@ store::NewVersion VersionService::prepare(const store::Environment& env, Version
         continue;
       }
       store::Resource& resource = version.resources[index[rid]];
-      if (set.is_null())
-        resource.resource_set.reset();
-      else
-        resource.resource_set = requireString(set, "the resource set of " + rid);
+      if (set.is_null()) resource.resource_set.reset();
+      else resource.resource_set = requireString(set, "the resource set of " + rid);
     }
     if (!strangers.empty())
-      throw badRequest("The following resource ids provided in the resource_sets parameter are not present in the "
-                       "resources list: " + pythonSet(strangers));
+      throw badRequest(
+          "The following resource ids provided in the resource_sets parameter are not present in the "
+          "resources list: " +
+          pythonSet(strangers));
   }
 
   if (!upload.resource_state.is_null()) {
@@ -264,8 +264,7 @@ std::int64_t VersionService::putPartial(const store::Environment& env, VersionUp
                        ") without a resource set cannot be updated via a partial compile");
     if (before.resource_set && set != before.resource_set && !replaced.count(*before.resource_set))
       throw badRequest("Resource (" + resource.resource_id + ") moved from resource set " + *before.resource_set +
-                       " to " + (set ? *set : std::string("the shared set")) +
-                       ", which a partial compile cannot do");
+                       " to " + (set ? *set : std::string("the shared set")) + ", which a partial compile cannot do");
   }
   store::NewVersion version = prepare(env, upload, inherited);
   std::set<std::string> kept;
@@ -326,12 +325,9 @@ std::vector<VersionSummary> VersionService::summaries(const std::string& env) {
   std::vector<VersionSummary> out;
   for (store::ModelVersion& version : store_.listVersions(env, 0, INT64_MAX).versions) {
     std::string status;
-    if (active && version.version == *active)
-      status = "active";
-    else if (active && version.version < *active)
-      status = version.released ? "retired" : "skipped_candidate";
-    else
-      status = "candidate";
+    if (active && version.version == *active) status = "active";
+    else if (active && version.version < *active) status = version.released ? "retired" : "skipped_candidate";
+    else status = "candidate";
     out.push_back({std::move(version), std::move(status)});
   }
   return out;
@@ -402,12 +398,9 @@ ResourceDiff diffAttributes(const std::string& resource_id, const json* from, co
                              {"from_value_compare", compareText(a)},
                              {"to_value_compare", compareText(b)}};
   }
-  if (!from)
-    diff.status = "added";
-  else if (!to)
-    diff.status = "deleted";
-  else
-    diff.status = diff.attributes.empty() ? "unmodified" : "modified";
+  if (!from) diff.status = "added";
+  else if (!to) diff.status = "deleted";
+  else diff.status = diff.attributes.empty() ? "unmodified" : "modified";
   return diff;
 }
 

@@ -39,7 +39,7 @@ struct VersionSummary {
 // One resource's difference between two versions (ResourceDiff of spec §4.7).
 struct ResourceDiff {
   std::string resource_id;
-  std::string status;  // added | modified | deleted | unmodified
+  std::string status;                                    // added | modified | deleted | unmodified
   nlohmann::json attributes = nlohmann::json::object();  // {name: {from_value, to_value, *_compare}}
 };
 

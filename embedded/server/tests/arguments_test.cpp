@@ -43,11 +43,12 @@ TEST(Reply, SerialisedDataIsTheSameTextAsData) {
 
 TEST(Arguments, QueryValuesBecomeTheDeclaredTypes) {
   RawArguments raw;
-  raw.query = parseQueryString("limit=10&x=a&x=b%2Fc&filter.status=deployed&filter.status=failed&filter.agent=a+1"
-                               "&flag=Yes&ratio=0.5");
+  raw.query = parseQueryString(
+      "limit=10&x=a&x=b%2Fc&filter.status=deployed&filter.status=failed&filter.agent=a+1"
+      "&flag=Yes&ratio=0.5");
   std::vector<Arg> declared = {opt("limit", ArgType::integer), opt("x", ArgType::list, nullptr, ArgType::string),
-                               opt("filter", ArgType::dict), req("flag", ArgType::boolean),
-                               opt("ratio", ArgType::number), opt("sort", ArgType::string, "name.asc")};
+                               opt("filter", ArgType::dict),   req("flag", ArgType::boolean),
+                               opt("ratio", ArgType::number),  opt("sort", ArgType::string, "name.asc")};
   json args = validateArguments(declared, raw, false);
   EXPECT_EQ(args["limit"], 10);
   EXPECT_EQ(args["x"], json::array({"a", "b/c"}));
@@ -69,8 +70,9 @@ TEST(Arguments, TheReferencesMessages) {
   RawArguments raw;
   raw.body = {{"name", "a"}, {"x", 1}, {"b", 2}};
   EXPECT_EQ(failure([&] { validateArguments(declared, raw, false); }),
-            (std::pair<int, std::string>{400, "Invalid request: request contains fields {'b', 'x'} that are not "
-                                              "declared in method and no kwargs argument is provided."}));
+            (std::pair<int, std::string>{400,
+                                         "Invalid request: request contains fields {'b', 'x'} that are not "
+                                         "declared in method and no kwargs argument is provided."}));
   EXPECT_EQ(validateArguments(declared, raw, true)["x"], 1);  // put_partial's kwargs
 
   raw.body = {{"project_id", "4e5ad3c6-0e6e-4c5c-8a0e-6fb2a8e3c9a1"}};

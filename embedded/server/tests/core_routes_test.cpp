@@ -1,9 +1,9 @@
 // The routes of projects, environments, settings, status and tokens over loopback HTTP: a server
 // started in-process on an ephemeral port over a real store, SQLite and PostgreSQL (the scenarios
 // O-1, O-2, O-4 … O-8, O-14, O-15 of the spec at the API level).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -149,21 +149,27 @@ TYPED_TEST(CoreRoutesTest, ProjectsAndEnvironments) {  // O-2
   Answer again = this->call("PUT", "/api/v2/environment", json{{"name", "E"}, {"project_id", project}});
   EXPECT_EQ(again.status, 400);
   EXPECT_EQ(again.body["message"].get<std::string>().rfind("Invalid request: ", 0), 0u);
-  Answer orphan =
-      this->call("PUT", "/api/v2/environment", json{{"name", "X"}, {"project_id", "4e5ad3c6-0e6e-4c5c-8a0e-6fb2a8e3c9a1"}});
+  Answer orphan = this->call("PUT", "/api/v2/environment",
+                             json{{"name", "X"}, {"project_id", "4e5ad3c6-0e6e-4c5c-8a0e-6fb2a8e3c9a1"}});
   EXPECT_EQ(orphan.status, 404);
-  EXPECT_EQ(this->call("PUT", "/api/v2/environment", json{{"name", "X"}, {"project_id", project}, {"repository", "r"}}).status,
+  EXPECT_EQ(this->call("PUT", "/api/v2/environment", json{{"name", "X"}, {"project_id", project}, {"repository", "r"}})
+                .status,
             400);
 
   Answer renamed = this->call("POST", "/api/v2/environment/" + env, json{{"name", "E2"}, {"description", "d"}});
   EXPECT_EQ(renamed.body["data"]["name"], "E2");
   EXPECT_EQ(renamed.body["data"]["description"], "d");
-  EXPECT_EQ(this->call("POST", "/api/v2/environment/" + env, json{{"name", "E2"}, {"icon", "data:text/html;base64,AA=="}}).status,
+  EXPECT_EQ(this->call("POST", "/api/v2/environment/" + env,
+                       json{{"name", "E2"}, {"icon", "data:text/html;base64,AA=="}})
+                .status,
             400);
   EXPECT_EQ(this->call("POST", "/api/v2/environment/" + env,
-                       json{{"name", "E2"}, {"icon", "data:image/png;base64,iVBORw0KGgo="}}).status,
+                       json{{"name", "E2"}, {"icon", "data:image/png;base64,iVBORw0KGgo="}})
+                .status,
             200);
-  EXPECT_EQ(this->call("POST", "/api/v2/environment/" + env, json{{"name", "E2"}, {"description", std::string(256, 'x')}}).status,
+  EXPECT_EQ(this->call("POST", "/api/v2/environment/" + env,
+                       json{{"name", "E2"}, {"description", std::string(256, 'x')}})
+                .status,
             400);
 
   Answer busy = this->call("DELETE", "/api/v1/project/" + project);
@@ -187,8 +193,9 @@ TYPED_TEST(CoreRoutesTest, BadBodiesAndArguments) {  // O-4, O-5
   EXPECT_EQ(this->call("GET", "/api/v2/health").status, 200);
 
   Answer unknown = this->call("PUT", "/api/v1/project", json{{"name", "a"}, {"x", 1}});
-  EXPECT_EQ(unknown.body["message"], "Invalid request: request contains fields {'x'} that are not declared in method "
-                                     "and no kwargs argument is provided.");
+  EXPECT_EQ(unknown.body["message"],
+            "Invalid request: request contains fields {'x'} that are not declared in method "
+            "and no kwargs argument is provided.");
   Answer required = this->call("PUT", "/api/v1/project", json::object());
   EXPECT_EQ(required.body["message"], "Invalid request: Field 'name' is required.");
   Answer typed = this->call("PUT", "/api/v1/project", json{{"name", "a"}, {"project_id", "nope"}});
@@ -200,7 +207,8 @@ TYPED_TEST(CoreRoutesTest, BadBodiesAndArguments) {  // O-4, O-5
   EXPECT_EQ(this->call("GET", "/api/v2/project?environment_details=YES").status, 200);
 
   // gzip bodies are accepted (O-37 for the routes here)
-  Answer zipped = this->call("PUT", "/api/v1/project", std::optional<std::string>(gzip(json{{"name", "zipped"}}.dump())),
+  Answer zipped = this->call("PUT", "/api/v1/project",
+                             std::optional<std::string>(gzip(json{{"name", "zipped"}}.dump())),
                              {{"Content-Encoding", "gzip"}});
   EXPECT_EQ(zipped.status, 200);
   EXPECT_EQ(zipped.body["project"]["name"], "zipped");
@@ -246,32 +254,39 @@ TYPED_TEST(CoreRoutesTest, MethodsPathsCorsAndShutdown) {  // O-7
 
 TYPED_TEST(CoreRoutesTest, AllowOrigin) {
   this->options_.accessControlAllowOrigin = "https://ui.example";
-  EXPECT_EQ(this->call("GET", "/api/v2/health").headers.find("Access-Control-Allow-Origin")->second, "https://ui.example");
+  EXPECT_EQ(this->call("GET", "/api/v2/health").headers.find("Access-Control-Allow-Origin")->second,
+            "https://ui.example");
 }
 
 TYPED_TEST(CoreRoutesTest, Settings) {  // O-14
   const std::string env = this->environment();
   auto h = this->tid(env);
-  EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/autostart_agent_repair_interval", json{{"value", "30"}}, h).status,
+  EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/autostart_agent_repair_interval", json{{"value", "30"}}, h)
+                .status,
             200);
-  EXPECT_EQ(this->call("GET", "/api/v1/environment_settings", std::nullopt, h).body["settings"]["autostart_agent_repair_interval"],
+  EXPECT_EQ(this->call("GET", "/api/v1/environment_settings", std::nullopt, h)
+                .body["settings"]["autostart_agent_repair_interval"],
             "30");
   Answer v2 = this->call("GET", "/api/v2/environment_settings", std::nullopt, h);
   EXPECT_EQ(v2.body["data"]["settings"]["autostart_agent_repair_interval"], "30");
   EXPECT_EQ(v2.body["data"]["definition"]["auto_deploy"]["type"], "bool");
   EXPECT_EQ(v2.body["data"]["definition"]["autostart_agent_map"]["default"], (json{{"internal", "local:"}}));
-  Answer invalid = this->call("POST", "/api/v1/environment_settings/autostart_agent_repair_interval", json{{"value", "abc"}}, h);
+  Answer invalid =
+      this->call("POST", "/api/v1/environment_settings/autostart_agent_repair_interval", json{{"value", "abc"}}, h);
   EXPECT_EQ(invalid.status, 400);
   EXPECT_EQ(invalid.body["message"].get<std::string>().rfind("Invalid request: Invalid value. ", 0), 0u);
   EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/auto_deploy", json{{"value", "maybe"}}, h).status, 400);
-  EXPECT_EQ(this->call("POST", "/api/v1/environment_settings/push_on_auto_deploy", json{{"value", true}}, h).status, 404);
+  EXPECT_EQ(this->call("POST", "/api/v1/environment_settings/push_on_auto_deploy", json{{"value", true}}, h).status,
+            404);
   EXPECT_EQ(this->call("GET", "/api/v2/environment_settings/purge_on_delete", std::nullopt, h).status, 404);
 
-  Answer deleted = this->call("DELETE", "/api/v1/environment_settings/autostart_agent_repair_interval", std::nullopt, h);
+  Answer deleted =
+      this->call("DELETE", "/api/v1/environment_settings/autostart_agent_repair_interval", std::nullopt, h);
   EXPECT_EQ(deleted.status, 200);
   EXPECT_EQ(deleted.body, json::object());
-  EXPECT_EQ(this->call("GET", "/api/v1/environment_settings/autostart_agent_repair_interval", std::nullopt, h).body["value"],
-            "86400");
+  EXPECT_EQ(
+      this->call("GET", "/api/v1/environment_settings/autostart_agent_repair_interval", std::nullopt, h).body["value"],
+      "86400");
   Answer one = this->call("GET", "/api/v2/environment_settings/available_versions_to_keep", std::nullopt, h);
   EXPECT_EQ(one.body["data"]["settings"], (json{{"available_versions_to_keep", 100}}));
 
@@ -289,14 +304,16 @@ TYPED_TEST(CoreRoutesTest, Settings) {  // O-14
   EXPECT_TRUE(batch.body.is_null());
   Answer refused = this->call("POST", "/api/v2/environment_settings/auto_deploy", json{{"value", true}}, h);
   EXPECT_EQ(refused.status, 403);
-  EXPECT_EQ(refused.body["message"], "Access denied: Cannot update environment setting auto_deploy because it's protected "
-                                     "(reason=Setting is managed by the project.yml file of the Inmanta project.).");
+  EXPECT_EQ(refused.body["message"],
+            "Access denied: Cannot update environment setting auto_deploy because it's protected "
+            "(reason=Setting is managed by the project.yml file of the Inmanta project.).");
   EXPECT_EQ(this->call("DELETE", "/api/v2/environment_settings/auto_deploy", std::nullopt, h).status, 403);
   Answer definitions = this->call("GET", "/api/v1/environment_settings", std::nullopt, h);
   EXPECT_EQ(definitions.body["metadata"]["auto_deploy"]["protected"], true);
   // absent from the next batch: no longer protected
   EXPECT_EQ(this->call("POST", "/api/v2/protected_environment_settings",
-                       json{{"settings", json::object()}, {"protected_by", "project_yml"}}, h).status,
+                       json{{"settings", json::object()}, {"protected_by", "project_yml"}}, h)
+                .status,
             200);
   EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/auto_deploy", json{{"value", true}}, h).status, 200);
 }
@@ -304,7 +321,8 @@ TYPED_TEST(CoreRoutesTest, Settings) {  // O-14
 TYPED_TEST(CoreRoutesTest, ProtectedEnvironmentHaltAndResume) {  // O-15
   const std::string env = this->environment();
   auto h = this->tid(env);
-  ASSERT_EQ(this->call("POST", "/api/v2/environment_settings/protected_environment", json{{"value", true}}, h).status, 200);
+  ASSERT_EQ(this->call("POST", "/api/v2/environment_settings/protected_environment", json{{"value", true}}, h).status,
+            200);
   Answer refused = this->call("DELETE", "/api/v2/environment/" + env);
   EXPECT_EQ(refused.status, 403);
   EXPECT_EQ(refused.body["message"],
@@ -344,8 +362,10 @@ TYPED_TEST(CoreRoutesTest, Auth) {  // O-8 at the API level
 
   Answer p = this->call("PUT", "/api/v2/project", json{{"name", "p"}}, bearer(api));
   ASSERT_EQ(p.status, 200);
-  Answer ea = this->call("PUT", "/api/v2/environment", json{{"name", "a"}, {"project_id", p.body["data"]["id"]}}, bearer(api));
-  Answer eb = this->call("PUT", "/api/v2/environment", json{{"name", "b"}, {"project_id", p.body["data"]["id"]}}, bearer(api));
+  Answer ea =
+      this->call("PUT", "/api/v2/environment", json{{"name", "a"}, {"project_id", p.body["data"]["id"]}}, bearer(api));
+  Answer eb =
+      this->call("PUT", "/api/v2/environment", json{{"name", "b"}, {"project_id", p.body["data"]["id"]}}, bearer(api));
   const std::string a = ea.body["data"]["id"], b = eb.body["data"]["id"];
 
   httplib::Headers scopedA = bearer(auth.mint(kApi, a));
@@ -355,7 +375,8 @@ TYPED_TEST(CoreRoutesTest, Auth) {  // O-8 at the API level
   wrongEnv.emplace("X-Inmanta-tid", b);
   Answer foreign = this->call("GET", "/api/v2/environment_settings", std::nullopt, wrongEnv);
   EXPECT_EQ(foreign.status, 403);
-  EXPECT_NE(foreign.body["message"].get<std::string>().find("not valid for the requested environment"), std::string::npos);
+  EXPECT_NE(foreign.body["message"].get<std::string>().find("not valid for the requested environment"),
+            std::string::npos);
   EXPECT_EQ(this->call("GET", "/api/v2/environment/" + b, std::nullopt, bearer(auth.mint(kApi, a))).status, 403);
   Answer agnostic = this->call("GET", "/api/v1/project", std::nullopt, bearer(auth.mint(kApi, a)));
   EXPECT_EQ(agnostic.status, 403);
@@ -379,7 +400,8 @@ TYPED_TEST(CoreRoutesTest, Auth) {  // O-8 at the API level
 
 TYPED_TEST(CoreRoutesTest, EnvironmentAuthNeedsAuth) {
   const std::string env = this->environment();
-  EXPECT_EQ(this->call("POST", "/api/v1/environment_auth", json{{"client_types", {"api"}}}, this->tid(env)).status, 400);
+  EXPECT_EQ(this->call("POST", "/api/v1/environment_auth", json{{"client_types", {"api"}}}, this->tid(env)).status,
+            400);
 }
 
 // Reads one HTTP answer from `fd`: its status line and, after the headers, Content-Length bytes
@@ -419,7 +441,9 @@ int connectTo(int port) {
 TYPED_TEST(CoreRoutesTest, BodiesOfGetHeadAndOptionsDoNotSpillIntoTheNextRequest) {
   this->start();
   int fd = connectTo(this->http_->port());
-  auto send = [&fd](const std::string& text) { ASSERT_EQ(::send(fd, text.data(), text.size(), 0), static_cast<ssize_t>(text.size())); };
+  auto send = [&fd](const std::string& text) {
+    ASSERT_EQ(::send(fd, text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
+  };
   for (const char* method : {"GET", "HEAD", "OPTIONS"}) {
     for (const char* encoding : {"", "Content-Encoding: gzip\r\n"}) {  // a plain body, and one that does not unzip
       send(std::string(method) + " /api/v2/health HTTP/1.1\r\nHost: t\r\n" + encoding +
@@ -441,7 +465,8 @@ TYPED_TEST(CoreRoutesTest, BodiesOfGetHeadAndOptionsDoNotSpillIntoTheNextRequest
 TYPED_TEST(CoreRoutesTest, PruningJobs) {  // the hourly clean-up (spec §8), run once by hand
   const std::string env = this->environment();
   auto h = this->tid(env);
-  ASSERT_EQ(this->call("POST", "/api/v2/environment_settings/available_versions_to_keep", json{{"value", 2}}, h).status, 200);
+  ASSERT_EQ(this->call("POST", "/api/v2/environment_settings/available_versions_to_keep", json{{"value", 2}}, h).status,
+            200);
   store::Store& store = *this->store_;
   for (int i = 0; i < 4; ++i) {
     store::NewVersion version;

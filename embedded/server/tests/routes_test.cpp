@@ -13,17 +13,19 @@ namespace inmanta::server::testing {
 namespace {
 
 using nlohmann::json;
-using store::test_engines::Engines;
 using store::test_engines::EngineNames;
+using store::test_engines::Engines;
 
 template <class E>
 class RoutesTest : public ServerTest<E> {
  protected:
-  Answer call(const std::string& method, const std::string& path, const json& body = nullptr, const std::string& tid = "") {
+  Answer call(const std::string& method, const std::string& path, const json& body = nullptr,
+              const std::string& tid = "") {
     return this->server_->call(method, path, body, tid);
   }
 
-  static json file(const std::string& path, std::vector<std::string> requires_ = {}, const std::string& agent = "localhost") {
+  static json file(const std::string& path, std::vector<std::string> requires_ = {},
+                   const std::string& agent = "localhost") {
     return {{"id", "std::File[" + agent + ",path=" + path + "],v=0"},
             {"path", path},
             {"permissions", 644},
@@ -94,11 +96,13 @@ TYPED_TEST(RoutesTest, VersionsPutReleaseListDelete) {
   EXPECT_EQ(got.body["model"]["total"], 2);
   ASSERT_EQ(got.body["resources"].size(), 2u);
   EXPECT_EQ(got.body["resources"][0]["actions"][0]["action"], "store");
-  EXPECT_EQ(got.body["resources"][0]["actions"][0]["messages"][0]["msg"], "Successfully stored version " + std::to_string(v1));
+  EXPECT_EQ(got.body["resources"][0]["actions"][0]["messages"][0]["msg"],
+            "Successfully stored version " + std::to_string(v1));
   EXPECT_EQ(got.body["resources"][0]["attribute_hash"].get<std::string>().size(), 32u);
 
   // errors of the put
-  json body = {{"version", v1 + 100}, {"resources", {this->file("/c", {"std::File[localhost,path=/nope],v=0"})}},
+  json body = {{"version", v1 + 100},
+               {"resources", {this->file("/c", {"std::File[localhost,path=/nope],v=0"})}},
                {"module_version_info", json::object()}};
   Answer open = this->call("PUT", "/api/v1/version", body, env);
   EXPECT_EQ(open.status, 400);
@@ -143,8 +147,10 @@ TYPED_TEST(RoutesTest, VersionsPutReleaseListDelete) {
 TYPED_TEST(RoutesTest, AutoDeployReleasesAndPartialExports) {
   std::string env = this->server_->environment();  // auto_deploy is on by default
   json base = {this->file("/shared"), this->file("/s1"), this->file("/s2")};
-  std::int64_t v1 = this->put(env, base, {{"resource_sets", {{"std::File[localhost,path=/s1]", "set-1"},
-                                                              {"std::File[localhost,path=/s2]", "set-2"}}}});
+  std::int64_t v1 =
+      this->put(env, base,
+                {{"resource_sets",
+                  {{"std::File[localhost,path=/s1]", "set-1"}, {"std::File[localhost,path=/s2]", "set-2"}}}});
   Answer got = this->call("GET", "/api/v1/version/" + std::to_string(v1), nullptr, env);
   EXPECT_EQ(got.body["model"]["released"], true);
 
@@ -166,11 +172,13 @@ TYPED_TEST(RoutesTest, AutoDeployReleasesAndPartialExports) {
   // a shared resource changed by a partial export
   json changed = this->file("/shared");
   changed["permissions"] = 600;
-  Answer refused = this->call("PUT", "/api/v1/version/partial", {{"resources", {changed}}, {"module_version_info", json::object()}}, env);
+  Answer refused = this->call("PUT", "/api/v1/version/partial",
+                              {{"resources", {changed}}, {"module_version_info", json::object()}}, env);
   EXPECT_EQ(refused.status, 400) << refused.body;
   // resource_sets naming a resource not sent
-  Answer stranger = this->call("PUT", "/api/v1/version/partial",
-                               {{"resources", json::array()}, {"resource_sets", {{"std::File[localhost,path=/x]", "s"}}}}, env);
+  Answer stranger =
+      this->call("PUT", "/api/v1/version/partial",
+                 {{"resources", json::array()}, {"resource_sets", {{"std::File[localhost,path=/x]", "s"}}}}, env);
   EXPECT_EQ(stranger.status, 400) << stranger.body;
 }
 
@@ -182,7 +190,8 @@ TYPED_TEST(RoutesTest, DesiredState) {
   changed["permissions"] = 600;
   changed["mode"] = {{"x", 1}};
   std::int64_t v2 = this->put(env, {changed, this->file("/c")});
-  ASSERT_EQ(this->call("POST", "/api/v2/desiredstate/" + std::to_string(v1) + "/promote", json::object(), env).status, 200);
+  ASSERT_EQ(this->call("POST", "/api/v2/desiredstate/" + std::to_string(v1) + "/promote", json::object(), env).status,
+            200);
 
   Answer list = this->call("GET", "/api/v2/desiredstate", nullptr, env);
   ASSERT_EQ(list.status, 200) << list.body;
@@ -208,19 +217,26 @@ TYPED_TEST(RoutesTest, DesiredState) {
   EXPECT_EQ(tooMany.status, 400);
   EXPECT_EQ(tooMany.body["message"], "Invalid request: limit parameter can not exceed 1000, got 1001.");
 
-  Answer version = this->call("GET", "/api/v2/desiredstate/" + std::to_string(v1) + "?filter.agent=other", nullptr, env);
+  Answer version =
+      this->call("GET", "/api/v2/desiredstate/" + std::to_string(v1) + "?filter.agent=other", nullptr, env);
   ASSERT_EQ(version.status, 200) << version.body;
   ASSERT_EQ(version.body["data"].size(), 1u);
   EXPECT_EQ(version.body["data"][0]["requires"], json({"std::File[localhost,path=/a]"}));
   EXPECT_EQ(this->call("GET", "/api/v2/desiredstate/9999", nullptr, env).status, 404);
 
-  Answer one = this->call("GET", "/api/v2/desiredstate/" + std::to_string(v1) + "/resource/" +
-                                     "std%3A%3AFile%5Blocalhost%2Cpath%3D%2Fa%5D", nullptr, env);
+  Answer one = this->call("GET",
+                          "/api/v2/desiredstate/" + std::to_string(v1) + "/resource/" +
+                              "std%3A%3AFile%5Blocalhost%2Cpath%3D%2Fa%5D",
+                          nullptr, env);
   ASSERT_EQ(one.status, 200) << one.body;
   EXPECT_EQ(one.body["data"]["attributes"]["permissions"], 644);
-  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate/" + std::to_string(v1) + "/resource/std::File[x,path=/none]", nullptr, env).status, 404);
+  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate/" + std::to_string(v1) + "/resource/std::File[x,path=/none]",
+                       nullptr, env)
+                .status,
+            404);
 
-  Answer diff = this->call("GET", "/api/v2/desiredstate/diff/" + std::to_string(v1) + "/" + std::to_string(v2), nullptr, env);
+  Answer diff =
+      this->call("GET", "/api/v2/desiredstate/diff/" + std::to_string(v1) + "/" + std::to_string(v2), nullptr, env);
   ASSERT_EQ(diff.status, 200) << diff.body;
   // by resource id: [localhost,path=/a] modified, [localhost,path=/c] added, [other,path=/b] deleted
   ASSERT_EQ(diff.body["data"].size(), 3u);
@@ -230,7 +246,10 @@ TYPED_TEST(RoutesTest, DesiredState) {
   EXPECT_EQ(diff.body["data"][0]["attributes"]["mode"]["to_value_compare"], "{\n    \"x\": 1\n}");
   EXPECT_EQ(diff.body["data"][1]["status"], "added");
   EXPECT_EQ(diff.body["data"][2]["status"], "deleted");
-  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate/diff/" + std::to_string(v2) + "/" + std::to_string(v1), nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v2/desiredstate/diff/" + std::to_string(v2) + "/" + std::to_string(v1), nullptr,
+                       env)
+                .status,
+            400);
 }
 
 TYPED_TEST(RoutesTest, ResourcesAndActions) {
@@ -240,16 +259,18 @@ TYPED_TEST(RoutesTest, ResourcesAndActions) {
                                     this->file("/c", {}, "other")});
   EXPECT_EQ(this->call("POST", "/api/v1/version/" + std::to_string(v1), json::object(), env).status, 200);
 
-  Answer list = this->call("GET", "/api/v2/resource?deploy_summary=true&sort=resource_id_value.asc&limit=2", nullptr, env);
+  Answer list =
+      this->call("GET", "/api/v2/resource?deploy_summary=true&sort=resource_id_value.asc&limit=2", nullptr, env);
   ASSERT_EQ(list.status, 200) << list.body;
   ASSERT_EQ(list.body["data"].size(), 2u);
   // the whole item, as the snapshot keeps it serialised
   EXPECT_EQ(list.body["data"][0], json({{"resource_id", "std::File[localhost,path=/a]"},
                                         {"resource_version_id", "std::File[localhost,path=/a],v=" + std::to_string(v1)},
-                                        {"id_details", {{"resource_type", "std::File"},
-                                                        {"agent", "localhost"},
-                                                        {"attribute", "path"},
-                                                        {"resource_id_value", "/a"}}},
+                                        {"id_details",
+                                         {{"resource_type", "std::File"},
+                                          {"agent", "localhost"},
+                                          {"attribute", "path"},
+                                          {"resource_id_value", "/a"}}},
                                         {"requires", json::array()},
                                         {"status", "available"}}));
   EXPECT_EQ(list.body["data"][1]["requires"], json({"std::File[localhost,path=/a]"}));
@@ -301,7 +322,9 @@ TYPED_TEST(RoutesTest, ResourcesAndActions) {
   ASSERT_EQ(logs.body["data"].size(), 2u);  // one store line per version
   EXPECT_EQ(logs.body["data"][0]["action"], "store");
   EXPECT_EQ(this->call("GET", "/api/v2/resource/" + rid + "/logs?filter.minimal_log_level=ERROR", nullptr, env)
-                .body["data"].size(), 0u);
+                .body["data"]
+                .size(),
+            0u);
 
   Answer actions = this->call("GET", "/api/v2/resource_actions?resource_type=std::File&limit=1", nullptr, env);
   ASSERT_EQ(actions.status, 200) << actions.body;
@@ -315,15 +338,21 @@ TYPED_TEST(RoutesTest, ResourcesAndActions) {
   Answer newer = this->call("GET", older.body["links"]["prev"].get<std::string>(), nullptr, env);
   ASSERT_EQ(newer.body["data"].size(), 1u);
   EXPECT_EQ(newer.body["data"][0]["version"], v2);
-  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?attribute=path&attribute_value=/c", nullptr, env).body["data"].size(), 1u);
+  EXPECT_EQ(
+      this->call("GET", "/api/v2/resource_actions?attribute=path&attribute_value=/c", nullptr, env).body["data"].size(),
+      1u);
   EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?log_severity=info", nullptr, env).body["data"].size(), 2u);
   EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?log_severity=error", nullptr, env).body["data"].size(), 0u);
   // store actions have no change: excluding any change leaves them out, as the reference's NOT IN
-  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?exclude_changes=nochange", nullptr, env).body["data"].size(), 0u);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?exclude_changes=nochange", nullptr, env).body["data"].size(),
+            0u);
   EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?attribute=path", nullptr, env).status, 400);
   EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?limit=1001", nullptr, env).status, 400);
   EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?action_id=" + store::newUuid(), nullptr, env).status, 400);
-  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?first_timestamp=yesterday&action_id=" + store::newUuid(), nullptr, env).status, 400);
+  EXPECT_EQ(this->call("GET", "/api/v2/resource_actions?first_timestamp=yesterday&action_id=" + store::newUuid(),
+                       nullptr, env)
+                .status,
+            400);
 }
 
 // GET /api/v1/resource/<rvid>, the reference's get_resource (inmanta-cli action-log).
@@ -355,8 +384,11 @@ TYPED_TEST(RoutesTest, ResourceOfOneVersion) {
   deploy.resource_version_ids = {rid + ",v=" + std::to_string(v1)};
   deploy.action = "deploy";
   deploy.started = store::now();
-  deploy.messages = json::array({{{"level", "INFO"}, {"msg", "deployed"}, {"args", json::array()},
-                                  {"kwargs", json::object()}, {"timestamp", store::formatTimestamp(deploy.started)}}});
+  deploy.messages = json::array({{{"level", "INFO"},
+                                  {"msg", "deployed"},
+                                  {"args", json::array()},
+                                  {"kwargs", json::object()},
+                                  {"timestamp", store::formatTimestamp(deploy.started)}}});
   std::string deployId = store.insertResourceAction(deploy);
   Answer logs = this->call("GET", path(v1, "?logs=true"), nullptr, env);
   ASSERT_EQ(logs.status, 200) << logs.body;
@@ -382,7 +414,7 @@ TYPED_TEST(RoutesTest, ResourceOfOneVersion) {
   EXPECT_EQ(this->call("GET", path(v2).replace(path(v2).find("/a"), 2, "/b"), nullptr, env).status, 404);
   EXPECT_EQ(this->call("GET", path(v1, "?logs=true&log_action=fly"), nullptr, env).status, 400);
   EXPECT_EQ(this->call("GET", path(v1, "?status=true"), nullptr, env).status, 400);  // gone from the reference
-  EXPECT_EQ(this->call("GET", path(v1), nullptr, "").status, 400);                    // no environment
+  EXPECT_EQ(this->call("GET", path(v1), nullptr, "").status, 400);                   // no environment
 }
 
 TYPED_TEST(RoutesTest, DryRuns) {
@@ -452,7 +484,8 @@ TYPED_TEST(RoutesTest, AgentsAndDeploy) {
 
 TYPED_TEST(RoutesTest, ParametersAndFacts) {
   std::string env = this->server_->environment();
-  Answer set = this->call("PUT", "/api/v1/parameter/color", {{"value", "blue"}, {"source", "user"}, {"metadata", {{"k", "v"}}}}, env);
+  Answer set = this->call("PUT", "/api/v1/parameter/color",
+                          {{"value", "blue"}, {"source", "user"}, {"metadata", {{"k", "v"}}}}, env);
   ASSERT_EQ(set.status, 200) << set.body;
   EXPECT_EQ(set.body["parameter"]["value"], "blue");
   EXPECT_EQ(set.body["parameter"]["name"], "color");
@@ -463,11 +496,13 @@ TYPED_TEST(RoutesTest, ParametersAndFacts) {
   EXPECT_EQ(this->call("PUT", "/api/v1/parameter/x", {{"value", "1"}, {"source", "martians"}}, env).status, 400);
 
   const std::string rid = "std::File[localhost,path=/a]";
-  Answer fact = this->call("PUT", "/api/v1/parameter/size", {{"value", 12}, {"source", "fact"}, {"resource_id", rid}}, env);
+  Answer fact =
+      this->call("PUT", "/api/v1/parameter/size", {{"value", 12}, {"source", "fact"}, {"resource_id", rid}}, env);
   ASSERT_EQ(fact.status, 200) << fact.body;
   Answer batch = this->call("PUT", "/api/v1/parameters",
-                            {{"parameters", {{{"id", "a"}, {"value", "1"}, {"source", "plugin"}},
-                                             {{"id", "b"}, {"value", "2"}, {"source", "plugin"}, {"metadata", {{"k", "v"}}}}}}},
+                            {{"parameters",
+                              {{{"id", "a"}, {"value", "1"}, {"source", "plugin"}},
+                               {{"id", "b"}, {"value", "2"}, {"source", "plugin"}, {"metadata", {{"k", "v"}}}}}}},
                             env);
   EXPECT_EQ(batch.status, 200) << batch.body;
   Answer listed = this->call("POST", "/api/v1/parameter", {{"query", {{"k", "v"}}}}, env);
@@ -476,7 +511,8 @@ TYPED_TEST(RoutesTest, ParametersAndFacts) {
   Answer facts = this->call("GET", "/api/v2/facts", nullptr, env);
   ASSERT_EQ(facts.status, 200) << facts.body;
   EXPECT_EQ(facts.body["data"].size(), 1u);
-  Answer ofResource = this->call("GET", "/api/v2/resource/std%3A%3AFile%5Blocalhost%2Cpath%3D%2Fa%5D/facts", nullptr, env);
+  Answer ofResource =
+      this->call("GET", "/api/v2/resource/std%3A%3AFile%5Blocalhost%2Cpath%3D%2Fa%5D/facts", nullptr, env);
   ASSERT_EQ(ofResource.status, 200) << ofResource.body;
   EXPECT_EQ(ofResource.body["data"][0]["name"], "size");
 

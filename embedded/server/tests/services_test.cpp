@@ -22,8 +22,8 @@ namespace inmanta::server {
 namespace {
 
 using nlohmann::json;
-using store::test_engines::Engines;
 using store::test_engines::EngineNames;
+using store::test_engines::Engines;
 
 // Records what the services ask of the scheduler.
 class RecordingTrigger : public DeployTrigger {
@@ -180,7 +180,10 @@ TYPED_TEST(ServicesTest, ResourceActionFilters) {
   deploy.action = "deploy";
   deploy.started = store::now();
   deploy.change = "created";
-  deploy.messages = json::array({{{"level", "ERROR"}, {"msg", "boom"}, {"args", json::array()}, {"kwargs", json::object()},
+  deploy.messages = json::array({{{"level", "ERROR"},
+                                  {"msg", "boom"},
+                                  {"args", json::array()},
+                                  {"kwargs", json::object()},
                                   {"timestamp", store::formatTimestamp(deploy.started)}}});
   deploy.resource_version_ids = {"std::File[localhost,path=/b],v=" + std::to_string(v1)};
   this->store_->insertResourceAction(deploy);
