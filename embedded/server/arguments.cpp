@@ -106,6 +106,18 @@ nlohmann::json convertScalar(ArgType type, const nlohmann::json& value) {
   return value;
 }
 
+// Whether converting `value` to `arg`'s type gives the value as it is (anything for `any`, an object
+// for a dict, an array of `any` items for a list): such a value is moved into the arguments, not
+// converted into a copy — a put_version's resources are megabytes of JSON.
+bool keptAsIs(const Arg& arg, const nlohmann::json& value) {
+  switch (arg.type) {
+    case ArgType::any: return true;
+    case ArgType::dict: return value.is_object();
+    case ArgType::list: return value.is_array() && arg.element == ArgType::any;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 std::string percentDecode(const std::string& text, bool plusIsSpace) {
@@ -153,7 +165,7 @@ nlohmann::json convertArgument(const Arg& arg, const nlohmann::json& value) {
   return items;
 }
 
-nlohmann::json validateArguments(const std::vector<Arg>& declared, const RawArguments& raw, bool acceptsExtraFields) {
+nlohmann::json validateArguments(const std::vector<Arg>& declared, RawArguments raw, bool acceptsExtraFields) {
   auto find = [&](const std::string& name) -> const Arg* {
     for (const Arg& arg : declared)
       if (arg.name == name) return &arg;
@@ -175,7 +187,7 @@ nlohmann::json validateArguments(const std::vector<Arg>& declared, const RawArgu
   for (const auto& [name, value] : raw.query) requireText(name, value);
   for (const auto& [name, value] : raw.path) requireText(name, value);
 
-  nlohmann::json values = raw.body.is_object() ? raw.body : nlohmann::json::object();
+  nlohmann::json values = raw.body.is_object() ? std::move(raw.body) : nlohmann::json::object();
   std::set<std::string> unknown;
   for (const auto& [name, value] : raw.query) {
     const Arg* arg = find(name);
@@ -233,6 +245,10 @@ nlohmann::json validateArguments(const std::vector<Arg>& declared, const RawArgu
     if (!values.contains(arg.name) || values[arg.name].is_null()) {
       if (arg.required) throw badRequest("Field '" + arg.name + "' is required.");
       if (!arg.fallback.is_null()) args[arg.name] = arg.fallback;
+      continue;
+    }
+    if (keptAsIs(arg, values[arg.name])) {
+      args[arg.name] = std::move(values[arg.name]);
       continue;
     }
     try {

@@ -61,7 +61,7 @@ std::string percentDecode(const std::string& text, bool plusIsSpace);
 // fields (unless `acceptsExtraFields`, then they are passed as given), a missing required field,
 // a value of the wrong type (`Failed to validate argument` + error_details.validation_errors), a
 // tid given in the header and elsewhere with different values.
-nlohmann::json validateArguments(const std::vector<Arg>& declared, const RawArguments& raw, bool acceptsExtraFields);
+nlohmann::json validateArguments(const std::vector<Arg>& declared, RawArguments raw, bool acceptsExtraFields);
 
 // Converts one value to `arg`'s type; throws std::invalid_argument with the reason.
 nlohmann::json convertArgument(const Arg& arg, const nlohmann::json& value);

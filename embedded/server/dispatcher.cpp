@@ -122,7 +122,7 @@ Reply Dispatcher::dispatch(const RawRequest& raw) const {
   arguments.body = parseBody(raw);
   arguments.path = std::move(match.path);
   if (auto it = request.headers.find("x-inmanta-tid"); it != request.headers.end()) arguments.tidHeader = it->second;
-  request.args = validateArguments(endpoint.args, arguments, endpoint.acceptsExtraFields);
+  request.args = validateArguments(endpoint.args, std::move(arguments), endpoint.acceptsExtraFields);
 
   if (endpoint.scope == Scope::environment) {
     try {
