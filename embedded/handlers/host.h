@@ -1,0 +1,66 @@
+// The machine as handlers see it (orchestrator spec §7.2): the local I/O primitives of the std
+// handlers. LocalHost is the real machine; MemoryHost (memory_host.h) an in-memory fake for unit
+// tests of handlers and of the scheduler.
+//
+// Every failure throws HandlerError whose kind and message read as the Python exception the
+// reference's I/O would raise, e.g. kind `FileNotFoundError`, message
+// `[Errno 2] No such file or directory: '/x/y'`.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "embedded/handlers/handler.h"
+
+namespace inmanta::handlers {
+
+struct FileStat {
+  std::string owner;    // user name
+  std::string group;    // group name
+  int permissions = 0;  // the last four octal digits read as decimal: 0644 → 644, 04755 → 4755
+};
+
+struct RunResult {
+  std::string out;  // stdout, stripped
+  std::string err;  // stderr, stripped
+  int code = 0;     // exit status; -1 when the command could not be started
+};
+
+class Host {
+ public:
+  virtual ~Host() = default;
+
+  // true when `path` exists or is a dangling symlink (lstat)
+  virtual bool fileExists(const std::string& path) = 0;
+  virtual bool isSymlink(const std::string& path) = 0;
+  virtual bool isDirectory(const std::string& path) = 0;  // follows symlinks
+  // stat following symlinks; an unknown uid/gid is an error
+  virtual FileStat stat(const std::string& path) = 0;
+  virtual std::string hashFile(const std::string& path) = 0;  // lowercase hex SHA-1
+  virtual std::string readFile(const std::string& path) = 0;
+  // Writes `content` so that `path` has either its old or its new content at every instant (D9):
+  // a temporary file in the same folder, mode `permissions` (an octal string like "644") and
+  // owner/group (names, empty = leave) set on it, then renamed over `path`. The parent must exist.
+  virtual void writeFileAtomic(const std::string& path, const std::string& content, const std::string& permissions,
+                               const std::string& owner, const std::string& group) = 0;
+  virtual void chmod(const std::string& path, const std::string& permissions) = 0;  // "644", octal
+  virtual void chown(const std::string& path, const std::string& owner, const std::string& group) = 0;
+  virtual void mkdir(const std::string& path) = 0;       // one level
+  virtual void removeTree(const std::string& path) = 0;  // recursive
+  virtual void remove(const std::string& path) = 0;      // a file or a symlink
+  virtual void symlink(const std::string& source, const std::string& target) = 0;
+  virtual std::string readlink(const std::string& path) = 0;
+  // Runs `command` with `args`, no shell, the environment without PYTHONPATH; a command running
+  // longer than `timeoutSeconds` is killed and reported as an error.
+  virtual RunResult run(const std::string& command, const std::vector<std::string>& args, int timeoutSeconds = 600) = 0;
+  // Whether an executable exists at this absolute path.
+  virtual bool executableExists(const std::string& path) = 0;
+};
+
+// The real machine.
+std::unique_ptr<Host> makeLocalHost();
+
+}  // namespace inmanta::handlers
