@@ -52,6 +52,10 @@ struct ResourceIntent {
 // {"level": "INFO", "msg": "…", "args": [], "kwargs": {…}, "timestamp": "…"}.
 using LogLine = nlohmann::json;
 
+// Python's repr() of a str: 'text', or "text" when it holds a ' and no " (exception texts quote
+// their arguments so).
+std::string pythonRepr(const std::string& text);
+
 // Raised by a handler's read when the item does not exist (CRUD handlers).
 struct ResourcePurged : std::exception {
   const char* what() const noexcept override { return "ResourcePurged"; }
@@ -67,7 +71,8 @@ struct SkipResourceForDependencies : SkipResource {
 // raise (`FileNotFoundError`, `Exception`, `InvalidOperation`, …) so that the ERROR line reads
 // `An error occurred during deployment of <rid> (exception: <kind>('<message>'))` as the reference's.
 struct HandlerError : std::runtime_error {
-  HandlerError(std::string kind, const std::string& message) : std::runtime_error(message), kind(std::move(kind)) {}
+  HandlerError(std::string errorKind, const std::string& message)
+      : std::runtime_error(message), kind(std::move(errorKind)) {}
   std::string kind;
 };
 

@@ -58,7 +58,30 @@ class Host {
   virtual RunResult run(const std::string& command, const std::vector<std::string>& args, int timeoutSeconds = 600) = 0;
   // Whether an executable exists at this absolute path.
   virtual bool executableExists(const std::string& path) = 0;
+  // A variable of the environment handlers see (PATH, INMANTA_SYSTEMCTL); the process's own by
+  // default, a table on MemoryHost so that tests do not depend on the machine's PATH.
+  virtual std::optional<std::string> environment(const std::string& name);
 };
+
+// Where the executable `name` is on the host's PATH, as a shell would find it.
+std::optional<std::string> findExecutable(Host& host, const std::string& name);
+
+// --- the errors every host raises, worded as Python's -------------------------------------------
+
+// An OSError subclass chosen by errno, e.g. kind `FileNotFoundError`, message
+// `[Errno 2] No such file or directory: '/x'` (with `otherPath`: `… '/x' -> '/y'`, as os.symlink).
+HandlerError osError(int error, const std::string& path);
+HandlerError osError(int error, const std::string& path, const std::string& otherPath);
+// pwd.getpwnam / grp.getgrnam of a missing name: KeyError("getpwnam(): name not found: 'u'")
+HandlerError unknownUserError(const std::string& name);
+HandlerError unknownGroupError(const std::string& name);
+// pwd.getpwuid / grp.getgrgid of an id without a name
+HandlerError unknownUidError(unsigned uid);
+HandlerError unknownGidError(unsigned gid);
+// "644" → 0644, "4755" → 04755, as int(text, 8); anything else is a ValueError.
+unsigned parsePermissions(const std::string& text);
+// 0644 → 644: the mode's last four octal digits read as a decimal number (FileStat::permissions).
+int permissionsNumber(unsigned mode);
 
 // The real machine.
 std::unique_ptr<Host> makeLocalHost();
