@@ -1,0 +1,882 @@
+#include "embedded/scheduler/scheduler.h"
+
+#include <algorithm>
+#include <spdlog/spdlog.h>
+
+#include "embedded/store/ids.h"
+#include "util/resource_id.h"
+
+namespace inmanta::scheduler {
+
+using nlohmann::json;
+
+namespace {
+
+enum class Compliance { hasUpdate, compliant, nonCompliant, undefined };
+enum class Blocked { no, blocked, temporarily };
+enum class TaskKind { deploy, dryRun };
+enum class TimerKind { deploy, repair };
+
+std::vector<std::string> requiresOf(const store::Resource& resource) {
+  std::vector<std::string> out;
+  auto found = resource.attributes.find("requires");
+  if (found == resource.attributes.end() || !found->is_array()) return out;
+  for (const json& item : *found) {
+    if (!item.is_string()) continue;
+    // requires may name versioned ids (`…,v=N`); the scheduler keys resources without version
+    const std::string& text = item.get_ref<const std::string&>();
+    out.push_back(util::stripVersion(text).value_or(text));
+  }
+  return out;
+}
+
+handlers::ResourceIntent intentOf(const store::Resource& resource, std::int64_t version) {
+  handlers::ResourceIntent intent;
+  intent.resource_id = resource.resource_id;
+  intent.type = resource.resource_type;
+  intent.agent = resource.agent;
+  intent.id_attribute = resource.id_attribute;
+  intent.id_value = resource.resource_id_value;
+  intent.version = version;
+  intent.attributes = resource.attributes;
+  return intent;
+}
+
+json idFields(const store::Resource& resource, std::int64_t version) {
+  return {{"entity_type", resource.resource_type},
+          {"agent_name", resource.agent},
+          {"attribute", resource.id_attribute},
+          {"attribute_value", resource.resource_id_value},
+          {"version", version}};
+}
+
+json logLine(const std::string& level, const std::string& msg, json kwargs, Timestamp at) {
+  return {{"level", level},
+          {"msg", msg},
+          {"args", json::array()},
+          {"kwargs", std::move(kwargs)},
+          {"timestamp", store::formatTimestamp(at)}};
+}
+
+const char* lastResultOf(const std::string& status) {
+  if (status == "deployed" || status == "non_compliant") return "SUCCESSFUL";
+  if (status == "skipped") return "SKIPPED";
+  return "FAILED";
+}
+
+}  // namespace
+
+struct Scheduler::Pending {
+  Priority priority;
+  std::string reason;
+  bool forced = false;
+  std::uint64_t sequence = 0;
+};
+
+struct Scheduler::Entry {
+  std::shared_ptr<const store::Resource> intent;
+  std::int64_t version = 0;
+  std::vector<std::string> dependencies;  // the direct requires
+  std::vector<std::string> provides;
+  Compliance compliance = Compliance::hasUpdate;
+  Blocked blocked = Blocked::no;
+  bool dirty = true;
+  // the last completed run
+  std::string lastResult = "NEW";
+  std::string lastStatus = "available";
+  std::optional<std::string> lastHash;
+  std::optional<std::int64_t> lastVersion;
+  std::optional<bool> lastCompliant;
+  std::optional<Timestamp> lastDeployed, lastSuccess, lastProducedEvents, lastRealChange;
+  Timestamp created{};
+  // work
+  bool running = false;
+  std::string runningHash;
+  std::optional<Pending> pending;
+  bool queued = false;  // the pending task is in its lane's queue (ready)
+  std::optional<Timestamp> timerAt;
+  TimerKind timerKind = TimerKind::repair;
+
+  bool receivesEvents() const { return intent->attributes.value("receive_events", true); }
+  bool sendsEvents() const { return intent->attributes.value("send_event", false); }
+};
+
+struct Scheduler::Task {
+  TaskKind kind = TaskKind::deploy;
+  std::string rid;
+  std::uint64_t sequence = 0;
+  // dry-runs carry their own intent (any stored version)
+  std::shared_ptr<const store::Resource> resource;
+  std::int64_t version = 0;
+  std::string dryRunId;
+};
+
+struct Scheduler::Lane {
+  std::string agent;
+  std::map<std::pair<int, std::uint64_t>, Task> queue;  // ready tasks by (priority, sequence)
+  bool busy = false;
+  bool listed = false;  // in runnable_
+};
+
+Scheduler::Scheduler(store::Store& store, std::string environment, agent::Executor& executor, Clock& clock,
+                     SchedulerOptions options)
+    : store_(store), env_(std::move(environment)), executor_(executor), clock_(clock), options_(std::move(options)) {
+  if (options_.workers == 0) options_.workers = std::max(1u, std::thread::hardware_concurrency());
+}
+
+Scheduler::~Scheduler() { stop(); }
+
+// ---------------------------------------------------------------------------------------------
+// start and stop
+
+void Scheduler::start() {
+  Lock lock(mutex_);
+  if (running_) return;
+  if (options_.intervals) intervals_ = options_.intervals();
+  for (const store::Agent& agent : store_.listAgents(env_))
+    if (agent.paused) paused_.insert(agent.name);
+  restore(lock);
+  std::optional<std::int64_t> released = store_.latestReleasedVersion(env_);
+  if (released && released != version_) {
+    applyVersion(lock, *released);
+  } else {
+    if (options_.startMode == StartMode::resume)
+      scheduleDirty(lock, Priority::periodicDeploy, "the resource scheduler was started", {});
+    for (auto& [rid, entry] : entries_) armTimer(lock, *entry);
+  }
+  if (options_.startMode == StartMode::repair) repairAll(lock, {});
+  running_ = true;
+  stopping_ = false;
+  for (unsigned i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { workerLoop(); });
+  if (options_.timers && options_.timerThread) timerThread_ = std::thread([this] { timerLoop(); });
+}
+
+bool Scheduler::stop(std::chrono::milliseconds grace) {
+  Lock lock(mutex_);
+  if (!running_) return true;
+  stopping_ = true;
+  workAvailable_.notify_all();
+  changed_.notify_all();
+  bool finished = changed_.wait_for(lock, grace, [this] { return busy_ == 0; });
+  running_ = false;
+  lock.unlock();
+  if (timerThread_.joinable()) timerThread_.join();
+  for (std::thread& worker : workers_) {
+    if (finished) worker.join();
+    else worker.detach();  // a handler call that does not end: the process is stopping anyway
+  }
+  workers_.clear();
+  return finished;
+}
+
+// ---------------------------------------------------------------------------------------------
+// reading state and versions
+
+void Scheduler::restore(Lock& lock) {
+  (void)lock;
+  version_ = store_.lastProcessedVersion(env_);
+  if (!version_) return;
+  std::map<std::string, store::ResourceState> states;
+  for (store::ResourceState& state : store_.resourceStates(env_)) states[state.resource_id] = std::move(state);
+  std::vector<store::ResourceState> recovered;
+  std::vector<std::string> interrupted;
+  for (store::Resource& resource : store_.versionResources(env_, *version_)) {
+    auto entry = std::make_unique<Entry>();
+    entry->dependencies = requiresOf(resource);
+    entry->version = *version_;
+    auto state = states.find(resource.resource_id);
+    if (state != states.end()) {
+      const store::ResourceState& s = state->second;
+      entry->created = s.created;
+      entry->lastHash = s.last_deployed_attribute_hash;
+      entry->lastVersion = s.last_deployed_version;
+      entry->lastDeployed = s.last_handler_run_at;
+      entry->lastSuccess = s.last_success;
+      entry->lastProducedEvents = s.last_produced_events;
+      entry->lastResult = s.last_handler_run;
+      entry->lastCompliant = s.last_handler_run_compliant;
+      entry->lastStatus = s.last_non_deploying_status;
+      entry->blocked = s.blocked == "BLOCKED" ? Blocked::blocked : Blocked::no;
+      if (s.is_deploying) interrupted.push_back(resource.resource_id);
+    } else {
+      entry->created = clock_.now();
+    }
+    if (resource.is_undefined) entry->compliance = Compliance::undefined;
+    else if (!entry->lastHash || *entry->lastHash != resource.attribute_hash) entry->compliance = Compliance::hasUpdate;
+    else entry->compliance = entry->lastStatus == "deployed" ? Compliance::compliant : Compliance::nonCompliant;
+    entry->dirty = entry->compliance == Compliance::hasUpdate || entry->compliance == Compliance::nonCompliant;
+    entry->intent = std::make_shared<const store::Resource>(std::move(resource));
+    entries_[entry->intent->resource_id] = std::move(entry);
+  }
+  for (auto& [rid, entry] : entries_)
+    for (const std::string& dependency : entry->dependencies) {
+      auto found = entries_.find(dependency);
+      if (found != entries_.end()) found->second->provides.push_back(rid);
+    }
+  updateBlocked(lock);
+  if (!interrupted.empty()) {
+    for (const std::string& rid : interrupted) recovered.push_back(persisted(*entries_[rid]));
+    store_.saveResourceStates(env_, recovered);
+    recordRecoveredActions(interrupted);
+  }
+}
+
+void Scheduler::recordRecoveredActions(const std::vector<std::string>& resourceIds) {
+  // the deploy actions the crashed process left open end here, so no action stays `deploying`
+  for (const std::string& rid : resourceIds) {
+    store::ActionQuery query;
+    query.resource_id = rid;
+    query.actions = {"deploy"};
+    query.limit = 1;
+    for (const store::ResourceAction& action : store_.queryResourceActions(env_, query)) {
+      if (action.finished) continue;
+      store::ActionResult result;
+      result.finished = clock_.now();
+      result.status = "failed";
+      result.change = "nochange";
+      result.messages.push_back(logLine("ERROR",
+                                        "The deploy of " + rid +
+                                            " was interrupted: the process running it stopped before it finished",
+                                        json::object(), *result.finished));
+      store_.finishResourceAction(env_, action.action_id, result);
+    }
+  }
+}
+
+void Scheduler::versionReleased(std::int64_t version) {
+  Lock lock(mutex_);
+  if (!running_) return;
+  if (version_ && version <= *version_) return;
+  applyVersion(lock, version);
+}
+
+std::optional<std::int64_t> Scheduler::activeVersion() {
+  Lock lock(mutex_);
+  return version_;
+}
+
+void Scheduler::readNewVersions(Lock& lock) {
+  std::optional<std::int64_t> released = store_.latestReleasedVersion(env_);
+  if (released && (!version_ || *released > *version_)) applyVersion(lock, *released);
+}
+
+void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
+  std::vector<store::Resource> resources = store_.versionResources(env_, version);
+  std::set<std::string> seen;
+  for (store::Resource& resource : resources) {
+    seen.insert(resource.resource_id);
+    std::unique_ptr<Entry>& slot = entries_[resource.resource_id];
+    bool undefined = resource.is_undefined;
+    if (!slot) {
+      slot = std::make_unique<Entry>();
+      slot->created = clock_.now();
+      slot->compliance = undefined ? Compliance::undefined : Compliance::hasUpdate;
+      slot->dirty = !undefined;
+    } else if (slot->intent->attribute_hash != resource.attribute_hash || slot->intent->is_undefined != undefined) {
+      slot->compliance = undefined ? Compliance::undefined : Compliance::hasUpdate;
+      slot->dirty = !undefined;
+      if (slot->blocked == Blocked::temporarily) slot->blocked = Blocked::no;
+    }
+    slot->dependencies = requiresOf(resource);
+    slot->provides.clear();
+    slot->version = version;
+    slot->intent = std::make_shared<const store::Resource>(std::move(resource));
+  }
+  // resources that left the model: forgotten (a run in progress ends as stale)
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (seen.count(it->first)) {
+      ++it;
+      continue;
+    }
+    Entry& gone = *it->second;
+    if (gone.pending && gone.queued) lanes_[gone.intent->agent]->queue.erase({int(gone.pending->priority), gone.pending->sequence});
+    stopTimer(gone);
+    it = entries_.erase(it);
+  }
+  for (auto& [rid, entry] : entries_)
+    for (const std::string& dependency : entry->dependencies) {
+      auto found = entries_.find(dependency);
+      if (found != entries_.end()) found->second->provides.push_back(rid);
+    }
+  // a queued task may now wait on a new dependency
+  for (auto& [rid, entry] : entries_)
+    if (entry->queued && !ready(*entry)) {
+      lanes_[entry->intent->agent]->queue.erase({int(entry->pending->priority), entry->pending->sequence});
+      entry->queued = false;
+    }
+  updateBlocked(lock);
+  version_ = version;
+  scheduleDirty(lock, Priority::newVersion, "a new version was released", {});
+  for (auto& [rid, entry] : entries_)
+    if (!entry->pending && !entry->running) armTimer(lock, *entry);
+  std::vector<store::ResourceState> states;
+  states.reserve(entries_.size());
+  for (auto& [rid, entry] : entries_) states.push_back(persisted(*entry));
+  store_.saveResourceStates(env_, states);
+  store_.setLastProcessedVersion(env_, version);
+  stateChanged();
+  changed_.notify_all();
+}
+
+void Scheduler::updateBlocked(Lock& lock) {
+  (void)lock;
+  // BLOCKED = undefined, or requires (transitively) an undefined resource: a walk up the provides
+  // edges from every undefined resource
+  std::set<std::string> blocked;
+  std::vector<std::string> todo;
+  for (auto& [rid, entry] : entries_)
+    if (entry->compliance == Compliance::undefined) todo.push_back(rid);
+  while (!todo.empty()) {
+    std::string rid = std::move(todo.back());
+    todo.pop_back();
+    if (!blocked.insert(rid).second) continue;
+    for (const std::string& dependent : entries_[rid]->provides) todo.push_back(dependent);
+  }
+  for (auto& [rid, entry] : entries_) {
+    if (blocked.count(rid)) {
+      entry->blocked = Blocked::blocked;
+      entry->dirty = false;
+      if (entry->pending && entry->queued)
+        lanes_[entry->intent->agent]->queue.erase({int(entry->pending->priority), entry->pending->sequence});
+      entry->pending.reset();
+      entry->queued = false;
+      stopTimer(*entry);
+    } else if (entry->blocked == Blocked::blocked) {
+      entry->blocked = Blocked::no;
+      entry->dirty = entry->compliance != Compliance::compliant;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// scheduling
+
+bool Scheduler::hasDeployWork(const Entry& entry) const { return entry.running || entry.pending.has_value(); }
+
+bool Scheduler::ready(const Entry& entry) const {
+  // §6.4: only direct requires count
+  for (const std::string& dependency : entry.dependencies) {
+    auto found = entries_.find(dependency);
+    if (found != entries_.end() && hasDeployWork(*found->second)) return false;
+  }
+  return true;
+}
+
+void Scheduler::schedule(Lock& lock, const std::string& rid, Priority priority, const std::string& reason,
+                         bool forced) {
+  auto found = entries_.find(rid);
+  if (found == entries_.end()) return;
+  Entry& entry = *found->second;
+  if (entry.blocked == Blocked::blocked) return;
+  if (entry.pending) {
+    if (int(priority) < int(entry.pending->priority)) {
+      if (entry.queued) {
+        Lane& lane = *lanes_[entry.intent->agent];
+        auto node = lane.queue.extract({int(entry.pending->priority), entry.pending->sequence});
+        node.key().first = int(priority);
+        lane.queue.insert(std::move(node));
+      }
+      entry.pending->priority = priority;
+      entry.pending->reason = reason;
+    }
+    entry.pending->forced = entry.pending->forced || forced;
+    return;
+  }
+  // the latest intent is being deployed already: only an event adds a run
+  if (!forced && entry.running && entry.runningHash == entry.intent->attribute_hash) return;
+  entry.pending = Pending{priority, reason, forced, ++sequence_};
+  stopTimer(entry);
+  // a dependent that was ready must now wait for this one
+  for (const std::string& dependent : entry.provides) {
+    Entry& other = *entries_[dependent];
+    if (!other.queued) continue;
+    lanes_[other.intent->agent]->queue.erase({int(other.pending->priority), other.pending->sequence});
+    other.queued = false;
+  }
+  if (ready(entry)) enqueue(lock, rid);
+}
+
+void Scheduler::scheduleDirty(Lock& lock, Priority priority, const std::string& reason,
+                              const std::vector<std::string>& agents) {
+  for (auto& [rid, entry] : entries_) {
+    if (!entry->dirty || entry->blocked != Blocked::no) continue;
+    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->agent) == agents.end()) continue;
+    schedule(lock, rid, priority, reason, false);
+  }
+}
+
+void Scheduler::enqueue(Lock& lock, const std::string& rid) {
+  Entry& entry = *entries_[rid];
+  std::unique_ptr<Lane>& lane = lanes_[entry.intent->agent];
+  if (!lane) {
+    lane = std::make_unique<Lane>();
+    lane->agent = entry.intent->agent;
+  }
+  Task task;
+  task.kind = TaskKind::deploy;
+  task.rid = rid;
+  task.sequence = entry.pending->sequence;
+  lane->queue.emplace(std::make_pair(int(entry.pending->priority), entry.pending->sequence), std::move(task));
+  entry.queued = true;
+  makeRunnable(lock, *lane);
+}
+
+void Scheduler::recheckDependents(Lock& lock, const std::string& rid) {
+  auto found = entries_.find(rid);
+  if (found == entries_.end()) return;
+  for (const std::string& dependent : found->second->provides) {
+    Entry& other = *entries_[dependent];
+    if (other.pending && !other.queued && ready(other)) enqueue(lock, dependent);
+  }
+}
+
+void Scheduler::makeRunnable(Lock& lock, Lane& lane) {
+  (void)lock;
+  if (lane.busy || lane.listed || lane.queue.empty() || paused_.count(lane.agent)) return;
+  lane.listed = true;
+  runnable_.push_back(&lane);
+  workAvailable_.notify_one();
+}
+
+void Scheduler::deploy(bool repair, const std::vector<std::string>& agents) {
+  Lock lock(mutex_);
+  if (!running_) return;
+  readNewVersions(lock);
+  if (repair) {
+    repairAll(lock, agents);
+  } else {
+    scheduleDirty(lock, Priority::userDeploy, "user requested a deploy", agents);
+  }
+  changed_.notify_all();
+}
+
+void Scheduler::dryRun(const std::string& dryrunId, std::int64_t version) {
+  std::vector<store::Resource> resources = store_.versionResources(env_, version);
+  store::ModelVersion model = store_.getVersion(env_, version);
+  std::set<std::string> undefined(model.undeployable.begin(), model.undeployable.end());
+  std::set<std::string> behindUndefined(model.skipped_for_undeployable.begin(), model.skipped_for_undeployable.end());
+  Lock lock(mutex_);
+  std::int64_t& left = dryRunsLeft_[dryrunId];
+  for (store::Resource& resource : resources) {
+    std::string diffStatus;
+    if (resource.is_undefined || undefined.count(resource.resource_id)) diffStatus = "undefined";
+    else if (behindUndefined.count(resource.resource_id)) diffStatus = "skipped_for_undefined";
+    else if (paused_.count(resource.agent)) diffStatus = "agent_down";
+    if (!diffStatus.empty()) {
+      json entry = {{"id", util::versionedId(resource.resource_id, version)},
+                    {"id_fields", idFields(resource, version)},
+                    {"changes", json::object()},
+                    {"diff_status", diffStatus}};
+      lock.unlock();
+      store_.recordDryRunResource(env_, dryrunId, util::versionedId(resource.resource_id, version), entry);
+      lock.lock();
+      continue;
+    }
+    std::unique_ptr<Lane>& lane = lanes_[resource.agent];
+    if (!lane) {
+      lane = std::make_unique<Lane>();
+      lane->agent = resource.agent;
+    }
+    Task task;
+    task.kind = TaskKind::dryRun;
+    task.rid = resource.resource_id;
+    task.sequence = ++sequence_;
+    task.version = version;
+    task.dryRunId = dryrunId;
+    task.resource = std::make_shared<const store::Resource>(std::move(resource));
+    lane->queue.emplace(std::make_pair(int(Priority::dryRun), task.sequence), std::move(task));
+    ++left;
+    makeRunnable(lock, *lane);
+  }
+  if (left == 0) dryRunsLeft_.erase(dryrunId);
+  changed_.notify_all();
+}
+
+void Scheduler::repairAll(Lock& lock, const std::vector<std::string>& agents) {
+  for (auto& [rid, entry] : entries_) {
+    if (entry->blocked == Blocked::blocked) continue;
+    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->agent) == agents.end()) continue;
+    entry->dirty = true;
+    if (entry->blocked == Blocked::temporarily) entry->blocked = Blocked::no;
+    schedule(lock, rid, Priority::userRepair, "user requested a repair", false);
+  }
+}
+
+void Scheduler::agentsChanged() {
+  Lock lock(mutex_);
+  paused_.clear();
+  for (const store::Agent& agent : store_.listAgents(env_))
+    if (agent.paused) paused_.insert(agent.name);
+  for (auto& [name, lane] : lanes_) makeRunnable(lock, *lane);
+  changed_.notify_all();
+}
+
+void Scheduler::settingsChanged() {
+  Lock lock(mutex_);
+  if (options_.intervals) intervals_ = options_.intervals();
+  for (auto& [rid, entry] : entries_)
+    if (!entry->pending && !entry->running) armTimer(lock, *entry);
+  changed_.notify_all();
+}
+
+bool Scheduler::idle() {
+  Lock lock(mutex_);
+  if (busy_ > 0 || !dryRunsLeft_.empty()) return false;
+  for (auto& [name, lane] : lanes_)
+    if (!lane->queue.empty()) return false;
+  for (auto& [rid, entry] : entries_)
+    if (entry->pending) return false;
+  return true;
+}
+
+bool Scheduler::waitIdle(std::optional<std::chrono::steady_clock::time_point> deadline) {
+  // polled on every change: cheap enough for the callers (inmanta deploy, tests), which wait once
+  while (!idle()) {
+    Lock lock(mutex_);
+    if (deadline) {
+      if (std::chrono::steady_clock::now() >= *deadline) return false;
+      changed_.wait_until(lock, std::min(*deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
+    } else {
+      changed_.wait_for(lock, std::chrono::milliseconds(50));
+    }
+  }
+  return true;
+}
+
+bool Scheduler::dryRunPending(const std::string& dryrunId) {
+  Lock lock(mutex_);
+  return dryRunsLeft_.count(dryrunId) != 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// workers
+
+void Scheduler::workerLoop() {
+  Lock lock(mutex_);
+  while (true) {
+    workAvailable_.wait(lock, [this] { return stopping_ || !runnable_.empty(); });
+    if (stopping_) return;
+    Lane& lane = *runnable_.front();
+    runnable_.pop_front();
+    lane.listed = false;
+    if (lane.busy || lane.queue.empty() || paused_.count(lane.agent)) continue;
+    Task task = std::move(lane.queue.begin()->second);
+    lane.queue.erase(lane.queue.begin());
+    lane.busy = true;
+    ++busy_;
+    if (task.kind == TaskKind::deploy) runDeploy(lock, lane, std::move(task));
+    else runDryRun(lock, lane, std::move(task));
+    lane.busy = false;
+    --busy_;
+    makeRunnable(lock, lane);
+    changed_.notify_all();
+  }
+}
+
+std::string Scheduler::dependencyState(const Entry& entry) const {
+  if (entry.compliance == Compliance::undefined) return "undefined";
+  if (entry.blocked == Blocked::blocked) return "skipped_for_undefined";
+  if (entry.compliance == Compliance::hasUpdate) return "available";
+  if (entry.lastStatus == "unavailable") return "failed";
+  return entry.lastStatus;
+}
+
+void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
+  (void)lane;
+  auto found = entries_.find(task.rid);
+  if (found == entries_.end() || !found->second->pending || found->second->pending->sequence != task.sequence) return;
+  Entry& entry = *found->second;
+  Pending pending = std::move(*entry.pending);
+  entry.pending.reset();
+  entry.queued = false;
+  entry.running = true;
+  entry.runningHash = entry.intent->attribute_hash;
+  stopTimer(entry);
+
+  agent::RunRequest request;
+  request.intent = intentOf(*entry.intent, entry.version);
+  request.reason = pending.reason;
+  request.deployId = store::newUuid();
+  for (const std::string& dependency : entry.dependencies) {
+    auto other = entries_.find(dependency);
+    if (other == entries_.end()) continue;
+    request.dependencies[dependency] = dependencyState(*other->second);
+    const std::optional<Timestamp>& changed = other->second->lastRealChange;
+    if (changed && (!entry.lastSuccess || *changed > *entry.lastSuccess)) request.reloadRequired = true;
+  }
+  std::string hash = entry.intent->attribute_hash;
+  std::int64_t version = entry.version;
+  Timestamp started = clock_.now();
+
+  store::ResourceState state = persisted(entry);
+  state.is_deploying = true;
+  store::ResourceAction action;
+  action.environment = env_;
+  action.version = version;
+  action.resource_version_ids = {request.intent.versionedId()};
+  action.action = "deploy";
+  action.started = started;
+  action.status = "deploying";
+  action.messages.push_back(logLine("INFO",
+                                    "Resource deploy started on agent " + entry.intent->agent +
+                                        ", setting status to deploying",
+                                    {{"agent", entry.intent->agent}}, started));
+  // the store writes happen under the lock, so the rows of one resource are written in the order
+  // its state changed (SQLite serialises writers anyway)
+  std::string actionId;
+  try {
+    actionId = store_.insertResourceAction(action, {state});
+  } catch (const std::exception& error) {
+    spdlog::error("cannot record the start of the deploy of {}: {}", task.rid, error.what());
+  }
+  stateChanged();
+
+  lock.unlock();
+  agent::RunResult result = executor_.run(request);
+  lock.lock();
+
+  store::ResourceState after;
+  finishDeploy(lock, task.rid, pending.priority, hash, started, result, after);
+  store::ActionResult finished;
+  finished.finished = clock_.now();
+  finished.status = result.status;
+  finished.change = handlers::changeName(result.change);
+  finished.changes = json{{request.intent.versionedId(), result.changes}};
+  finished.messages = json(result.logs);
+  finished.send_event = request.intent.flag("send_event");
+  try {
+    if (!actionId.empty())
+      store_.finishResourceAction(env_, actionId, finished,
+                                  after.resource_id.empty() ? std::vector<store::ResourceState>{}
+                                                            : std::vector<store::ResourceState>{after});
+  } catch (const std::exception& error) {
+    spdlog::error("cannot record the end of the deploy of {}: {}", task.rid, error.what());
+  }
+  stateChanged();
+  if (options_.onRun) {
+    RunReport report;
+    report.resource_id = task.rid;
+    report.version = version;
+    report.reason = pending.reason;
+    report.stale = after.resource_id.empty() || after.current_intent_attribute_hash != hash;
+    report.result = std::move(result);
+    lock.unlock();
+    options_.onRun(report);
+    lock.lock();
+  }
+}
+
+void Scheduler::finishDeploy(Lock& lock, const std::string& rid, Priority priority, const std::string& hash,
+                             Timestamp started, agent::RunResult& result, store::ResourceState& persistedState) {
+  auto found = entries_.find(rid);
+  if (found == entries_.end()) return;  // left the model while it ran
+  Entry& entry = *found->second;
+  Timestamp finished = clock_.now();
+  bool stale = entry.intent->attribute_hash != hash;
+  bool previouslyCompliant = entry.lastCompliant.value_or(false);
+  bool deployed = result.status == "deployed";
+
+  entry.running = false;
+  entry.lastHash = hash;
+  entry.lastVersion = entry.version;
+  entry.lastStatus = result.status;
+  entry.lastDeployed = finished;
+  entry.lastProducedEvents = finished;
+  entry.lastResult = lastResultOf(result.status);
+  entry.lastCompliant = deployed;
+  if (deployed) entry.lastSuccess = started;
+  if (result.change != handlers::Change::nochange) entry.lastRealChange = started;
+
+  if (!stale) {
+    entry.compliance = deployed ? Compliance::compliant : Compliance::nonCompliant;
+    bool success = deployed || (result.status == "non_compliant" && entry.intent->attributes.value("report_only", false));
+    entry.dirty = !success;
+    if (result.skippedForDependency) {
+      for (const std::string& dependency : entry.dependencies) {
+        auto other = entries_.find(dependency);
+        if (other != entries_.end() && other->second->lastCompliant == false) {
+          entry.blocked = Blocked::temporarily;
+          entry.dirty = false;
+          break;
+        }
+      }
+    }
+    if (entry.sendsEvents())
+      for (const std::string& dependent : entry.provides) {
+        Entry& other = *entries_[dependent];
+        if (other.blocked == Blocked::no && other.receivesEvents())
+          schedule(lock, dependent, priority, "an event was received from " + rid, true);
+      }
+    if (deployed && !previouslyCompliant)
+      for (const std::string& dependent : entry.provides) {
+        Entry& other = *entries_[dependent];
+        if (other.blocked != Blocked::temporarily) continue;
+        other.blocked = Blocked::no;
+        other.dirty = true;
+        schedule(lock, dependent, priority, "a recovery event was received from " + rid, false);
+      }
+  }
+  if (!entry.pending) armTimer(lock, entry);
+  recheckDependents(lock, rid);
+  persistedState = persisted(entry);
+}
+
+void Scheduler::runDryRun(Lock& lock, Lane& lane, Task task) {
+  (void)lane;
+  agent::RunRequest request;
+  request.intent = intentOf(*task.resource, task.version);
+  request.dryRun = true;
+  request.reason = "a dry-run was requested";
+  request.deployId = store::newUuid();
+  Timestamp started = clock_.now();
+  lock.unlock();
+  agent::RunResult result = executor_.run(request);
+  json changes = result.changes;
+  if (result.status == "unavailable") {
+    changes["handler"] = {{"current", "FAILED"}, {"desired", "Unable to find a handler"}};
+  } else if (result.status != "dry" && result.status != "deployed") {
+    changes["handler"] = {{"current", "FAILED"}, {"desired", "Handler failed"}};
+  }
+  std::string rvid = request.intent.versionedId();
+  try {
+    store::ResourceAction action;
+    action.environment = env_;
+    action.version = task.version;
+    action.resource_version_ids = {rvid};
+    action.action = "dryrun";
+    action.started = started;
+    action.finished = clock_.now();
+    action.status = result.status;
+    action.changes = json{{rvid, changes}};
+    action.messages = json(result.logs);
+    store_.insertResourceAction(action);
+    store_.recordDryRunResource(env_, task.dryRunId, rvid,
+                                {{"id", rvid}, {"id_fields", idFields(*task.resource, task.version)}, {"changes", changes}});
+  } catch (const std::exception& error) {
+    spdlog::error("cannot record the dry-run of {}: {}", rvid, error.what());
+  }
+  if (options_.onRun) {
+    RunReport report;
+    report.resource_id = task.rid;
+    report.version = task.version;
+    report.dryRun = true;
+    report.dryRunId = task.dryRunId;
+    report.reason = request.reason;
+    report.result = std::move(result);
+    report.result.changes = std::move(changes);
+    options_.onRun(report);
+  }
+  lock.lock();
+  auto left = dryRunsLeft_.find(task.dryRunId);
+  if (left != dryRunsLeft_.end() && --left->second <= 0) dryRunsLeft_.erase(left);
+}
+
+// ---------------------------------------------------------------------------------------------
+// timers
+
+void Scheduler::armTimer(Lock& lock, Entry& entry) {
+  (void)lock;
+  stopTimer(entry);
+  if (!options_.timers || entry.blocked == Blocked::blocked || entry.pending || entry.running) return;
+  std::int64_t deploy = intervals_.deploy, repair = intervals_.repair;
+  std::int64_t seconds = 0;
+  TimerKind kind = TimerKind::repair;
+  bool compliant = entry.compliance == Compliance::compliant || entry.blocked == Blocked::temporarily ||
+                   (!entry.dirty && entry.compliance != Compliance::hasUpdate);
+  if (compliant) {
+    seconds = repair;
+  } else if (deploy > 0 && (repair <= 0 || deploy < repair)) {
+    seconds = deploy;
+    kind = TimerKind::deploy;
+  } else {
+    seconds = repair;
+  }
+  if (seconds <= 0) return;
+  Timestamp base = entry.lastDeployed.value_or(clock_.now());
+  entry.timerAt = base + std::chrono::seconds(seconds);
+  entry.timerKind = kind;
+  timers_.emplace(*entry.timerAt, entry.intent->resource_id);
+  changed_.notify_all();
+}
+
+void Scheduler::stopTimer(Entry& entry) {
+  if (!entry.timerAt) return;
+  auto [first, last] = timers_.equal_range(*entry.timerAt);
+  for (auto it = first; it != last; ++it)
+    if (it->second == entry.intent->resource_id) {
+      timers_.erase(it);
+      break;
+    }
+  entry.timerAt.reset();
+}
+
+void Scheduler::fireDueTimers() {
+  Lock lock(mutex_);
+  Timestamp now = clock_.now();
+  while (!timers_.empty() && timers_.begin()->first <= now) {
+    std::string rid = timers_.begin()->second;
+    timers_.erase(timers_.begin());
+    auto found = entries_.find(rid);
+    if (found == entries_.end()) continue;
+    Entry& entry = *found->second;
+    entry.timerAt.reset();
+    if (entry.timerKind == TimerKind::deploy)
+      schedule(lock, rid, Priority::periodicDeploy,
+               "previous deploy happened more than " + std::to_string(intervals_.deploy) + "s ago", false);
+    else
+      schedule(lock, rid, Priority::periodicRepair,
+               "previous repair happened more than " + std::to_string(intervals_.repair) + "s ago", false);
+  }
+  changed_.notify_all();
+}
+
+void Scheduler::timerLoop() {
+  Lock lock(mutex_);
+  while (!stopping_) {
+    if (timers_.empty()) {
+      changed_.wait_for(lock, std::chrono::seconds(1));
+      continue;
+    }
+    auto wait = timers_.begin()->first - clock_.now();
+    if (wait > std::chrono::microseconds(0)) {
+      changed_.wait_for(lock, std::min<std::chrono::microseconds>(wait, std::chrono::seconds(1)));
+      continue;
+    }
+    lock.unlock();
+    fireDueTimers();
+    lock.lock();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// persistence
+
+store::ResourceState Scheduler::persisted(const Entry& entry) const {
+  store::ResourceState state;
+  const store::Resource& intent = *entry.intent;
+  state.resource_id = intent.resource_id;
+  state.resource_type = intent.resource_type;
+  state.agent = intent.agent;
+  state.resource_id_value = intent.resource_id_value;
+  state.created = entry.created;
+  state.current_intent_attribute_hash = intent.attribute_hash;
+  state.last_deployed_attribute_hash = entry.lastHash;
+  state.last_deployed_version = entry.lastVersion;
+  state.last_handler_run_at = entry.lastDeployed;
+  state.last_success = entry.lastSuccess;
+  state.last_produced_events = entry.lastProducedEvents;
+  state.is_undefined = intent.is_undefined;
+  state.is_deploying = entry.running;
+  state.last_handler_run = entry.lastResult;
+  state.last_handler_run_compliant = entry.lastCompliant;
+  // TEMPORARILY_BLOCKED is persisted as NOT_BLOCKED (§6.2)
+  state.blocked = entry.blocked == Blocked::blocked ? "BLOCKED" : "NOT_BLOCKED";
+  state.last_non_deploying_status = entry.lastStatus;
+  return state;
+}
+
+void Scheduler::stateChanged() {
+  if (options_.onStateChange) options_.onStateChange();
+}
+
+}  // namespace inmanta::scheduler

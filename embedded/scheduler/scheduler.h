@@ -1,0 +1,211 @@
+// The resource scheduler of one environment (orchestrator spec §6): it keeps the intent and the
+// deploy state of every resource of the active version, decides what to deploy and in which order,
+// runs handler calls on per-agent lanes through an Executor, records every run in the store, and
+// fires retries and repairs on their timers.
+//
+// Threads: the public methods may be called from any thread. Handler calls run on a pool of worker
+// threads, at most one per agent at a time. Time comes from a Clock, so tests drive the timers by
+// hand (ManualClock + fireDueTimers) without sleeping.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "embedded/agent/executor.h"
+#include "embedded/store/store.h"
+
+namespace inmanta::scheduler {
+
+using store::Timestamp;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual Timestamp now() = 0;
+};
+
+class SystemClock : public Clock {
+ public:
+  Timestamp now() override { return store::now(); }
+};
+
+// A clock that moves only when told (tests).
+class ManualClock : public Clock {
+ public:
+  explicit ManualClock(Timestamp start = store::fromMicros(1'700'000'000'000'000)) : now_(store::toMicros(start)) {}
+  Timestamp now() override { return store::fromMicros(now_.load()); }
+  void advance(std::chrono::microseconds by) { now_ += by.count(); }
+
+ private:
+  std::atomic<std::int64_t> now_;
+};
+
+// §6.4: lower runs first.
+enum class Priority : int {
+  userDeploy = 0,
+  newVersion = 1,
+  userRepair = 2,
+  dryRun = 3,
+  periodicDeploy = 4,
+  factRefresh = 5,
+  periodicRepair = 6,
+};
+
+// The two intervals of §6.7, in seconds; 0 = off. (Cron expressions are not supported: the
+// settings service refuses them.)
+struct Intervals {
+  std::int64_t deploy = 600;
+  std::int64_t repair = 86400;
+};
+
+// One finished handler call, for progress reports (inmanta deploy) and tests.
+struct RunReport {
+  std::string resource_id;
+  std::int64_t version = 0;
+  bool dryRun = false;
+  std::string dryRunId;
+  std::string reason;
+  agent::RunResult result;
+  bool stale = false;  // the intent changed (or the resource left) while it ran
+};
+
+// What start() schedules after restoring the persisted state.
+enum class StartMode {
+  resume,      // §6.8: a newer released version, else every dirty resource (the server)
+  newVersion,  // only the dirty resources of a newer released version, if there is one
+  repair,      // as newVersion, and every resource not BLOCKED as a repair, in one step (inmanta deploy)
+};
+
+struct SchedulerOptions {
+  StartMode startMode = StartMode::resume;
+  // The most handler calls running at once (across agents); 0 = the number of CPUs.
+  unsigned workers = 0;
+  // Whether retries and repairs are timed (off in `inmanta deploy`, which ends when the work is).
+  bool timers = true;
+  // Whether a thread fires the timers on the clock's time (off with a ManualClock: call
+  // fireDueTimers).
+  bool timerThread = true;
+  // The intervals, read at start and on settingsChanged().
+  std::function<Intervals()> intervals;
+  // Called after a run is recorded (from a worker thread; keep it short).
+  std::function<void(const RunReport&)> onRun;
+  // Called after the scheduler wrote resource states (the server drops its cached resource list).
+  std::function<void()> onStateChange;
+};
+
+class Scheduler {
+ public:
+  Scheduler(store::Store& store, std::string environment, agent::Executor& executor, Clock& clock,
+            SchedulerOptions options = {});
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // §6.8 at start: restores the persisted state (clearing `deploying` flags left by a crash),
+  // reads a newer released version if there is one, otherwise schedules every dirty resource
+  // (`the resource scheduler was started`), arms the timers and starts the workers.
+  void start();
+  // Stops taking work, lets running handler calls finish (up to `grace`), joins the threads.
+  // Returns false when calls were still running after the grace period (they are abandoned).
+  bool stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+
+  // §6.3: a version was released.
+  void versionReleased(std::int64_t version);
+  // §6.8 4 and 5: a user deploy (incremental) or repair (every resource not BLOCKED); `agents`
+  // empty = every agent.
+  void deploy(bool repair, const std::vector<std::string>& agents = {});
+  // §6.8 dry-run of a stored version into the dry-run record `dryrunId` (created by the caller).
+  void dryRun(const std::string& dryrunId, std::int64_t version);
+  // An agent was paused or unpaused: re-read the agents.
+  void agentsChanged();
+  // The intervals changed: reload every timer.
+  void settingsChanged();
+  // Fires the timers that are due on the clock (the timer thread calls it too).
+  void fireDueTimers();
+
+  // Whether no task is waiting, queued or running (deploys and dry-runs).
+  bool idle();
+  // Waits until idle() or the deadline; false on time-out.
+  bool waitIdle(std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+  // Whether a dry-run still has work.
+  bool dryRunPending(const std::string& dryrunId);
+
+  const std::string& environment() const { return env_; }
+  std::optional<std::int64_t> activeVersion();
+
+ private:
+  struct Entry;
+  struct Task;
+  struct Lane;
+  struct Pending;
+  using Lock = std::unique_lock<std::mutex>;
+
+  // reading versions
+  void restore(Lock& lock);
+  void readNewVersions(Lock& lock);
+  void applyVersion(Lock& lock, std::int64_t version);
+  void updateBlocked(Lock& lock);
+  // scheduling
+  void schedule(Lock& lock, const std::string& rid, Priority priority, const std::string& reason, bool forced);
+  void scheduleDirty(Lock& lock, Priority priority, const std::string& reason, const std::vector<std::string>& agents);
+  void repairAll(Lock& lock, const std::vector<std::string>& agents);
+  bool hasDeployWork(const Entry& entry) const;
+  bool ready(const Entry& entry) const;
+  void enqueue(Lock& lock, const std::string& rid);
+  void recheckDependents(Lock& lock, const std::string& rid);
+  void makeRunnable(Lock& lock, Lane& lane);
+  // workers
+  void workerLoop();
+  void runDeploy(Lock& lock, Lane& lane, Task task);
+  void runDryRun(Lock& lock, Lane& lane, Task task);
+  void finishDeploy(Lock& lock, const std::string& rid, Priority priority, const std::string& hash,
+                    Timestamp started, agent::RunResult& result, store::ResourceState& persisted);
+  std::string dependencyState(const Entry& entry) const;
+  // timers
+  void armTimer(Lock& lock, Entry& entry);
+  void stopTimer(Entry& entry);
+  void timerLoop();
+  // persistence
+  store::ResourceState persisted(const Entry& entry) const;
+  void stateChanged();
+  void recordRecoveredActions(const std::vector<std::string>& resourceIds);
+
+  store::Store& store_;
+  std::string env_;
+  agent::Executor& executor_;
+  Clock& clock_;
+  SchedulerOptions options_;
+  Intervals intervals_;
+
+  std::mutex mutex_;
+  std::condition_variable workAvailable_;  // workers wait on it
+  std::condition_variable changed_;        // idle waiters and the timer thread wait on it
+  bool running_ = false;
+  bool stopping_ = false;
+  std::optional<std::int64_t> version_;  // the active version the scheduler manages
+  std::unordered_map<std::string, std::unique_ptr<Entry>> entries_;
+  std::map<std::string, std::unique_ptr<Lane>> lanes_;  // by agent name
+  std::deque<Lane*> runnable_;                          // lanes with ready work, not busy, not paused
+  std::set<std::string> paused_;
+  std::multimap<Timestamp, std::string> timers_;
+  std::map<std::string, std::int64_t> dryRunsLeft_;  // dry-run id → tasks not finished
+  std::uint64_t sequence_ = 0;
+  int busy_ = 0;  // handler calls running
+  std::vector<std::thread> workers_;
+  std::thread timerThread_;
+};
+
+}  // namespace inmanta::scheduler
