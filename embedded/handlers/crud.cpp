@@ -74,8 +74,8 @@ void HandlerBase::fail(Context& ctx, const ResourceIntent& resource, const char*
   CaughtError error = caughtError();
   std::string exception = exceptionText(error.kind, error.message);
   // Python's traceback names files and lines; ours names the handler and the step that failed.
-  std::string traceback = std::string("Traceback (most recent call last):\n  Handler \"") + name_ + "\", in " +
-                          step_ + "\n" + error.kind + (error.message.empty() ? "" : ": " + error.message) + "\n";
+  std::string traceback = std::string("Traceback (most recent call last):\n  Handler \"") + name_ + "\", in " + step_ +
+                          "\n" + error.kind + (error.message.empty() ? "" : ": " + error.message) + "\n";
   ctx.error("An error occurred " + std::string(when) + " deployment of " + resource.resource_id +
                 " (exception: " + exception + ")",
             {{"exception", exception}, {"resource_id", resource.resource_id}, {"traceback", std::move(traceback)}});

@@ -62,7 +62,8 @@ class ScriptedCrud final : public CrudHandler {
 
 std::vector<std::string> messages(const Context& ctx) {
   std::vector<std::string> out;
-  for (const auto& line : ctx.logs()) out.push_back(line["level"].get<std::string>() + " " + line["msg"].get<std::string>());
+  for (const auto& line : ctx.logs())
+    out.push_back(line["level"].get<std::string>() + " " + line["msg"].get<std::string>());
   return out;
 }
 
@@ -132,8 +133,10 @@ HandlerRegistry::Factory scriptedFactory() {
 
 TEST(Registry, PicksTheSingleAvailableHandler) {
   HandlerRegistry registry;
-  registry.add("test::Thing", "never", [](const HandlerServices&) { return false; }, scriptedFactory());
-  registry.add("test::Thing", "always", [](const HandlerServices&) { return true; }, scriptedFactory());
+  registry.add(
+      "test::Thing", "never", [](const HandlerServices&) { return false; }, scriptedFactory());
+  registry.add(
+      "test::Thing", "always", [](const HandlerServices&) { return true; }, scriptedFactory());
   std::string why;
   EXPECT_NE(registry.find("test::Thing", {}, why), nullptr);
   EXPECT_TRUE(registry.knows("test::Thing"));
@@ -146,12 +149,15 @@ TEST(Registry, NoneRegisteredNoneAvailableOrTwoAvailableGiveNoHandlerAndAReason)
   EXPECT_EQ(registry.find("test::Thing", {}, why), nullptr);
   EXPECT_EQ(why, "no handler is registered for test::Thing");
 
-  registry.add("test::Thing", "a", [](const HandlerServices&) { return false; }, scriptedFactory());
+  registry.add(
+      "test::Thing", "a", [](const HandlerServices&) { return false; }, scriptedFactory());
   EXPECT_EQ(registry.find("test::Thing", {}, why), nullptr);
   EXPECT_EQ(why, "no handler for test::Thing is available on this machine (tried: a)");
 
-  registry.add("test::Thing", "b", [](const HandlerServices&) { return true; }, scriptedFactory());
-  registry.add("test::Thing", "c", [](const HandlerServices&) { return true; }, scriptedFactory());
+  registry.add(
+      "test::Thing", "b", [](const HandlerServices&) { return true; }, scriptedFactory());
+  registry.add(
+      "test::Thing", "c", [](const HandlerServices&) { return true; }, scriptedFactory());
   EXPECT_EQ(registry.find("test::Thing", {}, why), nullptr);
   EXPECT_EQ(why, "more than one handler is available for test::Thing: b, c");
 }
@@ -206,8 +212,8 @@ TEST(CrudFlow, GenericDiffSkipsNullAndEqualDesiredValues) {
     ctx.setUpdated();
   };
   Context ctx(false, fixedClock);
-  handler.execute(
-      ctx, intent({{"purged", false}, {"same", "x"}, {"unset", nullptr}, {"differs", 2}, {"number", 644.0}}));
+  handler.execute(ctx,
+                  intent({{"purged", false}, {"same", "x"}, {"unset", nullptr}, {"differs", 2}, {"number", 644.0}}));
   json expected = json::parse(R"({"differs": {"current": 1, "desired": 2}})");
   EXPECT_EQ(ctx.changes(), expected);
   EXPECT_EQ(seen, expected);

@@ -87,10 +87,18 @@ class Context {
 
   // Log lines: `msg` is already formatted; `kwargs` are the named values the reference attaches.
   void log(const std::string& level, const std::string& msg, nlohmann::json kwargs = nlohmann::json::object());
-  void debug(const std::string& msg, nlohmann::json kwargs = nlohmann::json::object()) { log("DEBUG", msg, std::move(kwargs)); }
-  void info(const std::string& msg, nlohmann::json kwargs = nlohmann::json::object()) { log("INFO", msg, std::move(kwargs)); }
-  void warning(const std::string& msg, nlohmann::json kwargs = nlohmann::json::object()) { log("WARNING", msg, std::move(kwargs)); }
-  void error(const std::string& msg, nlohmann::json kwargs = nlohmann::json::object()) { log("ERROR", msg, std::move(kwargs)); }
+  void debug(const std::string& msg, nlohmann::json kwargs = nlohmann::json::object()) {
+    log("DEBUG", msg, std::move(kwargs));
+  }
+  void info(const std::string& msg, nlohmann::json kwargs = nlohmann::json::object()) {
+    log("INFO", msg, std::move(kwargs));
+  }
+  void warning(const std::string& msg, nlohmann::json kwargs = nlohmann::json::object()) {
+    log("WARNING", msg, std::move(kwargs));
+  }
+  void error(const std::string& msg, nlohmann::json kwargs = nlohmann::json::object()) {
+    log("ERROR", msg, std::move(kwargs));
+  }
 
   // Attribute changes: name → {"current": …, "desired": …}.
   void addChange(const std::string& attribute, nlohmann::json current, nlohmann::json desired);

@@ -58,7 +58,8 @@ HandlerError osError(int error, const std::string& path) {
 }
 
 HandlerError osError(int error, const std::string& path, const std::string& otherPath) {
-  return HandlerError(osErrorKind(error), errnoPrefix(error) + ": " + pythonRepr(path) + " -> " + pythonRepr(otherPath));
+  return HandlerError(osErrorKind(error),
+                      errnoPrefix(error) + ": " + pythonRepr(path) + " -> " + pythonRepr(otherPath));
 }
 
 // A KeyError's text is the repr of its argument, so the message carries its own quotes.

@@ -117,10 +117,8 @@ void removeTreeAt(int parentFd, const char* name, const std::string& fullPath) {
       if (::fstatat(fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) throw osError(errno, childPath);
       isDirectory = S_ISDIR(st.st_mode);
     }
-    if (isDirectory)
-      removeTreeAt(fd, entry->d_name, childPath);
-    else if (::unlinkat(fd, entry->d_name, 0) != 0)
-      throw osError(errno, childPath);
+    if (isDirectory) removeTreeAt(fd, entry->d_name, childPath);
+    else if (::unlinkat(fd, entry->d_name, 0) != 0) throw osError(errno, childPath);
   }
   closer.reset();
   if (::unlinkat(parentFd, name, AT_REMOVEDIR) != 0) throw osError(errno, fullPath);

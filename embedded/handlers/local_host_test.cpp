@@ -45,8 +45,7 @@ unsigned modeOf(const fs::path& path) {
 std::vector<std::string> leftovers(const fs::path& folder) {
   std::vector<std::string> out;
   for (const auto& entry : fs::directory_iterator(folder))
-    if (entry.path().filename().string().find(".inmanta-") != std::string::npos)
-      out.push_back(entry.path().filename());
+    if (entry.path().filename().string().find(".inmanta-") != std::string::npos) out.push_back(entry.path().filename());
   return out;
 }
 
@@ -58,10 +57,8 @@ class ScopedEnv {
     ::setenv(name, value.c_str(), 1);
   }
   ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
   }
 
  private:
@@ -134,7 +131,8 @@ TEST_F(LocalHostTest, ReadAndHashAFile) {
   spit(at("empty"), "");
   EXPECT_EQ(host->readFile(at("empty")), "");
   fs::create_directory(at("d"));
-  EXPECT_EQ(errorOf([&] { host->readFile(at("d")); }), "IsADirectoryError: [Errno 21] Is a directory: '" + at("d") + "'");
+  EXPECT_EQ(errorOf([&] { host->readFile(at("d")); }),
+            "IsADirectoryError: [Errno 21] Is a directory: '" + at("d") + "'");
 }
 
 // --- the atomic write (D9) ----------------------------------------------------------------------
@@ -292,7 +290,8 @@ TEST_F(LocalHostTest, RunCapturesStrippedOutputAndTheExitCode) {
 }
 
 TEST_F(LocalHostTest, RunHandlesLargeOutputOnBothStreams) {
-  RunResult r = host->run("sh", {"-c", "head -c 1000000 /dev/zero | tr '\\0' o; head -c 1000000 /dev/zero | tr '\\0' e >&2"});
+  RunResult r =
+      host->run("sh", {"-c", "head -c 1000000 /dev/zero | tr '\\0' o; head -c 1000000 /dev/zero | tr '\\0' e >&2"});
   EXPECT_EQ(r.out.size(), 1000000u);
   EXPECT_EQ(r.err.size(), 1000000u);
   EXPECT_EQ(r.code, 0);
@@ -314,7 +313,9 @@ TEST_F(LocalHostTest, RunOfAMissingCommandReportsMinusOne) {
 TEST_F(LocalHostTest, RunKillsAToolThatHangsAndWhatItStarted) {
   auto start = std::chrono::steady_clock::now();
   // the background sleep keeps the pipes open: the timeout must not wait for it
-  EXPECT_EQ(errorOf([&] { host->run("sh", {"-c", "sleep 30 & echo started; sleep 30"}, 1); }),
+  EXPECT_EQ(errorOf([&] {
+              host->run("sh", {"-c", "sleep 30 & echo started; sleep 30"}, 1);
+            }),
             "TimeoutError: sh did not finish within 1 s");
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_LT(took, std::chrono::seconds(5));
@@ -433,17 +434,21 @@ TEST_F(LocalHandlers, ServiceAgainstAStubSystemctlOnThePath) {
   fs::create_directory(at("bin"));
   spit(at("bin/systemctl"),
        "#!/bin/sh\n"
-       "state=\"" + at("state") + "\"\n"
-       "echo \"$@\" >> \"" + at("calls") + "\"\n"
-       "case \"$1\" in\n"
-       "  status) echo \"Loaded: loaded\"; exit 0;;\n"
-       "  is-active) test -e \"$state.running\";;\n"
-       "  is-enabled) test -e \"$state.enabled\";;\n"
-       "  start) touch \"$state.running\";;\n"
-       "  stop) rm -f \"$state.running\";;\n"
-       "  enable) touch \"$state.enabled\";;\n"
-       "  disable) rm -f \"$state.enabled\";;\n"
-       "esac\n");
+       "state=\"" +
+           at("state") +
+           "\"\n"
+           "echo \"$@\" >> \"" +
+           at("calls") +
+           "\"\n"
+           "case \"$1\" in\n"
+           "  status) echo \"Loaded: loaded\"; exit 0;;\n"
+           "  is-active) test -e \"$state.running\";;\n"
+           "  is-enabled) test -e \"$state.enabled\";;\n"
+           "  start) touch \"$state.running\";;\n"
+           "  stop) rm -f \"$state.running\";;\n"
+           "  enable) touch \"$state.enabled\";;\n"
+           "  disable) rm -f \"$state.enabled\";;\n"
+           "esac\n");
   ::chmod(at("bin/systemctl").c_str(), 0755);
   ScopedEnv path("PATH", at("bin") + ":/usr/bin:/bin");
   ScopedEnv noOverride("INMANTA_SYSTEMCTL", "");

@@ -57,8 +57,8 @@ class AptHandler final : public PlainHandler {
   nlohmann::json listChanges(Context& ctx, const ResourceIntent& desired) override {
     std::string wanted = desired.text("state", "installed");
     if (wanted != "installed" && wanted != "removed" && wanted != "latest")
-      throw HandlerError("ValueError", "Unknown package state " + pythonRepr(wanted) +
-                                           " (installed, removed or latest)");
+      throw HandlerError("ValueError",
+                         "Unknown package state " + pythonRepr(wanted) + " (installed, removed or latest)");
     std::string current = checkResource(ctx, desired)["state"];
     std::string target = wanted == "removed" ? "removed" : "installed";
     nlohmann::json changes = nlohmann::json::object();

@@ -11,9 +11,9 @@
 
 namespace inmanta::handlers::detail {
 
-void registerPosixHandlers(HandlerRegistry& registry);    // File, Directory, Symlink
-void registerServiceHandler(HandlerRegistry& registry);   // Service (systemd)
-void registerPackageHandler(HandlerRegistry& registry);   // Package (apt, ours: D6)
+void registerPosixHandlers(HandlerRegistry& registry);   // File, Directory, Symlink
+void registerServiceHandler(HandlerRegistry& registry);  // Service (systemd)
+void registerPackageHandler(HandlerRegistry& registry);  // Package (apt, ours: D6)
 
 // The factory of a handler class constructed from the services.
 template <typename H>

@@ -89,8 +89,8 @@ ResourceIntent resource(const std::string& type, const std::string& idAttribute,
   r.id_value = idValue;
   r.resource_id = type + "[" + agent + "," + idAttribute + "=" + idValue + "]";
   r.version = 1;
-  r.attributes = {{idAttribute, idValue}, {"requires", json::array()},  {"send_event", false},
-                  {"receive_events", true}, {"report_only", false},     {"purged", false}};
+  r.attributes = {{idAttribute, idValue},   {"requires", json::array()}, {"send_event", false},
+                  {"receive_events", true}, {"report_only", false},      {"purged", false}};
   for (auto& [key, value] : attributes.items()) r.attributes[key] = value;
   return r;
 }
@@ -305,8 +305,8 @@ TEST_F(StdHandlers, FileReportOnlyDriftIsNonCompliant) {
 // --- std::Directory (§7.4.2) --------------------------------------------------------------------
 
 ResourceIntent directory(const std::string& path, json extra = json::object()) {
-  json attributes = {{"owner", "deployer"}, {"group", "staff"}, {"permissions", 750}, {"reload", false},
-                     {"purge_on_delete", false}};
+  json attributes = {
+      {"owner", "deployer"}, {"group", "staff"}, {"permissions", 750}, {"reload", false}, {"purge_on_delete", false}};
   for (auto& [key, value] : extra.items()) attributes[key] = value;
   return resource("std::Directory", "path", path, attributes);
 }
@@ -439,9 +439,9 @@ TEST_F(ServiceHandler, StoppedDisabledServiceIsStartedAndEnabled) {
                                            "onboot": {"current": false, "desired": true}})"));
   EXPECT_EQ(ctx.change(), Change::updated);
   EXPECT_EQ(ctx.status(), ResultState::deployed);
-  EXPECT_EQ(verbs(), (std::vector<std::string>{"status nginx.service", "is-active nginx.service",
-                                               "is-enabled nginx.service", "start nginx.service",
-                                               "enable nginx.service"}));
+  EXPECT_EQ(verbs(),
+            (std::vector<std::string>{"status nginx.service", "is-active nginx.service", "is-enabled nginx.service",
+                                      "start nginx.service", "enable nginx.service"}));
   Context again = execute(service("nginx", "running", true));
   EXPECT_EQ(again.changes(), json::object());
   EXPECT_EQ(again.change(), Change::nochange);
@@ -512,7 +512,8 @@ ResourceIntent package(const std::string& name, const std::string& state) {
 class PackageHandler : public StdHandlers {
  protected:
   PackageHandler() {
-    for (const char* tool : {"dpkg-query", "apt-get", "apt-cache", "env"}) host.addExecutable(std::string("/usr/bin/") + tool);
+    for (const char* tool : {"dpkg-query", "apt-get", "apt-cache", "env"})
+      host.addExecutable(std::string("/usr/bin/") + tool);
     host.setEnvironment("PATH", "/usr/bin");
   }
   void installed(const std::string& name) {
@@ -558,8 +559,7 @@ TEST_F(PackageHandler, LatestUpgradesWhenTheCandidateIsNewer) {
   host.script("/usr/bin/env DEBIAN_FRONTEND=noninteractive /usr/bin/apt-get -y install --only-upgrade curl",
               {"", "", 0});
   Context ctx = execute(package("curl", "latest"));
-  EXPECT_EQ(ctx.changes(),
-            json::parse(R"({"version": {"current": "7.88.1-10", "desired": "7.88.1-10+deb12u5"}})"));
+  EXPECT_EQ(ctx.changes(), json::parse(R"({"version": {"current": "7.88.1-10", "desired": "7.88.1-10+deb12u5"}})"));
   EXPECT_EQ(ctx.change(), Change::updated);
 
   host.script("/usr/bin/apt-cache policy curl", {"curl:\n  Installed: 7.88.1-10\n  Candidate: 7.88.1-10", "", 0});
