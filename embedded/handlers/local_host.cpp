@@ -141,6 +141,17 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// One lookup through a reentrant getpw*_r / getgr*_r call. The strings of `entry` live in a
+// thread-local buffer, grown until the entry fits, and stay valid until the next lookup of the
+// thread: callers copy what they need at once. False when there is no such entry.
+template <typename Call, typename Key, typename Entry>
+bool nssLookup(Call call, Key key, Entry& entry) {
+  thread_local std::vector<char> buffer(16384);
+  Entry* found = nullptr;
+  while (call(key, &entry, buffer.data(), buffer.size(), &found) == ERANGE) buffer.resize(buffer.size() * 2);
+  return found != nullptr;
+}
+
 class LocalHost final : public Host {
  public:
   LocalHost() {
@@ -309,50 +320,43 @@ class LocalHost final : public Host {
 
   // Name lookups go through NSS (files, LDAP, …), far slower than the system calls of a handler
   // run; cached for the life of the host. A failed lookup is not cached: the name may appear.
-  std::string userName(uid_t uid) {
+  template <typename Map, typename Key, typename Lookup>
+  typename Map::mapped_type cached(Map& cache, const Key& key, Lookup lookup) {
     std::lock_guard lock(namesMutex_);
-    if (auto it = userNames_.find(uid); it != userNames_.end()) return it->second;
-    std::vector<char> buffer(16384);
-    passwd entry;
-    passwd* found = nullptr;
-    while (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == ERANGE) buffer.resize(buffer.size() * 2);
-    if (!found) throw unknownUidError(uid);
-    return userNames_[uid] = entry.pw_name;
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    return cache[key] = lookup(key);
+  }
+
+  std::string userName(uid_t uid) {
+    return cached(userNames_, uid, [](uid_t id) {
+      passwd entry;
+      if (!nssLookup(::getpwuid_r, id, entry)) throw unknownUidError(id);
+      return std::string(entry.pw_name);
+    });
   }
 
   std::string groupName(gid_t gid) {
-    std::lock_guard lock(namesMutex_);
-    if (auto it = groupNames_.find(gid); it != groupNames_.end()) return it->second;
-    std::vector<char> buffer(16384);
-    group entry;
-    group* found = nullptr;
-    while (::getgrgid_r(gid, &entry, buffer.data(), buffer.size(), &found) == ERANGE) buffer.resize(buffer.size() * 2);
-    if (!found) throw unknownGidError(gid);
-    return groupNames_[gid] = entry.gr_name;
+    return cached(groupNames_, gid, [](gid_t id) {
+      group entry;
+      if (!nssLookup(::getgrgid_r, id, entry)) throw unknownGidError(id);
+      return std::string(entry.gr_name);
+    });
   }
 
   uid_t userId(const std::string& name) {
-    std::lock_guard lock(namesMutex_);
-    if (auto it = userIds_.find(name); it != userIds_.end()) return it->second;
-    std::vector<char> buffer(16384);
-    passwd entry;
-    passwd* found = nullptr;
-    while (::getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) == ERANGE)
-      buffer.resize(buffer.size() * 2);
-    if (!found) throw unknownUserError(name);
-    return userIds_[name] = entry.pw_uid;
+    return cached(userIds_, name, [](const std::string& key) {
+      passwd entry;
+      if (!nssLookup(::getpwnam_r, key.c_str(), entry)) throw unknownUserError(key);
+      return entry.pw_uid;
+    });
   }
 
   gid_t groupId(const std::string& name) {
-    std::lock_guard lock(namesMutex_);
-    if (auto it = groupIds_.find(name); it != groupIds_.end()) return it->second;
-    std::vector<char> buffer(16384);
-    group entry;
-    group* found = nullptr;
-    while (::getgrnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) == ERANGE)
-      buffer.resize(buffer.size() * 2);
-    if (!found) throw unknownGroupError(name);
-    return groupIds_[name] = entry.gr_gid;
+    return cached(groupIds_, name, [](const std::string& key) {
+      group entry;
+      if (!nssLookup(::getgrnam_r, key.c_str(), entry)) throw unknownGroupError(key);
+      return entry.gr_gid;
+    });
   }
 
   mode_t newFileMode_ = 0644;
