@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -141,6 +142,18 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// The process's umask. umask() can only read it by setting it, which races with threads that
+// create files meanwhile; Linux shows it in /proc/self/status, so that is read first.
+mode_t currentUmask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  mode_t mask = ::umask(022);
+  ::umask(mask);
+  return mask;
+}
+
 // One lookup through a reentrant getpw*_r / getgr*_r call. The strings of `entry` live in a
 // thread-local buffer, grown until the entry fits, and stay valid until the next lookup of the
 // thread: callers copy what they need at once. False when there is no such entry.
@@ -154,12 +167,7 @@ bool nssLookup(Call call, Key key, Entry& entry) {
 
 class LocalHost final : public Host {
  public:
-  LocalHost() {
-    // umask() can only be read by setting it; once, here, before any worker thread runs handlers
-    mode_t mask = ::umask(022);
-    ::umask(mask);
-    newFileMode_ = 0666 & ~mask;
-  }
+  LocalHost() { newFileMode_ = 0666 & ~currentUmask(); }
 
   bool fileExists(const std::string& path) override {
     struct stat st;
