@@ -35,6 +35,7 @@ std::unique_ptr<Command> makeCompileCommand();
 std::unique_ptr<Command> makeProjectCommand();
 std::unique_ptr<Command> makeModuleCommand();
 std::unique_ptr<Command> makeExportCommand();
+std::unique_ptr<Command> makeDeployCommand();
 std::unique_ptr<Command> makeServerCommand();
 std::unique_ptr<Command> makeTokenCommand();
 

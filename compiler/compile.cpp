@@ -92,9 +92,10 @@ void CompileSession::load() {
       }
   };
 
-  std::string mainPath = (fs::path(project_.dir) / "main.cf").string();
+  std::string mainPath = (fs::path(project_.dir) / project_.mainFile).string();
   if (!fs::is_regular_file(mainPath))
-    throw CompileError(Diagnostic(ErrorKind::CompilerException, "the project has no main.cf: " + mainPath));
+    throw CompileError(
+        Diagnostic(ErrorKind::CompilerException, "the project has no " + project_.mainFile + ": " + mainPath));
   FileId mainId = readFile(mainPath);
   files_.push_back({"__config__", "__config__", mainId, parseFile(ctx_, sources_, mainId, warnings_)});
   pushImports(files_.front().tree, "__config__");

@@ -119,6 +119,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
       err << "\n";
     };
     ProjectConfig project = loadProjectConfig(*dir);
+    if (!options.mainFile.empty()) project.mainFile = options.mainFile;
     for (const std::string& w : project.warnings) err << "ProjectConfigurationWarning: " << w << "\n";
     session = std::make_unique<CompileSession>(std::move(project), warn);
 #if !defined(__SANITIZE_ADDRESS__)
@@ -207,7 +208,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
         return CompileStatus::ExportFailed;
       }
     }
-    err << "\n" << banner("SUCCESS") << "\n";
+    if (options.successBanner) err << "\n" << banner("SUCCESS") << "\n";
 #if !defined(__SANITIZE_ADDRESS__)
     if (options.keepMemoryAtExit) (void)session.release();
 #endif

@@ -31,6 +31,7 @@ struct CompiledModel {
 
 struct CompileOptions {
   std::string projectDir;                   // empty: search upwards from the current folder
+  std::string mainFile;                     // the model's main file; empty: main.cf
   int verbosity = 0;                        // -v, -vv
   bool trace = false;                       // -X: also print internal details of failures
   const PluginRegistry* plugins = nullptr;  // the plugins of the modules built into the binary
@@ -46,6 +47,8 @@ struct CompileOptions {
   // Runs after a successful compile, before the summary (the export phase); a returned message
   // ends the run with EXPORT FAILURE and `Error: <message>`.
   std::function<std::optional<std::string>(const CompiledModel&)> afterCompile;
+  // The `= SUCCESS =` banner at the end (`inmanta deploy` ends with its own report instead).
+  bool successBanner = true;
 };
 
 enum class CompileStatus {

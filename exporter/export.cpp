@@ -79,6 +79,80 @@ int runCompileWithSettings(const compiler::CompileOptions& options, const Settin
   return status == compiler::CompileStatus::Success ? 0 : static_cast<int>(status);
 }
 
+std::optional<std::string> makeResourceSet(const compiler::CompiledModel& model,
+                                           const compiler::ResourceTypeRegistry& types, const Settings& settings,
+                                           const ExportOptions& options, ResourceSet& set, std::ostream& err) {
+  try {
+    // the built-in types and the modules' Python ones (the compile knows both)
+    set = buildResources(model.instances, model.resourceTypes ? *model.resourceTypes : types);
+  } catch (const ExportError& e) {
+    return std::string(e.what());
+  } catch (const compiler::ResourceError& e) {
+    return std::string(e.what());
+  }
+  // export plugins (the modules' @export hooks), as the reference runs them once the resources
+  // are made
+  std::vector<std::string> exportPlugins = options.exportPlugin.empty() ? settings.getList("config", "export")
+                                                                        : std::vector<std::string>{options.exportPlugin};
+  for (const std::string& name : exportPlugins) {
+    if (name.empty()) continue;
+    const compiler::ExportHook* hook = nullptr;
+    if (model.exportHooks != nullptr)
+      if (auto it = model.exportHooks->find(name); it != model.exportHooks->end()) hook = &it->second;
+    if (hook == nullptr) return "Export function " + name + " does not exist.";
+    FileSink sink(set.files);
+    try {
+      hook->run(model.instances, sink);
+    } catch (const std::exception& e) {
+      return "Export function " + name + " failed: " + e.what();
+    }
+  }
+  set.unknowns = model.unknowns;
+  for (const auto& w : set.warnings) err << logLine("exporter", "WARNING", w) << "\n";
+  if (options.compile.verbosity >= 2)
+    for (const auto& i : set.infos) err << logLine("exporter", "INFO", i) << "\n";
+  if (set.resources.empty()) err << logLine("exporter", "WARNING", "Empty deployment model.") << "\n";
+  if (options.dependencyGraph && !writeFile("dependencies.dot", dependencyGraph(set.resources), err))
+    return std::string("Unable to write dependencies.dot");
+  return std::nullopt;
+}
+
+int runCompileToResources(const ExportOptions& options, const ResourcesReady& ready, std::ostream& out,
+                          std::ostream& err) {
+  static const compiler::ResourceTypeRegistry kNoTypes;
+  const compiler::ResourceTypeRegistry& types = options.types ? *options.types : kNoTypes;
+  Settings settings;
+  try {
+    settings = loadSettings(options.settings);
+  } catch (const std::exception& e) {
+    err << failure(e.what());
+    return 1;
+  }
+  compiler::CompileOptions compile = options.compile;
+  PluginServerConnection pluginServer(settings);
+  withSettings(compile, settings, pluginServer);
+  if (!compile.resourceTypes) compile.resourceTypes = &types;
+  compile.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
+    ResourceSet set;
+    if (std::optional<std::string> error = makeResourceSet(model, types, settings, options, set, err)) return error;
+    return ready(model, set, settings);
+  };
+  return compiler::runCompile(compile, out, err) == compiler::CompileStatus::Success ? 0 : 1;
+}
+
+std::optional<std::string> reserveAndPush(RestClient& client, const PushOptions& options,
+                                          const compiler::ProjectConfig& project, const ResourceSet& set,
+                                          long long& version, std::ostream& err) {
+  RestReply reply = client.call("POST", "/api/v2/reserve_version", "{}", true);
+  if (!reply.ok() || !reply.body.is_object() || !reply.body.contains("data") || !reply.body["data"].is_number_integer())
+    return "Unable to reserve version number from server (msg: " +
+           (reply.ok() ? "the reply has no version number: " + reply.body.dump()
+                       : client.explain("POST", "/api/v2/reserve_version", reply)) +
+           ")";
+  version = reply.body["data"].get<long long>();
+  return pushResources(client, options, project, set, version, err);
+}
+
 int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err) {
   static const compiler::ResourceTypeRegistry kNoTypes;
   const compiler::ResourceTypeRegistry& types = options.types ? *options.types : kNoTypes;
@@ -137,39 +211,7 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   if (!compile.resourceTypes) compile.resourceTypes = &types;
   compile.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
     ResourceSet set;
-    try {
-      // the built-in types and the modules' Python ones (the compile knows both)
-      set = buildResources(model.instances, model.resourceTypes ? *model.resourceTypes : types);
-    } catch (const ExportError& e) {
-      return std::string(e.what());
-    } catch (const compiler::ResourceError& e) {
-      return std::string(e.what());
-    }
-    // export plugins (the modules' @export hooks), as the reference runs them once the resources
-    // are made
-    std::vector<std::string> exportPlugins = options.exportPlugin.empty()
-                                                 ? settings.getList("config", "export")
-                                                 : std::vector<std::string>{options.exportPlugin};
-    for (const std::string& name : exportPlugins) {
-      if (name.empty()) continue;
-      const compiler::ExportHook* hook = nullptr;
-      if (model.exportHooks != nullptr)
-        if (auto it = model.exportHooks->find(name); it != model.exportHooks->end()) hook = &it->second;
-      if (hook == nullptr) return "Export function " + name + " does not exist.";
-      FileSink sink(set.files);
-      try {
-        hook->run(model.instances, sink);
-      } catch (const std::exception& e) {
-        return "Export function " + name + " failed: " + e.what();
-      }
-    }
-    set.unknowns = model.unknowns;
-    for (const auto& w : set.warnings) err << logLine("exporter", "WARNING", w) << "\n";
-    if (options.compile.verbosity >= 2)
-      for (const auto& i : set.infos) err << logLine("exporter", "INFO", i) << "\n";
-    if (set.resources.empty()) err << logLine("exporter", "WARNING", "Empty deployment model.") << "\n";
-    if (options.dependencyGraph && !writeFile("dependencies.dot", dependencyGraph(set.resources), err))
-      return std::string("Unable to write dependencies.dot");
+    if (std::optional<std::string> error = makeResourceSet(model, types, settings, options, set, err)) return error;
     if (!toServer) {
       if (!writeFile(options.jsonFile, resourcesJson(set.resources), err))
         return "Unable to write the export to " + options.jsonFile;

@@ -285,7 +285,8 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   log(err, options.verbosity, "INFO", "Sending resources and handler source to server");
   ModuleCodeInfo code = moduleVersionInfo(project, set);
   for (const std::string& module : code.withoutCode)
-    log(err, options.verbosity, "WARNING",
+    if (!options.ownServer)
+      log(err, options.verbosity, "WARNING",
         "The module " + module + " has no Python code on the modulepath (" + module +
             " is built into this inmanta): a reference orchestrator will not be able to deploy its resources from "
             "this export");

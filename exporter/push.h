@@ -24,6 +24,9 @@ struct PushOptions {
   std::string metadata;                  // --metadata (JSON object or a message)
   std::string message;                   // -m/--message
   int verbosity = 0;
+  // The server is this binary's own (`inmanta deploy`), which runs std's handlers itself: no
+  // warning that a reference orchestrator could not deploy them.
+  bool ownServer = false;
 };
 
 // The version_info.export_metadata object (3.8), without the compile state.

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 
+#include "embedded/deploy/deploy.h"
 #include "embedded/server/auth.h"
 #include "embedded/server/dispatcher.h"
 #include "embedded/server/http_server.h"
@@ -19,6 +21,7 @@
 #include "embedded/server/options.h"
 #include "embedded/server/routes/routes.h"
 #include "embedded/server/services/maintenance.h"
+#include "embedded/server/services/schedulers.h"
 #include "embedded/store/errors.h"
 #include "embedded/store/ids.h"
 #include "util/config.h"
@@ -29,6 +32,8 @@ namespace {
 
 // Exit status of a server that could not start (the reference's "start failed").
 constexpr int kStartFailed = 4;
+// Exit status of a server whose handler calls did not end within the shutdown grace period.
+constexpr int kHardShutdown = 3;
 
 void setUpLogging(const ServerLaunch& launch) {
   std::vector<spdlog::sink_ptr> sinks;
@@ -147,6 +152,16 @@ int serve(const ServerLaunch& launch) {
   }
 
   Services services(*store, *options, *auth, launch.version);
+  // every environment that is not halted gets its scheduler, with retries and repairs (§8)
+  Schedulers schedulers(services, SchedulersConfig{});
+  services.setDeployTrigger(schedulers);
+  try {
+    schedulers.startAll();
+  } catch (const std::exception& e) {
+    std::cerr << "Error: the server cannot start: the schedulers cannot start: " << e.what() << "\n";
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return kStartFailed;
+  }
   Router router;
   addAllRoutes(router, services);
   Dispatcher dispatcher(router, services);
@@ -165,6 +180,12 @@ int serve(const ServerLaunch& launch) {
   // Late requests get 503 while the listeners close; then the store is closed.
   dispatcher.beginShutdown();
   http.stop();
+  // running handler calls get a grace period; past it the process ends without them (exit 3)
+  if (!schedulers.stopAll(std::chrono::seconds(10))) {
+    spdlog::error("Handler calls were still running after the grace period: hard shutdown");
+    std::cerr.flush();
+    std::_Exit(kHardShutdown);
+  }
   store.reset();
   spdlog::info("Server stopped");
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -185,5 +206,10 @@ extern "C" __attribute__((visibility("default"))) int inmanta_server_main(int ab
     std::cerr << "Error: cannot set up logging: " << e.what() << "\n";
     return launch->command == ServerLaunch::Command::serve ? 4 : 1;
   }
-  return launch->command == ServerLaunch::Command::mintToken ? mintToken(*launch) : serve(*launch);
+  switch (launch->command) {
+    case ServerLaunch::Command::mintToken: return mintToken(*launch);
+    case ServerLaunch::Command::deploy: return inmanta::deploy::runEmbeddedDeploy(*launch);
+    case ServerLaunch::Command::serve: break;
+  }
+  return serve(*launch);
 }

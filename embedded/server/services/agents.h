@@ -31,6 +31,12 @@ class DeployTrigger {
   virtual void agentsChanged(const std::string& env) { (void)env; }
   // Whether the environment's scheduler runs (agents then show `up`).
   virtual bool schedulerRunning(const std::string& env) { return (void)env, false; }
+  // An environment setting changed (the intervals of §6.7).
+  virtual void settingsChanged(const std::string& env) { (void)env; }
+  // The environment was halted, decommissioned or is being deleted: its scheduler stops.
+  virtual void environmentStopped(const std::string& env) { (void)env; }
+  // The environment was resumed: its scheduler starts again (§6.8).
+  virtual void environmentResumed(const std::string& env) { (void)env; }
 };
 
 // The name of the scheduler's pseudo-agent, never listed and never paused by hand.

@@ -1,0 +1,112 @@
+// `inmanta deploy`: compile here, then libinmanta_server.so does the rest in this process — the
+// store under data/deploy, the REST server on 127.0.0.1, the export to it with the exporter's own
+// client, the scheduler and the handlers, the report (orchestrator spec §9.2, embedded/deploy).
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/builtin_modules.h"
+#include "cli/command.h"
+#include "cli/huge_pages.h"
+#include "cli/server_module.h"
+#include "exporter/export.h"
+#include "exporter/rest_client.h"
+
+namespace inmanta::cli {
+
+namespace {
+
+class DeployCommand : public Command {
+ public:
+  CLI::App* add(CLI::App& app, GlobalOptions& globals) override {
+    CLI::App* cmd = app.add_subcommand(
+        "deploy", "Compile the project and make this machine match it, all in this process (state in data/deploy)");
+    cmd->add_option("--project", options_.compile.projectDir,
+                    "The project folder (default: the nearest folder upwards with a project.yml)");
+    cmd->add_option("-f,--file", options_.compile.mainFile,
+                    "The main file of the model, relative to the project folder (default: main.cf)");
+    cmd->add_flag("--dry-run", deploy_.dryRun, "Show what would change, change nothing");
+    cmd->add_flag("--incremental", deploy_.incremental,
+                  "Deploy only the resources whose desired state changed (default: check every resource)");
+    cmd->add_option("--timeout", deploy_.timeoutSeconds, "Stop waiting after this many seconds (exit 3)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--json", deploy_.json, "Print the report as one JSON document on stdout");
+    cmd->add_option("--listen", deploy_.listen,
+                    "Serve the REST API on [ADDR:]PORT while the deploy runs (default: 127.0.0.1, any free port)");
+    cmd->add_flag("-v,--verbose", globals.verbosity, "More log output: -v for info, -vv for debug");
+    cmd->add_flag("-X,--extended-errors", globals.trace, "Show internal details of failures");
+    return cmd;
+  }
+
+  int run(const GlobalOptions& globals) override {
+    preferHugePages();
+    options_.compile.verbosity = globals.verbosity;
+    options_.compile.trace = globals.trace;
+    compiler::PluginRegistry plugins;
+    compiler::ResourceTypeRegistry types;
+    registerBuiltinModules(plugins, types);
+    options_.compile.plugins = &plugins;
+    options_.compile.keepMemoryAtExit = true;
+    options_.compile.successBanner = false;
+    options_.types = &types;
+    options_.settings.configFile = globals.configFile;
+    options_.settings.configDir = globals.configDir;
+    // on a terminal: a live progress line, and colour unless NO_COLOR or TERM=dumb says otherwise
+    const char* term = std::getenv("TERM");
+    bool dumb = term && std::string(term) == "dumb";
+    deploy_.progressBar = isatty(STDOUT_FILENO) && !dumb;
+    deploy_.color = deploy_.progressBar && !std::getenv("NO_COLOR");
+
+    int status = 1;
+    auto ready = [&](const compiler::CompiledModel& model, const exporter::ResourceSet& set,
+                     const exporter::Settings& settings) -> std::optional<std::string> {
+      deploy_.projectDir = model.project.dir;
+      deploy_.projectName = settings.get("deploy", "project").value_or("deploy");
+      deploy_.environmentName = settings.get("deploy", "environment").value_or("deploy");
+      deploy_.exportModel = [&](const std::string& host, int port, const std::string& env) {
+        return exportTo(host, port, env, model, set);
+      };
+      server::ServerLaunch launch;
+      launch.command = server::ServerLaunch::Command::deploy;
+      launch.deploy = &deploy_;
+      status = runServerModule(launch, globals, 1);
+      return std::nullopt;
+    };
+    // a compile error prints the compiler's diagnostics and exits 1 before anything is stored
+    // with --json, stdout carries the report alone: the model's std::print output goes to stderr
+    if (exporter::runCompileToResources(options_, ready, deploy_.json ? std::cerr : std::cout, std::cerr) != 0)
+      return 1;
+    return status;
+  }
+
+ private:
+  server::DeployExport exportTo(const std::string& host, int port, const std::string& env,
+                                const compiler::CompiledModel& model, const exporter::ResourceSet& set) {
+    exporter::ServerSettings server;
+    server.host = host;
+    server.port = port;
+    server.environment = env;
+    exporter::RestClient client(server);
+    exporter::PushOptions push;
+    push.metadata = R"({"message": "Deploy on the CLI", "type": "deploy"})";
+    push.verbosity = options_.compile.verbosity;
+    push.ownServer = true;
+    server::DeployExport result;
+    long long version = 0;
+    if (std::optional<std::string> error = exporter::reserveAndPush(client, push, model.project, set, version, std::cerr))
+      result.error = "the export to the embedded server failed: " + *error;
+    result.version = version;
+    result.resources = set.resources.size();
+    return result;
+  }
+
+  exporter::ExportOptions options_;
+  server::DeployLaunch deploy_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> makeDeployCommand() { return std::make_unique<DeployCommand>(); }
+
+}  // namespace inmanta::cli

@@ -1,0 +1,249 @@
+#include "embedded/deploy/report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace inmanta::deploy {
+
+using nlohmann::json;
+
+namespace {
+
+const char* kReset = "\033[0m";
+
+const char* colorOf(const std::string& status) {
+  if (status == "deployed" || status == "changed") return "\033[32m";
+  if (status == "failed" || status == "unavailable") return "\033[31m";
+  if (status == "skipped" || status == "undefined" || status == "skipped_for_undefined" || status == "agent_down")
+    return "\033[33m";
+  return "\033[36m";
+}
+
+std::string paint(const std::string& text, const std::string& status, bool color) {
+  return color ? colorOf(status) + text + kReset : text;
+}
+
+// A value of a change as users read it: text as is, anything else as JSON.
+std::string shown(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+void printChanges(std::ostream& out, const json& changes, const std::string& indent) {
+  for (const auto& [attribute, change] : changes.items()) {
+    if (!change.is_object()) continue;
+    out << indent << attribute << ": " << shown(change.value("current", json())) << " -> "
+        << shown(change.value("desired", json())) << "\n";
+  }
+}
+
+std::string formatSeconds(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", value);
+  return text;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// the deploy report
+
+int DeployReport::exitCode() const {
+  if (timedOut || interrupted) return 3;
+  for (const ResourceOutcome& r : resources)
+    if (r.status != "deployed") return 3;
+  return 0;
+}
+
+std::string DeployReport::summaryLine() const {
+  std::map<std::string, int> count;
+  int changed = 0;
+  for (const ResourceOutcome& r : resources) {
+    ++count[r.status];
+    if (r.status == "deployed" && r.change != "nochange") ++changed;
+  }
+  std::string line = "Deployed version " + std::to_string(version) + ": " + std::to_string(count["deployed"]) +
+                     " deployed (" + std::to_string(changed) + " changed), " + std::to_string(count["failed"]) +
+                     " failed, " + std::to_string(count["skipped"]) + " skipped, " +
+                     std::to_string(count["unavailable"]) + " unavailable, " +
+                     std::to_string(count["undefined"] + count["skipped_for_undefined"]) + " undefined";
+  int waiting = count["available"] + count["deploying"];
+  if (waiting > 0) line += ", " + std::to_string(waiting) + " not finished";
+  return line + ", in " + formatSeconds(seconds) + " s";
+}
+
+json DeployReport::toJson() const {
+  json out = {{"version", version}, {"dry_run", false}, {"seconds", seconds}};
+  json list = json::array();
+  for (const ResourceOutcome& r : resources) {
+    json item = {{"id", r.resource_id}, {"status", r.status}, {"change", r.change}, {"changes", r.changes}};
+    if (!r.error.empty()) item["error"] = r.error;
+    list.push_back(std::move(item));
+  }
+  out["resources"] = std::move(list);
+  out["orphaned"] = orphaned;
+  out["timed_out"] = timedOut;
+  out["interrupted"] = interrupted;
+  out["summary"] = summaryLine();
+  out["exit_code"] = exitCode();
+  return out;
+}
+
+void DeployReport::printText(std::ostream& out, bool color) const {
+  auto section = [&](const std::string& title, auto&& wanted) {
+    bool first = true;
+    for (const ResourceOutcome& r : resources) {
+      if (!wanted(r)) continue;
+      if (first) out << "\n" << title << ":\n";
+      first = false;
+      out << "  " << r.resource_id << "  " << paint(r.status, r.status, color);
+      if (r.status == "deployed" || r.change != "nochange") out << " (" << r.change << ")";
+      out << "\n";
+      printChanges(out, r.changes, "      ");
+      if (!r.error.empty()) out << "      " << r.error << "\n";
+    }
+  };
+  section("Changed", [](const ResourceOutcome& r) { return r.status == "deployed" && r.change != "nochange"; });
+  section("Failed", [](const ResourceOutcome& r) { return r.status == "failed" || r.status == "unavailable"; });
+  section("Skipped", [](const ResourceOutcome& r) {
+    return r.status == "skipped" || r.status == "undefined" || r.status == "skipped_for_undefined";
+  });
+  section("Not finished", [](const ResourceOutcome& r) { return r.status == "available" || r.status == "deploying"; });
+  if (!orphaned.empty()) {
+    out << "\nOrphaned (no longer in the model, left untouched; set purged=true in the model to remove them):\n";
+    for (const std::string& rid : orphaned) out << "  " << rid << "\n";
+  }
+  if (timedOut) out << "\nThe deploy did not finish within the time-out.\n";
+  if (interrupted) out << "\nThe deploy was interrupted.\n";
+  out << "\n" << paint(summaryLine(), exitCode() == 0 ? "deployed" : "failed", color) << "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// the dry-run report
+
+int DryRunReport::exitCode() const {
+  if (timedOut || interrupted) return 3;
+  for (const DryRunOutcome& r : resources)
+    if (r.status == "failed") return 3;
+  return 0;
+}
+
+json DryRunReport::toJson() const {
+  json list = json::array();
+  for (const DryRunOutcome& r : resources) {
+    json item = {{"id", r.resource_id}, {"status", r.status}, {"changes", r.changes}};
+    if (!r.diff.empty()) item["diff"] = r.diff;
+    list.push_back(std::move(item));
+  }
+  std::map<std::string, int> count;
+  for (const DryRunOutcome& r : resources) ++count[r.status];
+  return {{"version", version},
+          {"dry_run", true},
+          {"seconds", seconds},
+          {"resources", list},
+          {"summary",
+           {{"would_change", count["changed"]}, {"unchanged", count["unchanged"]}, {"failed", count["failed"]}}},
+          {"timed_out", timedOut},
+          {"interrupted", interrupted},
+          {"exit_code", exitCode()}};
+}
+
+void DryRunReport::printText(std::ostream& out, bool color) const {
+  std::map<std::string, int> count;
+  for (const DryRunOutcome& r : resources) {
+    ++count[r.status];
+    if (r.status == "unchanged") {
+      out << r.resource_id << ": no changes\n";
+      continue;
+    }
+    if (r.status != "changed") {
+      out << r.resource_id << ": " << paint(r.status == "failed" ? "failed" : "would be skipped (" + r.status + ")",
+                                            r.status, color)
+          << "\n";
+    } else {
+      out << r.resource_id << ":\n";
+    }
+    for (const auto& [attribute, change] : r.changes.items()) {
+      if (!change.is_object()) continue;
+      if (attribute == "hash" && !r.diff.empty()) {
+        out << "  - content:\n";
+        for (const std::string& line : r.diff) {
+          std::string text = line;
+          while (!text.empty() && text.back() == '\n') text.pop_back();
+          std::string status = text.rfind("+", 0) == 0 ? "deployed" : text.rfind("-", 0) == 0 ? "failed" : "";
+          out << "      " << (status.empty() ? text : paint(text, status, color)) << "\n";
+        }
+        continue;
+      }
+      out << "  - " << attribute << ":\n";
+      out << "    from: " << shown(change.value("current", json())) << "\n";
+      out << "    to:   " << shown(change.value("desired", json())) << "\n";
+    }
+  }
+  if (timedOut) out << "\nThe dry-run did not finish within the time-out.\n";
+  if (interrupted) out << "\nThe dry-run was interrupted.\n";
+  std::string summary = "Dry-run of version " + std::to_string(version) + ": " + std::to_string(count["changed"]) +
+                        " would change, " + std::to_string(count["unchanged"]) + " unchanged, " +
+                        std::to_string(count["failed"]) + " failed";
+  int skipped = count["undefined"] + count["skipped_for_undefined"] + count["agent_down"];
+  if (skipped > 0) summary += ", " + std::to_string(skipped) + " would be skipped";
+  out << "\n" << summary << ", in " << formatSeconds(seconds) << " s\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// progress
+
+void Progress::setTotal(std::size_t total) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  total_ = total;
+}
+
+void Progress::onRun(const scheduler::RunReport& report) {
+  if (report.dryRun) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const agent::RunResult& result = report.result;
+  if (!report.stale) results_[report.resource_id] = result;
+  done_.insert(report.resource_id);
+  ++counts_[result.status];
+  if (bar_) {
+    drawBar();
+    return;
+  }
+  out_ << "[" << done_.size() << "/" << total_ << "] " << report.resource_id << " "
+       << paint(result.status, result.status, color_) << " (" << handlers::changeName(result.change) << ")\n";
+  if (result.status == "failed" || result.status == "unavailable") {
+    std::string error = result.firstError();
+    if (!error.empty()) out_ << "    " << error << "\n";
+  }
+  out_.flush();
+}
+
+void Progress::drawBar() {
+  // at most ~20 redraws a second: a terminal is slow compared with 10,000 runs
+  auto now = std::chrono::steady_clock::now();
+  if (done_.size() < total_ && now - lastDraw_ < std::chrono::milliseconds(50)) return;
+  lastDraw_ = now;
+  const int width = 30;
+  int filled = total_ == 0 ? width : int(done_.size() * width / std::max<std::size_t>(total_, 1));
+  std::string bar(std::size_t(std::min(filled, width)), '#');
+  bar.resize(width, '.');
+  out_ << "\r[" << bar << "] " << done_.size() << "/" << total_;
+  for (const char* state : {"deployed", "failed", "skipped", "unavailable"})
+    if (counts_[state] > 0) out_ << "  " << paint(state, state, color_) << " " << counts_[state];
+  out_ << "\033[K";
+  out_.flush();
+}
+
+void Progress::finish() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (bar_ && !done_.empty()) {
+    lastDraw_ = {};
+    drawBar();
+    out_ << "\n";
+  }
+  out_.flush();
+}
+
+std::map<std::string, agent::RunResult> Progress::results() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return results_;
+}
+
+}  // namespace inmanta::deploy

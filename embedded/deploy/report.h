@@ -1,0 +1,91 @@
+// What `inmanta deploy` prints (spec §9.2 steps 5-7): the progress while handler calls finish, and
+// at the end the report — the changed, failed and skipped resources with their changes and first
+// error line, the orphaned resources and the summary line — as text or as one JSON document.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "embedded/scheduler/scheduler.h"
+
+namespace inmanta::deploy {
+
+// The final view of one resource.
+struct ResourceOutcome {
+  std::string resource_id;
+  std::string status;  // a §6.1 state
+  std::string change = "nochange";
+  nlohmann::json changes = nlohmann::json::object();
+  std::string error;  // the first ERROR line of a failed run
+};
+
+struct DeployReport {
+  std::int64_t version = 0;
+  std::vector<ResourceOutcome> resources;  // sorted by resource id
+  std::vector<std::string> orphaned;       // resource ids
+  double seconds = 0;
+  bool timedOut = false;
+  bool interrupted = false;
+
+  // 0 when every resource is deployed, else 3 (decision D3)
+  int exitCode() const;
+  nlohmann::json toJson() const;
+  void printText(std::ostream& out, bool color) const;
+  std::string summaryLine() const;
+};
+
+struct DryRunOutcome {
+  std::string resource_id;
+  std::string status;  // changed | unchanged | failed | undefined | skipped_for_undefined | agent_down
+  nlohmann::json changes = nlohmann::json::object();
+  std::vector<std::string> diff;  // unified diff of the content when `hash` changed
+};
+
+struct DryRunReport {
+  std::int64_t version = 0;
+  std::vector<DryRunOutcome> resources;
+  double seconds = 0;
+  bool timedOut = false;
+  bool interrupted = false;
+
+  int exitCode() const;  // 0, or 3 when a handler failed or the dry-run did not finish
+  nlohmann::json toJson() const;
+  void printText(std::ostream& out, bool color) const;
+};
+
+// The progress of the runs as they finish: one line per run (`[3/6] <rid> deployed (updated)` and
+// the error of a failure indented below), or one live line of counts on a terminal.
+class Progress {
+ public:
+  Progress(std::ostream& out, bool bar, bool color) : out_(out), bar_(bar), color_(color) {}
+  void setTotal(std::size_t total);
+  void onRun(const scheduler::RunReport& report);
+  // ends the live line
+  void finish();
+  // The last deploy result of each resource seen (not stale, not dry-runs).
+  std::map<std::string, agent::RunResult> results();
+
+ private:
+  void drawBar();
+
+  std::mutex mutex_;
+  std::ostream& out_;
+  bool bar_;
+  bool color_;
+  std::size_t total_ = 0;
+  std::set<std::string> done_;
+  std::map<std::string, std::size_t> counts_;
+  std::map<std::string, agent::RunResult> results_;
+  std::chrono::steady_clock::time_point lastDraw_{};
+};
+
+}  // namespace inmanta::deploy
