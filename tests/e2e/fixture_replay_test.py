@@ -37,7 +37,8 @@ DEPLOY_DEPENDENT = ("/api/v2/resource", "/api/v2/dryrun", "/api/v1/dryrun", "/ap
                     "/api/v1/version/", "/api/v2/agents")
 # In those answers, also because nothing was deployed: a timestamp of the last deploy may be null;
 # the paging links present depend on the counts (`next` only when there are more); a dry-run's
-# `resources` (keyed by resource version id) are filled by the agents' dry-run.
+# `resources` (keyed by resource version id) are filled by the agents' dry-run, and what it finds
+# depends on this machine's files.
 DEPLOY_DEPENDENT_LINKS = {"next", "prev", "first"}
 # Keys of an answer (by their place: `body.data.definition`) that differ from the recordings on
 # purpose, each with why. Only the named keys are excused, and each is printed when it is used.
@@ -119,6 +120,12 @@ def compare(recorded, actual, where, problems, loose_lists):
                 loose_lists and recorded and all(RESOURCE_VERSION_ID.match(k) for k in rec_keys)):
             if len(recorded) != len(actual) and not loose_lists:
                 problems.append(f"{where}: {len(actual)} entries, the reference has {len(recorded)}")
+            return
+        if loose_lists and where.endswith(".attributes"):
+            # a dry-run diff's attributes are what the handlers found on this machine (the recording's
+            # files are not here): which attributes changed depends on it, their shape does not
+            for key in set(rec_keys) & set(actual):
+                compare(recorded[rec_keys[key]], actual[key], f"{where}.{key}", problems, loose_lists)
             return
         missing = sorted(set(rec_keys) - set(actual))
         if loose_lists and where.endswith(".links"):

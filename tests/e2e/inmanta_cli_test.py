@@ -206,6 +206,10 @@ with LiveServer(INMANTA) as server:
                                                           "module_version_info": {}, "resource_state": {}},
                                tid=env_id)
     check("setup: a version put", status == 200, f"{status} {body}")
+    # the agent stays paused while the version's states are checked: the scheduler deploys what an
+    # unpaused agent's resources hold
+    status, body = server.call("POST", "/api/v2/agent/localhost/pause", {}, tid=env_id)
+    check("setup: agent paused", status == 200, f"{status} {body}")
 
     proc = cli(["version", "list", "-e", "dev2"], P)
     ok("version list", proc, "Created at", "# Resources", "candidate")
@@ -234,15 +238,15 @@ with LiveServer(INMANTA) as server:
 
     # agents
     proc = cli(["agent", "list", "-e", "dev2"], P)
-    ok("agent list", proc, "localhost", env_id, "False")
+    ok("agent list", proc, "localhost", env_id, "True")
     agents = as_json("agent list --json", cli(["agent", "list", "-e", "dev2", "--json"], P))
     check("agent list --json", isinstance(agents, list) and [a["name"] for a in agents] == ["localhost"], str(agents))
-    ok("agent pause --agent", cli(["agent", "pause", "-e", "dev2", "--agent", "localhost"], P))
-    rows = table_rows(cli(["agent", "list", "-e", "dev2"], P).stdout)
-    check("agent paused", rows and rows[0][2] == "True", str(rows))
     ok("agent unpause --all", cli(["agent", "unpause", "-e", env_id, "--all"], P))
     rows = table_rows(cli(["agent", "list", "-e", "dev2"], P).stdout)
     check("agent unpaused", rows and rows[0][2] == "False", str(rows))
+    ok("agent pause --agent", cli(["agent", "pause", "-e", "dev2", "--agent", "localhost"], P))
+    rows = table_rows(cli(["agent", "list", "-e", "dev2"], P).stdout)
+    check("agent paused", rows and rows[0][2] == "True", str(rows))
     fails("agent pause, --agent and --all", cli(["agent", "pause", "-e", "dev2", "--agent", "x", "--all"], P), 1,
           "cannot be used simultaneously")
     fails("agent pause, neither", cli(["agent", "pause", "-e", "dev2"], P), 1, "--all flag")
@@ -266,7 +270,9 @@ with LiveServer(INMANTA) as server:
     proc = cli(["action-log", "list", "-e", "dev2", "--rvid", rvid], P)
     ok("action-log list", proc, "Action ID", "store")
     logs = as_json("action-log list --json", cli(["action-log", "list", "-e", "dev2", "--rvid", rvid, "--json"], P))
-    action_id = logs[0]["action_id"] if isinstance(logs, list) and logs else ""
+    # the store action (the deploy that followed the release is listed first, newest first)
+    stores = [a for a in logs if a.get("action") == "store"] if isinstance(logs, list) else []
+    action_id = stores[0]["action_id"] if stores else ""
     check("action-log list --json", bool(action_id), str(logs))
     proc = cli(["action-log", "list", "-e", "dev2", "--rvid", rvid, "--action", "deploy"], P)
     check("action-log list --action filters", proc.returncode == 0 and "store" not in proc.stdout, show(proc))
@@ -284,6 +290,17 @@ with LiveServer(INMANTA) as server:
     summary = as_json("monitor --json", cli(["monitor", "-e", "dev2", "--json"], P))
     check("monitor --json", isinstance(summary, dict) and summary.get("total") == 2, str(summary))
     ok("monitor, nothing to deploy", cli(["monitor", "-e", empty_id], P), "Complete: 0/0")
+    # a new version whose file changed, released while the agent is paused: it waits as available
+    status, reserved = server.call("POST", "/api/v2/reserve_version", {}, tid=env_id)
+    v2 = reserved["data"] if status == 200 else 2
+    changed = [dict(r, id=r["id"].rsplit(",v=", 1)[0] + f",v={v2}") for r in resources]
+    changed[1]["hash"] = "0" * 40
+    status, body = server.call("PUT", "/api/v1/version", {"version": v2, "resources": changed,
+                                                          "module_version_info": {}, "resource_state": {}},
+                               tid=env_id)
+    check("setup: a second version put", status == 200, f"{status} {body}")
+    status, body = server.call("POST", f"/api/v1/version/{v2}", {"push": False}, tid=env_id)
+    check("setup: the second version released", status == 200, f"{status} {body}")
     process = subprocess.Popen([CLI, "--host", "127.0.0.1", "--port", str(P), "monitor", "-e", "dev2"],
                                env=BASE_ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -114,7 +114,9 @@ void addEnvironmentRoutes(Router& router, Services& services) {
                 .path = "/api/" + version + "/environment/<id>",
                 .args = {req("id", ArgType::uuid)},
                 .scope = Scope::pathId,
-                .handler = [&environments](Request& r) {
+                .handler = [&environments, &services](Request& r) {
+                  // the scheduler stops before the data it writes goes away
+                  services.deployTrigger().environmentStopped(r.str("id"));
                   environments.remove(r.str("id"));
                   return Reply::empty();
                 }});
@@ -122,7 +124,8 @@ void addEnvironmentRoutes(Router& router, Services& services) {
                 .path = "/api/" + version + "/decommission/<id>",
                 .args = {req("id", ArgType::uuid)},
                 .scope = Scope::pathId,
-                .handler = [&environments](Request& r) {
+                .handler = [&environments, &services](Request& r) {
+                  services.deployTrigger().environmentStopped(r.str("id"));
                   environments.decommission(r.str("id"));
                   return Reply::empty();
                 }});
@@ -131,15 +134,17 @@ void addEnvironmentRoutes(Router& router, Services& services) {
   router.add({.method = "POST",
               .path = "/api/v2/actions/environment/halt",
               .scope = Scope::environment,
-              .handler = [&environments](Request& r) {
+              .handler = [&environments, &services](Request& r) {
                 environments.halt(r.envId());
+                services.deployTrigger().environmentStopped(r.envId());
                 return Reply::empty();
               }});
   router.add({.method = "POST",
               .path = "/api/v2/actions/environment/resume",
               .scope = Scope::environment,
-              .handler = [&environments](Request& r) {
+              .handler = [&environments, &services](Request& r) {
                 environments.resume(r.envId());
+                services.deployTrigger().environmentResumed(r.envId());
                 return Reply::empty();
               }});
 }

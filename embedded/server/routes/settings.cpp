@@ -62,16 +62,18 @@ void addSettingRoutes(Router& router, Services& services) {
                 .args = {req("value", ArgType::any)},
                 .scope = Scope::environment,
                 .clientTypes = all,
-                .handler = [&settings, done](Request& r) {
+                .handler = [&settings, &services, done](Request& r) {
                   settings.set(r.envId(), r.str("id"), r.args.at("value"));
+                  services.deployTrigger().settingsChanged(r.envId());
                   return done();
                 }});
     router.add({.method = "DELETE",
                 .path = "/api/" + version + "/environment_settings/<id>",
                 .scope = Scope::environment,
                 .clientTypes = all,
-                .handler = [&settings, done](Request& r) {
+                .handler = [&settings, &services, done](Request& r) {
                   settings.reset(r.envId(), r.str("id"));
+                  services.deployTrigger().settingsChanged(r.envId());
                   return done();
                 }});
   }
@@ -80,11 +82,12 @@ void addSettingRoutes(Router& router, Services& services) {
               .args = {req("settings", ArgType::dict), req("protected_by", ArgType::string)},
               .scope = Scope::environment,
               .clientTypes = kApi | kCompiler,
-              .handler = [&settings](Request& r) {
+              .handler = [&settings, &services](Request& r) {
                 const std::string by = r.str("protected_by");
                 if (by != "project_yml" && by != "project.yml")
                   throw badRequest("protected_by must be project_yml, got '" + by + "'");
                 settings.setProtected(r.envId(), r.args.at("settings"));
+                services.deployTrigger().settingsChanged(r.envId());
                 return Reply::empty();
               }});
 }
