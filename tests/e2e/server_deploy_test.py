@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""The scheduler of `inmanta server` (orchestrator spec §6, §8) seen from outside: the real binary
+with a fresh state dir per scenario, our `inmanta export` from a project in a temporary folder,
+files under the test's temporary folder owned by the running user. Scenarios of §11: O-3, O-12,
+O-13, O-19 (server part), O-24 … O-27, O-31, O-32, O-36, O-40.
+
+The server reads two test hooks from its environment, which LiveServer cleans of INMANTA_*
+variables; a small wrapper script around the binary sets them:
+INMANTA_TEST_HANDLER_DELAY_MS (every handler call sleeps first) and INMANTA_SYSTEMCTL (std::Service
+talks to a stub systemctl that records its arguments).
+
+Usage: server_deploy_test.py INMANTA [--postgres] [unittest options]
+"""
+import grp
+import hashlib
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from live_server import LiveServer  # noqa: E402
+
+INMANTA = os.path.abspath(sys.argv[1])
+POSTGRES = "--postgres" in sys.argv[2:]
+USER = pwd.getpwuid(os.getuid()).pw_name
+GROUP = grp.getgrgid(os.getgid()).gr_name
+HEADER = 'import std\nimport std::testing\nhost = std::Host(name="localhost", os=std::linux)\n'
+
+
+def wait_for(condition, timeout, poll=0.1):
+    """Polls `condition` until it returns something true or `timeout` seconds pass; returns its
+    last value."""
+    deadline = time.time() + timeout
+    while True:
+        value = condition()
+        if value or time.time() >= deadline:
+            return value
+        time.sleep(poll)
+
+
+def file_text(path):
+    try:
+        with open(path) as fd:
+            return fd.read()
+    except OSError:
+        return None
+
+
+class DeployScenario(unittest.TestCase):
+    """One server per test, started by `serve`, stopped at the end; a scratch folder for the
+    managed files (`self.tmp`) and one for the project."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="inmanta-srv-deploy-")
+        self.servers = []
+        self.project_dir = None
+
+    def tearDown(self):
+        for server in self.servers:
+            server.stop(timeout=60)
+            server.log.close()
+        if not getattr(self._outcome, "success", True):  # the server's side of a failure
+            for server in self.servers:
+                print(f"--- server log of {self.id()}:\n{server.output()[-4000:]}")
+        for server in self.servers:
+            shutil.rmtree(server.state_dir, ignore_errors=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.project_dir:
+            shutil.rmtree(self.project_dir, ignore_errors=True)
+
+    # ------------------------------------------------------------------ server and project
+
+    def serve(self, delay_ms=0, systemctl=None, state_dir=None, port=None, database=None):
+        """A running server; the test hooks go into its environment through a wrapper script."""
+        hooks = {}
+        if delay_ms:
+            hooks["INMANTA_TEST_HANDLER_DELAY_MS"] = str(delay_ms)
+        if systemctl:
+            hooks["INMANTA_SYSTEMCTL"] = systemctl
+        binary = INMANTA
+        if hooks:
+            binary = os.path.join(self.tmp, f"inmanta-hooked-{len(self.servers)}")
+            with open(binary, "w") as fd:
+                fd.write("#!/bin/sh\n" + "".join(f"export {k}='{v}'\n" for k, v in hooks.items())
+                         + f"exec '{INMANTA}' \"$@\"\n")
+            os.chmod(binary, 0o755)
+        server = LiveServer(binary, postgres=POSTGRES, state_dir=state_dir, port=port, database=database)
+        if state_dir:
+            server.log_path = os.path.join(state_dir, f"server-{len(self.servers)}.log")
+        self.servers.append(server)
+        return server.start()
+
+    def environment(self, server, project="p", **settings):
+        self.server = server
+        self.env = server.make_environment(project)
+        for name, value in settings.items():
+            status, body = server.call("POST", f"/api/v2/environment_settings/{name}", {"value": value}, tid=self.env)
+            self.assertEqual(status, 200, f"setting {name}={value}: {body}")
+        return self.env
+
+    def export(self, main, *args):
+        """Writes `main` as the project's main.cf and runs `inmanta export ARGS` against the server."""
+        if self.project_dir is None:
+            self.project_dir = checks.project({
+                "project.yml": "name: serverdeploy\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n",
+                ".inmanta": f"[config]\nenvironment = {self.env}\n\n[compiler_rest_transport]\n"
+                            f"host = 127.0.0.1\nport = {self.server.port}\n"}, "inmanta-srv-deploy-project-")
+        with open(os.path.join(self.project_dir, "main.cf"), "w") as fd:
+            fd.write(HEADER + main)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
+        env["HOME"] = self.project_dir
+        result = subprocess.run([INMANTA, "--config-dir", os.path.join(self.project_dir, "none"), "export", *args],
+                                cwd=self.project_dir, capture_output=True, text=True, timeout=120, env=env,
+                                stdin=subprocess.DEVNULL)
+        self.assertEqual(result.returncode, 0, f"inmanta export {' '.join(args)}:\n{result.stderr[-2000:]}")
+        return result
+
+    def file_model(self, name, content, **extra):
+        attrs = "".join(f", {k}={v}" for k, v in extra.items())
+        return (f'{name} = std::File(host=host, path="{self.tmp}/{name}", content="{content}", owner="{USER}", '
+                f'group="{GROUP}", mode=644{attrs})\n')
+
+    def file_id(self, name):
+        return f"std::File[localhost,path={self.tmp}/{name}]"
+
+    # ------------------------------------------------------------------ reading the API
+
+    def call(self, method, path, body=None):
+        status, answer = self.server.call(method, path, body, tid=self.env)
+        self.assertIn(status, (200, 204), f"{method} {path}: {status} {answer}")
+        return answer
+
+    def statuses(self):
+        """resource id -> status, from GET /api/v2/resource."""
+        return {r["resource_id"]: r["status"] for r in self.call("GET", "/api/v2/resource")["data"]}
+
+    def wait_statuses(self, wanted, timeout=10):
+        """Waits until every resource id of `wanted` has its status; returns the last statuses."""
+        def reached():
+            now = self.statuses()
+            return now if all(now.get(k) == v for k, v in wanted.items()) else None
+        return wait_for(reached, timeout) or self.statuses()
+
+    def assert_statuses(self, wanted, timeout=10):
+        now = self.wait_statuses(wanted, timeout)
+        self.assertEqual({k: now.get(k) for k in wanted}, wanted, f"all statuses: {now}")
+
+    def deploy_actions(self, rid):
+        """The `deploy` resource actions of resource `rid` (any version), oldest first."""
+        answer = self.call("GET", "/api/v2/resource_actions?limit=1000")
+        actions = [a for a in answer["data"] if a["action"] == "deploy"
+                   and any(v.rsplit(",v=", 1)[0] == rid for v in a["resource_version_ids"])]
+        return sorted(actions, key=lambda a: a["started"])
+
+    def logs(self, rid):
+        return self.call("GET", f"/api/v2/resource/{urllib.parse.quote(rid, safe='')}/logs")["data"]
+
+    def reasons(self, action):
+        return [m.get("kwargs", {}).get("reason") for m in action["messages"] if m.get("kwargs", {}).get("reason")]
+
+    def latest_version(self):
+        return self.call("GET", "/api/v1/version")["versions"][0]
+
+    # ------------------------------------------------------------------ scenarios
+
+    def test_o12_auto_deploy(self):
+        self.environment(self.serve())
+        self.export(self.file_model("auto", "on"))
+        self.assertTrue(wait_for(lambda: file_text(f"{self.tmp}/auto") == "on", 10),
+                        "auto_deploy=true: `inmanta export` without -d deploys the file")
+        self.assertTrue(self.latest_version()["released"])
+        self.assert_statuses({self.file_id("auto"): "deployed"})
+
+        self.environment(self.server, project="manual", auto_deploy=False)
+        shutil.rmtree(self.project_dir)
+        self.project_dir = None
+        self.export(self.file_model("manual", "off"))
+        version = self.latest_version()
+        self.assertFalse(version["released"], str(version))
+        states = {d["version"]: d["status"] for d in self.call("GET", "/api/v2/desiredstate")["data"]}
+        self.assertEqual(states.get(version["version"]), "candidate", str(states))
+        time.sleep(1.5)
+        self.assertFalse(os.path.exists(f"{self.tmp}/manual"), "auto_deploy=false: the candidate deploys nothing")
+        self.call("POST", f"/api/v1/version/{version['version']}", {"push": True})
+        self.assertTrue(wait_for(lambda: file_text(f"{self.tmp}/manual") == "off", 10), "the release deploys it")
+
+    def test_o13_export_d_deploys(self):
+        self.environment(self.serve())  # auto_deploy releases first, so the release of -d answers 409
+        result = self.export(self.file_model("f", "thirteen"), "-d")
+        self.assertIn("409", result.stdout + result.stderr, "the double release shows as a warning")
+        self.assertTrue(wait_for(lambda: file_text(f"{self.tmp}/f") == "thirteen", 10), "export -d deploys the file")
+        self.assert_statuses({self.file_id("f"): "deployed"})
+        action = self.deploy_actions(self.file_id("f"))[-1]
+        self.assertEqual(action["change"], "created", str(action))
+
+    def test_o19_recovery_cascade(self):
+        self.environment(self.serve(), autostart_agent_deploy_interval="600")
+        chain = ('a = std::testing::NullResource(name="a", fail={fail})\n'
+                 'b = std::testing::NullResource(name="b", requires=a)\n'
+                 'c = std::testing::NullResource(name="c", requires=b)\n')
+        ids = {n: f"std::testing::NullResource[internal,name={n}]" for n in "abc"}
+        self.export(chain.format(fail="true"))
+        self.assert_statuses({ids["a"]: "failed", ids["b"]: "skipped", ids["c"]: "skipped"})
+        before = {n: len(self.deploy_actions(rid)) for n, rid in ids.items()}
+        fixed_at = time.time()
+        self.export(chain.format(fail="false"))
+        self.assert_statuses({rid: "deployed" for rid in ids.values()}, timeout=5)
+        self.assertLess(time.time() - fixed_at, 8, "recovery within seconds, long before the 600 s retry")
+        after = {n: self.deploy_actions(rid) for n, rid in ids.items()}
+        self.assertEqual(len(after["a"]), before["a"] + 1, "the fixed A is deployed once")
+        self.assertIn("a new version was released", self.reasons(after["a"][-1]))
+        for name, cause in (("b", "a"), ("c", "b")):
+            self.assertEqual(len(after[name]), before[name] + 1, f"{name} runs once more")
+            reasons = self.reasons(after[name][-1])
+            self.assertTrue(any(r.endswith(f"received from {ids[cause]}") for r in reasons),
+                            f"{name} runs because {cause} recovered: {reasons}")
+
+    def test_o24_repair_restores_drift(self):
+        self.environment(self.serve(), autostart_agent_repair_interval="3", autostart_agent_deploy_interval="600")
+        path = f"{self.tmp}/f"
+        self.export(self.file_model("f", "kept"))
+        self.assert_statuses({self.file_id("f"): "deployed"})
+        with open(path, "w") as fd:
+            fd.write("drifted")
+        self.assertTrue(wait_for(lambda: file_text(path) == "kept", 10), "the repair timer restores the file")
+        repairs = [a for a in self.deploy_actions(self.file_id("f")) if a["change"] == "updated"]
+        self.assertTrue(repairs, "a deploy action with change `updated`")
+        self.assertIn("previous repair happened more than 3s ago", self.reasons(repairs[-1]))
+
+        self.call("POST", "/api/v2/environment_settings/autostart_agent_repair_interval", {"value": "0"})
+        with open(path, "w") as fd:
+            fd.write("drifted again")
+        time.sleep(6)
+        self.assertEqual(file_text(path), "drifted again", "repair interval 0: no self-healing")
+
+    def test_o25_retry_after_failure(self):
+        self.environment(self.serve(), autostart_agent_deploy_interval="2")
+        parent = f"{self.tmp}/missing"
+        self.export(f'std::File(host=host, path="{parent}/f", content="retried", owner="{USER}", group="{GROUP}", '
+                    'mode=644)\n')
+        rid = f"std::File[localhost,path={parent}/f]"
+        self.assert_statuses({rid: "failed"})
+        os.mkdir(parent)
+        made_at = time.time()
+        self.assert_statuses({rid: "deployed"}, timeout=6)
+        self.assertLess(time.time() - made_at, 6.5)
+        self.assertEqual(file_text(f"{parent}/f"), "retried")
+        reasons = self.reasons(self.deploy_actions(rid)[-1])
+        self.assertIn("previous deploy happened more than 2s ago", reasons)
+
+    def test_o26_only_the_changed_resource_deploys(self):
+        self.environment(self.serve())
+        nulls = "".join(f'std::testing::NullResource(name="n{i}")\n' for i in range(5))
+        ids = [f"std::testing::NullResource[internal,name=n{i}]" for i in range(5)] + [self.file_id("f")]
+        self.export(nulls + self.file_model("f", "one"))
+        self.assert_statuses({rid: "deployed" for rid in ids})
+        before = {rid: [a["action_id"] for a in self.deploy_actions(rid)] for rid in ids}
+        self.export(nulls + self.file_model("f", "two"))
+        self.assertTrue(wait_for(lambda: file_text(f"{self.tmp}/f") == "two", 10))
+        self.assert_statuses({rid: "deployed" for rid in ids})
+        time.sleep(1)
+        after = {rid: [a["action_id"] for a in self.deploy_actions(rid)] for rid in ids}
+        self.assertEqual(len(after[self.file_id("f")]), len(before[self.file_id("f")]) + 1, "F deploys once more")
+        self.assertEqual({rid: after[rid] for rid in ids[:5]}, {rid: before[rid] for rid in ids[:5]},
+                         "the unchanged NullResources keep their previous actions")
+
+    def test_o27_reload_on_event(self):
+        record = os.path.join(self.tmp, "systemctl.calls")
+        stub = os.path.join(self.tmp, "systemctl")
+        with open(stub, "w") as fd:
+            # running and enabled: the Service itself never needs a change, only reloads
+            fd.write(f'#!/bin/sh\necho "$*" >> \'{record}\'\ncase "$1" in\n'
+                     '  status) echo "Loaded: loaded"; exit 0;;\n  *) exit 0;;\nesac\n')
+        os.chmod(stub, 0o755)
+        self.environment(self.serve(systemctl=stub))
+        model = (self.file_model("conf", "{content}", reload="true")
+                 + 'std::Service(host=host, name="o27", state="running", onboot=true, requires=conf)\n')
+        service = "std::Service[localhost,name=o27]"
+        self.export(model.format(content="first"))
+        self.assert_statuses({self.file_id("conf"): "deployed", service: "deployed"})
+
+        def reloads():
+            return (file_text(record) or "").splitlines().count("reload-or-restart o27.service")
+
+        first = reloads()
+        self.export(model.format(content="second"))
+        self.assertTrue(wait_for(lambda: reloads() == first + 1, 10),
+                        f"the content change reloads the service; stub calls: {file_text(record)}")
+        self.assertEqual(self.deploy_actions(self.file_id("conf"))[-1]["change"], "updated")
+        self.assert_statuses({self.file_id("conf"): "deployed", service: "deployed"})
+
+        service_runs = len(self.deploy_actions(service))
+        self.call("POST", "/api/v1/deploy", {"agent_trigger_method": "push_full_deploy"})
+        self.assertTrue(wait_for(lambda: len(self.deploy_actions(service)) >= service_runs + 1, 10),
+                        "the repair runs the service")
+        time.sleep(1)
+        self.assertEqual(reloads(), first + 1, f"a repair without changes reloads nothing: {file_text(record)}")
+
+        # receive_events=false: S's own change deploys it once, then F's changes no longer run it
+        deaf = model.replace("requires=conf)", "requires=conf, receive_events=false)")
+        self.export(deaf.format(content="third"))
+        self.assert_statuses({self.file_id("conf"): "deployed", service: "deployed"})
+        self.assertTrue(wait_for(lambda: file_text(f"{self.tmp}/conf") == "third", 10))
+        time.sleep(1)
+        service_runs = len(self.deploy_actions(service))
+        file_runs = len(self.deploy_actions(self.file_id("conf")))
+        self.export(deaf.format(content="fourth"))
+        self.assertTrue(wait_for(lambda: len(self.deploy_actions(self.file_id("conf"))) == file_runs + 1, 10))
+        self.assertEqual(file_text(f"{self.tmp}/conf"), "fourth")
+        time.sleep(1)
+        self.assertEqual(len(self.deploy_actions(service)), service_runs, "no event-triggered run of S")
+
+    def test_o31_paused_agent(self):
+        self.environment(self.serve(), auto_deploy=False)
+        self.export('std::testing::NullResource(name="x", agentname="a1")\n'
+                    'std::testing::NullResource(name="y", agentname="a2")\n')
+        x, y = "std::testing::NullResource[a1,name=x]", "std::testing::NullResource[a2,name=y]"
+        self.call("POST", "/api/v2/agent/a1/pause")
+        version = self.latest_version()["version"]
+        self.call("POST", f"/api/v1/version/{version}", {"push": True})
+        self.assert_statuses({y: "deployed"})
+        time.sleep(1)
+        self.assert_statuses({x: "available"}, timeout=0)
+        self.assertEqual(self.deploy_actions(x), [], "a paused agent starts no resource action")
+        agents = {a["name"]: a["status"] for a in self.call("GET", "/api/v2/agents")["data"]}
+        self.assertEqual((agents.get("a1"), agents.get("a2")), ("paused", "up"), str(agents))
+
+        dryrun = self.call("POST", f"/api/v2/dryrun/{version}")["data"]
+
+        def finished_report():
+            report = self.call("GET", f"/api/v2/dryrun/{version}/{dryrun}")["data"]
+            return report if report["summary"]["todo"] == 0 else None
+        report = wait_for(finished_report, 10)
+        self.assertTrue(report, "the dry-run finishes")
+        diff = {d["resource_id"]: d["status"] for d in report["diff"]}
+        self.assertEqual(diff.get(x), "agent_down", str(report["diff"]))
+
+        self.call("POST", "/api/v2/agent/a1/unpause")
+        self.assert_statuses({x: "deployed"})
+        agents = {a["name"]: a["status"] for a in self.call("GET", "/api/v2/agents")["data"]}
+        self.assertEqual(agents.get("a1"), "up", str(agents))
+
+    def test_o32_user_deploy_and_repair(self):
+        self.environment(self.serve())
+        self.export('std::testing::NullResource(name="p", agentname="a1")\n'
+                    'std::testing::NullResource(name="q", agentname="a2")\n' + self.file_model("f", "32"))
+        ids = ["std::testing::NullResource[a1,name=p]", "std::testing::NullResource[a2,name=q]", self.file_id("f")]
+        self.assert_statuses({rid: "deployed" for rid in ids})
+        before = {rid: len(self.deploy_actions(rid)) for rid in ids}
+        answer = self.call("POST", "/api/v1/deploy", {"agent_trigger_method": "push_incremental_deploy"})
+        self.assertEqual(answer["agents"], ["a1", "a2", "localhost"])
+        time.sleep(1.5)
+        self.assertEqual({rid: len(self.deploy_actions(rid)) for rid in ids}, before,
+                         "an incremental deploy of a compliant model runs nothing")
+        self.call("POST", "/api/v1/deploy", {"agent_trigger_method": "push_full_deploy"})
+        self.assertTrue(wait_for(lambda: all(len(self.deploy_actions(rid)) == before[rid] + 1 for rid in ids), 10),
+                        "a repair gives every resource a new deploy action")
+        self.assert_statuses({rid: "deployed" for rid in ids})
+        for rid in ids:
+            action = self.deploy_actions(rid)[-1]
+            self.assertEqual(action["change"], "nochange", str(action))
+            self.assertIn("user requested a repair", self.reasons(action))
+
+    def test_o03_restart_keeps_states(self):
+        server = self.serve()
+        self.environment(server, autostart_agent_repair_interval="600", autostart_agent_deploy_interval="600")
+        self.export(self.file_model("f", "three") + 'std::testing::NullResource(name="bad", fail=true)\n', "-d")
+        bad = "std::testing::NullResource[internal,name=bad]"
+        self.assert_statuses({self.file_id("f"): "deployed", bad: "failed"})
+        statuses = self.statuses()
+        file_actions = [a["action_id"] for a in self.deploy_actions(self.file_id("f"))]
+        bad_actions = len(self.deploy_actions(bad))
+        file_logs = self.logs(self.file_id("f"))
+        versions = self.call("GET", "/api/v1/version")["versions"]
+        settings = self.call("GET", "/api/v2/environment_settings")["data"]["settings"]
+        self.assertEqual(server.stop(), 0, server.output())
+
+        self.server = self.serve(state_dir=server.state_dir, port=server.port, database=server.database)
+        self.assertEqual(self.call("GET", "/api/v1/version")["versions"], versions)
+        self.assertEqual(self.call("GET", "/api/v2/environment_settings")["data"]["settings"], settings)
+        self.assertTrue(wait_for(lambda: len(self.deploy_actions(bad)) > bad_actions, 5),
+                        "the failed resource is retried at start")
+        time.sleep(3)
+        self.assertEqual([a["action_id"] for a in self.deploy_actions(self.file_id("f"))], file_actions,
+                         "no new deploy action for the compliant file")
+        self.assertEqual(self.statuses(), statuses)
+        self.assertEqual(self.logs(self.file_id("f")), file_logs)
+        self.assertIn("the resource scheduler was started", self.reasons(self.deploy_actions(bad)[-1]))
+
+    def test_o36_kill_during_deploy(self):
+        server = self.serve(delay_ms=4000)
+        self.environment(server)
+        slow = "std::testing::NullResource[internal,name=slow]"
+        self.export('std::testing::NullResource(name="slow")\n')
+        self.assert_statuses({slow: "deploying"})
+        self.assertEqual(server.kill(), -9)
+
+        self.server = self.serve(state_dir=server.state_dir, port=server.port, database=server.database)
+        self.assert_statuses({slow: "deployed"})
+        actions = self.deploy_actions(slow)
+        self.assertEqual([a["status"] for a in actions if a["status"] == "deploying"], [],
+                         f"no action left running: {actions}")
+        self.assertEqual(actions[-1]["status"], "deployed")
+
+    def test_o40_stale_run(self):
+        self.environment(self.serve(delay_ms=2000))
+        rid = self.file_id("f")
+        self.export(self.file_model("f", "old"))
+        self.assert_statuses({rid: "deploying"})
+        self.export(self.file_model("f", "new"))
+        new_version = self.latest_version()["version"]
+        first_deployed = self.wait_statuses({rid: "deployed"}, timeout=15)
+        # the first moment the resource shows deployed, the new intent is on disk
+        self.assertEqual(first_deployed.get(rid), "deployed")
+        self.assertEqual(file_text(f"{self.tmp}/f"), "new")
+        resource = self.call("GET", f"/api/v2/resource/{urllib.parse.quote(rid, safe='')}")["data"]
+        self.assertEqual(resource["status"], "deployed")
+        self.assertEqual(resource["attributes"]["hash"], hashlib.sha1(b"new").hexdigest(), "the new intent")
+        self.assertTrue(any(a["version"] == new_version and a["status"] == "deployed"
+                            for a in self.deploy_actions(rid)), "a deploy action for the new version")
+        versions = {a["version"] for a in self.deploy_actions(rid)}
+        self.assertEqual(versions, {new_version - 1, new_version}, "one run per intent")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]] + [a for a in sys.argv[2:] if a != "--postgres"], verbosity=2)
