@@ -32,6 +32,9 @@ class DeployCommand : public Command {
     cmd->add_option("--timeout", deploy_.timeoutSeconds, "Stop waiting after this many seconds (exit 3)")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", deploy_.json, "Print the report as one JSON document on stdout");
+    cmd->add_option("--handler-timeout", deploy_.handlerTimeoutSeconds,
+                    "Fail a resource whose module (Python) handler runs longer than this many seconds (default 600)")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--listen", deploy_.listen,
                     "Serve the REST API on [ADDR:]PORT while the deploy runs (default: 127.0.0.1, any free port)");
     cmd->add_flag("-v,--verbose", globals.verbosity, "More log output: -v for info, -vv for debug");
@@ -64,6 +67,10 @@ class DeployCommand : public Command {
       deploy_.projectDir = model.project.dir;
       deploy_.projectName = settings.get("deploy", "project").value_or("deploy");
       deploy_.environmentName = settings.get("deploy", "environment").value_or("deploy");
+      if (model.handlers && model.handlers->run) {
+        deploy_.pythonHandlerTypes = model.handlers->types;
+        deploy_.runPythonHandler = model.handlers->run;
+      }
       deploy_.exportModel = [&](const std::string& host, int port, const std::string& env) {
         return exportTo(host, port, env, model, set);
       };

@@ -201,7 +201,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
     if (options.afterCompile) {
       if (std::optional<std::string> failure = options.afterCompile(
               CompiledModel{evaluator.instances(), session->project(), evaluator.unknownParameters(), resourceTypes,
-                            code ? &code->exportHooks : nullptr})) {
+                            code ? &code->exportHooks : nullptr, code ? &code->handlers : nullptr})) {
         err << "\n"
             << banner("EXPORT FAILURE") << "\n"
             << "Error: " << *failure << "\n";

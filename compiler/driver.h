@@ -27,6 +27,8 @@ struct CompiledModel {
   const ResourceTypeRegistry* resourceTypes = nullptr;
   // The export hooks of the modules' Python code (`@export`), by name; null when there is none.
   const std::map<std::string, ExportHook>* exportHooks = nullptr;
+  // The modules' Python handlers; null when no module has Python code.
+  const PythonHandlers* handlers = nullptr;
 };
 
 struct CompileOptions {

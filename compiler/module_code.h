@@ -24,7 +24,7 @@ namespace inmanta::compiler {
 
 // Changed whenever this header or a type it passes changes shape: a shared module built against
 // another version is refused instead of called.
-inline constexpr int kModuleCodeAbi = 2;
+inline constexpr int kModuleCodeAbi = 3;
 // The shared module's entry point, looked up with dlsym().
 inline constexpr const char* kModuleCodeEntry = "inmanta_module_code";
 
@@ -55,6 +55,17 @@ struct ExportHook {
   std::function<void(const std::vector<runtime::Instance*>& instances, ExportSink& sink)> run;
 };
 
+// The modules' handlers (`@provider` classes), which the agent of `inmanta deploy` runs.
+struct PythonHandlers {
+  std::vector<std::string> types;  // the resource types that have one
+  // One handler call; request and answer are JSON texts (inmanta._host.run_handler: the request
+  // {"resource": {"id": rvid, attributes…}, "dry_run", "action": "execute"|"reload"}, the answer
+  // {"status", "change", "changes", "logs": [{"level", "msg", "kwargs"}], "can_reload"}). A
+  // handler's failure is in the answer; throws std::runtime_error only when the call itself
+  // cannot be made. Callable from any thread.
+  std::function<std::string(const std::string& request)> run;
+};
+
 // What the modules' Python code adds to a compile. Destroyed before the compile's model.
 class ModuleCode {
  public:
@@ -63,6 +74,7 @@ class ModuleCode {
   PluginRegistry plugins;               // the same, registered by the compiler
   ResourceTypeRegistry resourceTypes;   // the @resource types and the @dependency_manager hooks
   std::map<std::string, ExportHook> exportHooks;
+  PythonHandlers handlers;
 };
 
 // The out-of-line code of the compiler the shared module needs, implemented by the compiler.

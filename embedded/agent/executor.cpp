@@ -55,9 +55,33 @@ std::chrono::milliseconds testDelayFromEnvironment() {
 
 }  // namespace
 
+namespace {
+
+// Where a Python traceback ends (the innermost `File "…", line N`): the handler code that failed.
+std::string tracebackLocation(const handlers::LogLine& line) {
+  auto kwargs = line.find("kwargs");
+  if (kwargs == line.end() || !kwargs->is_object()) return "";
+  auto traceback = kwargs->find("traceback");
+  if (traceback == kwargs->end() || !traceback->is_string()) return "";
+  const std::string& text = traceback->get_ref<const std::string&>();
+  size_t at = text.rfind("File \"");
+  if (at == std::string::npos) return "";
+  size_t fileEnd = text.find('"', at + 6);
+  size_t lineAt = text.find(", line ", fileEnd);
+  if (fileEnd == std::string::npos || lineAt == std::string::npos) return "";
+  size_t numberEnd = text.find_first_not_of("0123456789", lineAt + 7);
+  return text.substr(at + 6, fileEnd - at - 6) + ":" + text.substr(lineAt + 7, numberEnd - lineAt - 7);
+}
+
+}  // namespace
+
 std::string RunResult::firstError() const {
-  for (const handlers::LogLine& line : logs)
-    if (line.value("level", "") == "ERROR" || line.value("level", "") == "CRITICAL") return line.value("msg", "");
+  for (const handlers::LogLine& line : logs) {
+    std::string level = line.value("level", "");
+    if (level != "ERROR" && level != "CRITICAL") continue;
+    std::string where = tracebackLocation(line);
+    return line.value("msg", "") + (where.empty() ? "" : " (at " + where + ")");
+  }
   return "";
 }
 

@@ -36,7 +36,8 @@ struct RunResult {
   nlohmann::json changes = nlohmann::json::object();  // attribute → {current, desired}
   std::vector<handlers::LogLine> logs;
   std::map<std::string, std::string> facts;
-  // The first ERROR line's message, for reports.
+  // The first ERROR line's message, for reports, with where a Python handler failed (the end of
+  // its traceback) when the line carries one.
   std::string firstError() const;
 };
 

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "embedded/deploy/report.h"
+#include "embedded/handlers/foreign.h"
 #include "embedded/server/auth.h"
 #include "embedded/server/dispatcher.h"
 #include "embedded/server/http_server.h"
@@ -254,6 +255,12 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   config.startMode =
       d.incremental || d.dryRun ? scheduler::StartMode::newVersion : scheduler::StartMode::repair;
   config.onRun = [&progress](const std::string&, const scheduler::RunReport& report) { progress.onRun(report); };
+  if (d.runPythonHandler)
+    config.registerHandlers = [&d](handlers::HandlerRegistry& registry) {
+      handlers::registerForeignHandlers(
+          registry, d.pythonHandlerTypes, d.runPythonHandler,
+          std::chrono::milliseconds(static_cast<long long>(d.handlerTimeoutSeconds * 1000)));
+    };
   server::Schedulers schedulers(services, config);
   services.setDeployTrigger(schedulers);
 

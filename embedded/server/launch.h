@@ -36,6 +36,12 @@ struct DeployLaunch {
   bool color = false;
   std::string projectName = "deploy";      // [deploy] project
   std::string environmentName = "deploy";  // [deploy] environment
+  // The modules' Python handlers (compiler/module_code.h, PythonHandlers): their resource types
+  // and the call that runs one (JSON request → JSON answer); a call past the time-out fails its
+  // resource (--handler-timeout).
+  std::vector<std::string> pythonHandlerTypes;
+  std::function<std::string(const std::string& request)> runPythonHandler;
+  double handlerTimeoutSeconds = 600;
   // Pushes the compiled resource set to the server at host:port into environment `env`.
   std::function<DeployExport(const std::string& host, int port, const std::string& env)> exportModel;
 };

@@ -691,6 +691,24 @@ ExportHook exportHook(const std::shared_ptr<LoadedCode>& code, const std::string
   return hook;
 }
 
+// The agent's way into the modules' handlers: inmanta._host.run_handler, under the GIL.
+std::function<std::string(const std::string&)> handlerRunner(const std::shared_ptr<LoadedCode>& code) {
+  LoadedCode* raw = code.get();
+  return [raw](const std::string& request) -> std::string {
+    python::Gil gil;
+    Scope s;
+    s.host = raw->host;
+    Enter enter(s);
+    try {
+      return python::callPython(
+          [&] { return std::string(py::str(support->hostModule.attr("run_handler")(py::str(request)))); });
+    } catch (const py::error_already_set& e) {
+      python::PythonError error = python::describe(e);
+      throw std::runtime_error("the handler call failed: " + error.type() + ": " + error.message());
+    }
+  };
+}
+
 class Loader final : public ModuleCodeLoader {
  public:
   std::unique_ptr<ModuleCode> load(const std::vector<PythonModule>& modules, const ModuleCodeSettings& settings,
@@ -756,6 +774,9 @@ class Loader final : public ModuleCodeLoader {
               out->exportHooks.emplace(n, exportHook(code, n, pair[0], pair[1]));
             } else out->exportHooks.emplace(n, exportHook(code, n, hook, py::tuple()));
           }
+          for (py::handle h : py::list(registry["handlers"]))
+            out->handlers.types.push_back(py::str(py::reinterpret_borrow<py::dict>(h)["entity"]));
+          if (!out->handlers.types.empty()) out->handlers.run = handlerRunner(code);
         });
       } catch (const py::error_already_set& e) {
         python::PythonError error = python::describe(e);

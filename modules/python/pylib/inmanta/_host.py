@@ -672,6 +672,77 @@ def export_hook(function: Callable[..., None], types: Sequence[str]) -> None:
     function(exporter, types=proxies)
 
 
+# ---------------------------------------------------------------------------------------------------------------------
+# Handlers (the embedded deploy's agent runs the modules' @provider classes)
+# ---------------------------------------------------------------------------------------------------------------------
+
+
+def _log_line(level: str, msg: str, kwargs: dict[str, object]) -> dict[str, object]:
+    return {"level": level, "msg": msg, "kwargs": kwargs}
+
+
+def _formatted(entry: dict[str, Any]) -> dict[str, object]:
+    """A HandlerContext log entry as the agent records it: the message formatted with its named values."""
+    msg = str(entry.get("msg", ""))
+    kwargs = entry.get("args") or {}
+    if isinstance(kwargs, dict) and kwargs:
+        try:
+            msg = msg % kwargs
+        except (KeyError, TypeError, ValueError):
+            pass
+    return _log_line(str(entry.get("level", "INFO")), msg, kwargs if isinstance(kwargs, dict) else {})
+
+
+def run_handler(request_text: str) -> str:
+    """
+    One handler call for the agent (CONTRACT.md): ``request`` = {"resource": {"id": "<rvid>", attributes…},
+    "dry_run": bool, "action": "execute" | "reload"}; the answer = {"status", "change", "changes", "logs",
+    "can_reload"}, JSON texts both ways. Every failure is part of the answer: this function does not raise.
+    """
+    import json
+
+    from inmanta import resources as resources_module
+    from inmanta.agent import handler as handler_module
+
+    request = json.loads(request_text)
+    answer: dict[str, Any] = {"status": None, "change": "nochange", "changes": {}, "logs": [], "can_reload": False}
+    rid = str(request.get("resource", {}).get("id", "?"))
+    try:
+        resource = resources_module.Resource.deserialize(request["resource"])
+        handler_class = handler_module.Commander.get_handlers().get(resource.id.get_entity_type())
+        if handler_class is None:
+            answer["status"] = "unavailable"
+            answer["logs"].append(_log_line("ERROR", "Unable to find a handler for %s" % rid, {}))
+            return json.dumps(answer)
+        dry_run = bool(request.get("dry_run", False))
+        provider = handler_class(agent=None)
+        ctx = handler_module.HandlerContext(resource, dry_run=dry_run)
+        try:
+            answer["can_reload"] = bool(provider.can_reload())
+            if request.get("action") == "reload":
+                provider.do_reload(ctx, resource)
+            else:
+                provider.execute(ctx, resource, dry_run)
+        finally:
+            provider.close()
+        # handlers report through set_resource_state (HEAD) or set_status (older code)
+        state = ctx.resource_state if ctx.resource_state is not None else ctx.status
+        answer["status"] = state.value if state is not None else None
+        answer["change"] = ctx.change.value
+        answer["changes"] = ctx.changes
+        answer["logs"] = [_formatted(entry) for entry in ctx.logs]
+    except Exception as e:  # the handler's own failures are in ctx; this is a resource or handler that cannot be made
+        answer["status"] = "failed"
+        answer["logs"].append(
+            _log_line(
+                "ERROR",
+                "An error occurred during deployment of %s (exception: %s('%s'))" % (rid, _type_name(e), e),
+                {"exception": "%s('%s')" % (_type_name(e), e), "traceback": _traceback_text(e)},
+            )
+        )
+    return json.dumps(answer, default=repr)
+
+
 # The compiler registers _inmanta_native before it imports this module: hand it the exception
 # classes right away (load() does it too, for a host that imports this module first).
 if _native.native is not None or "_inmanta_native" in sys.modules:
