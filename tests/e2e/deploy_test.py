@@ -2,7 +2,8 @@
 """`inmanta deploy` as a user runs it (orchestrator spec §9.2, §7.4, decisions D3/D4/D9): the real
 binary in a fresh project under a temporary folder, writing only below that folder, with the
 running user as owner and group. Scenarios O-16 … O-23, O-28, O-29, O-33, O-34, O-35, O-39, plus
-`-f`, `--timeout`, SIGKILL in the middle of writing 2,000 files, and Ctrl-C.
+`-f`, `--timeout`, SIGKILL in the middle of writing 2,000 files, Ctrl-C, and a module's own Python
+handler (deployed, re-run without change, one that throws and one that hangs).
 
     deploy_test.py path/to/inmanta [unittest arguments]
 """
@@ -42,6 +43,54 @@ entity Thing extends std::PurgeableResource:
   string agent = "internal"
 end
 implement Thing using std::none
+'''
+
+# The issue's check: a module with its own Python handler (an exec::Run-style resource written for
+# the suite) deploys through `inmanta deploy`; `command` runs when `creates` does not exist yet.
+RUNNER_PLUGIN = '''\
+import os
+import subprocess
+import time
+
+from inmanta.agent.handler import CRUDHandler, ResourcePurged, provider
+from inmanta.resources import PurgeableResource, resource
+
+
+@resource("runner::Run", agent="agent", id_attribute="name")
+class Run(PurgeableResource):
+    fields = ("name", "command", "creates")
+
+
+@provider("runner::Run", name="posix")
+class RunHandler(CRUDHandler):
+    def read_resource(self, ctx, resource):
+        if not os.path.exists(resource.creates):
+            raise ResourcePurged()
+
+    def create_resource(self, ctx, resource):
+        if resource.command.startswith("hang"):
+            time.sleep(60)
+        result = subprocess.run(resource.command, shell=True, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise Exception("command failed with exit code %d" % result.returncode)
+        ctx.info("ran %(command)s", command=resource.command)
+        ctx.set_created()
+
+    def update_resource(self, ctx, changes, resource):
+        ctx.set_updated()
+
+    def delete_resource(self, ctx, resource):
+        os.remove(resource.creates)
+        ctx.set_purged()
+'''
+RUNNER_MODEL = '''\
+entity Run extends std::PurgeableResource:
+  string name
+  string command
+  string creates
+  string agent = "internal"
+end
+implement Run using std::none
 '''
 
 
@@ -360,6 +409,54 @@ class Deploy(unittest.TestCase):
         t = self.assertOutcome(report, "nohandler::Thing[internal,name=t]", "unavailable")
         self.assertIn("Unable to find a handler", t.get("error", ""), json.dumps(t))
         self.assertOutcome(report, self.null_id("after"), "skipped")
+        self.assertOutcome(report, self.null_id("other"), "deployed")
+
+    def runner_module(self):
+        self.write("libs/runner/module.yml", "name: runner\nversion: 1.0.0\nlicense: ASL\n")
+        self.write("libs/runner/model/_init.cf", RUNNER_MODEL)
+        self.write("libs/runner/plugins/__init__.py", RUNNER_PLUGIN)
+
+    def test_python_handler_of_a_module_deploys_and_reruns_without_change(self):
+        self.runner_module()
+        done = self.path("done")
+        self.model(f'import runner\nrunner::Run(name="touch", command="touch {done}", creates="{done}")\n')
+        rid = "runner::Run[internal,name=touch]"
+        first = self.deployed()
+        outcome = self.assertOutcome(first, rid, "deployed")
+        self.assertEqual(outcome["change"], "created")
+        self.assertEqual(outcome["changes"], {"purged": {"current": True, "desired": False}})
+        self.assertTrue(os.path.exists(done))
+        # the handler's own log line is in the deploy's resource action
+        with sqlite3.connect(os.path.join(self.project, "data", "deploy", "inmanta.db")) as db:
+            messages = [json.loads(row[0]) for row in db.execute(
+                "SELECT messages FROM resource_action WHERE action = 'deploy'")]
+        self.assertTrue(any(line["msg"] == f"ran touch {done}" for lines in messages for line in lines), messages)
+        second = self.deployed()
+        outcome = self.assertOutcome(second, rid, "deployed")
+        self.assertEqual(outcome["change"], "nochange")
+        self.assertIn("0 changed", second["summary"])
+        # a dry-run after removing the file shows the run that would happen, and runs nothing
+        os.remove(done)
+        proc, report = self.deploy("--dry-run", "--json")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertFalse(os.path.exists(done))
+
+    def test_python_handler_that_throws_or_hangs_fails_only_its_resource(self):
+        self.runner_module()
+        self.model('import runner\n'
+                   f'runner::Run(name="boom", command="false", creates="{self.path("never1")}")\n'
+                   f'runner::Run(name="hang", command="hang", creates="{self.path("never2")}")\n'
+                   'std::testing::NullResource(name="other")\n')
+        started = time.monotonic()
+        proc, report = self.deploy("--json", "--handler-timeout", "2")
+        self.assertLess(time.monotonic() - started, 30, "a hung handler must not hang the deploy")
+        self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
+        boom = self.assertOutcome(report, "runner::Run[internal,name=boom]", "failed")
+        self.assertIn("command failed with exit code 1", boom["error"])
+        # located: the line of the module's Python code that raised
+        self.assertRegex(boom["error"], r"\(at .*libs/runner/plugins/__init__\.py:\d+\)")
+        hang = self.assertOutcome(report, "runner::Run[internal,name=hang]", "failed")
+        self.assertIn("did not finish within 2 s", hang["error"])
         self.assertOutcome(report, self.null_id("other"), "deployed")
 
     def test_o33_history_across_runs(self):
