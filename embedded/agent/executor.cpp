@@ -90,7 +90,7 @@ HandlerExecutor::HandlerExecutor(const handlers::HandlerRegistry& registry, hand
     : registry_(registry), services_(services), clock_(std::move(clock)), testDelay_(testDelayFromEnvironment()) {}
 
 bool HandlerExecutor::dependenciesAllow(handlers::Context& ctx, const RunRequest& request) {
-  const std::string rvid = request.intent.versionedId();
+  const std::string rvid = request.intent->versionedId();
   std::map<std::string, std::string> unexpected, renewed;
   std::vector<std::string> failed;
   for (const auto& [rid, state] : request.dependencies) {
@@ -117,7 +117,7 @@ bool HandlerExecutor::dependenciesAllow(handlers::Context& ctx, const RunRequest
 }
 
 RunResult HandlerExecutor::run(const RunRequest& request) {
-  const handlers::ResourceIntent& intent = request.intent;
+  const handlers::ResourceIntent& intent = *request.intent;
   const std::string rvid = intent.versionedId();
   handlers::Context ctx(request.dryRun, clock_);
   auto started = std::chrono::steady_clock::now();

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +19,8 @@
 namespace inmanta::agent {
 
 struct RunRequest {
-  handlers::ResourceIntent intent;
+  // shared with the scheduler, which keeps it while the version is managed: never copied per run
+  std::shared_ptr<const handlers::ResourceIntent> intent;
   bool dryRun = false;
   std::string reason;    // `a new version was released`, … (the DEBUG line that opens the run)
   std::string deployId;  // a UUID naming this run in its log lines

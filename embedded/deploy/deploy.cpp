@@ -152,32 +152,27 @@ bool waitFor(const std::function<bool()>& done, std::optional<Clock::time_point>
 }
 
 DeployReport deployReport(server::Services& services, const std::string& env, std::int64_t version,
-                          std::map<std::string, agent::RunResult> results) {
+                          std::map<std::string, LastRun> results) {
   DeployReport report;
   report.version = version;
-  std::map<std::string, store::ResourceState> states;
-  for (store::ResourceState& state : services.store.resourceStates(env)) states[state.resource_id] = std::move(state);
-  std::set<std::string> inVersion;
-  for (const store::Resource& resource : services.store.versionResources(env, version)) {
-    inVersion.insert(resource.resource_id);
+  // the release gave every resource of the version a state row that is not orphaned; the other
+  // rows are the resources that left the model (their attributes are not needed: no version read)
+  for (const store::ResourceState& state : services.store.resourceStates(env)) {
+    if (state.orphaned_after) {
+      report.orphaned.push_back(state.resource_id);
+      continue;
+    }
     ResourceOutcome outcome;
-    outcome.resource_id = resource.resource_id;
-    auto state = states.find(resource.resource_id);
-    outcome.status = server::displayedStatus(state == states.end() ? nullptr : &state->second);
-    if (auto run = results.find(resource.resource_id); run != results.end()) {
+    outcome.resource_id = state.resource_id;
+    outcome.status = server::displayedStatus(&state);
+    if (auto run = results.find(state.resource_id); run != results.end()) {
       outcome.change = handlers::changeName(run->second.change);
-      outcome.changes = run->second.changes;
+      outcome.changes = std::move(run->second.changes);
       if (outcome.status == "failed" || outcome.status == "unavailable" || outcome.status == "skipped")
-        outcome.error = run->second.firstError();
-      if (outcome.error.empty() && outcome.status == "skipped")
-        for (const handlers::LogLine& line : run->second.logs)
-          if (line.value("level", "") == "INFO" && line.value("msg", "").find(" skipped ") != std::string::npos)
-            outcome.error = line.value("msg", "");
+        outcome.error = std::move(run->second.error);
     }
     report.resources.push_back(std::move(outcome));
   }
-  for (const auto& [rid, state] : states)
-    if (state.orphaned_after && !inVersion.count(rid)) report.orphaned.push_back(rid);
   return report;
 }
 
@@ -289,6 +284,8 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   std::string host = options.bindAddresses.front() == "0.0.0.0" ? "127.0.0.1" : options.bindAddresses.front();
   server::DeployExport exported = d.exportModel(host, http.port(), env.id);
   if (!exported.error.empty()) throw DeployError(exported.error);
+  spdlog::info("Exported version {} ({} resources) after {:.3f} s", exported.version, exported.resources,
+               std::chrono::duration<double>(Clock::now() - started).count());
   if (!d.json) out << "Exported version " << exported.version << " with " << exported.resources << " resources\n";
   out.flush();
 
@@ -299,12 +296,9 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   if (d.dryRun) {
     server::DryRunService dryruns(services.store, schedulers);
     store::DryRun dryrun = dryruns.create(env, exported.version);
-    bool finished = waitFor(
-        [&] {
-          std::optional<store::DryRun> now = services.store.getDryRun(env.id, dryrun.id);
-          return !now || now->todo <= 0;
-        },
-        deadline, signals);
+    // the scheduler is idle once every dry-run task ran and its records are stored
+    scheduler::Scheduler* scheduler = schedulers.get(env.id);
+    bool finished = waitFor([&] { return !scheduler || scheduler->idle(); }, deadline, signals);
     progress.finish();
     DryRunReport report = dryRunReport(services, env.id, dryrun.id, exported.version);
     report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -321,10 +315,12 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
     progress.setTotal(std::size_t(model.total) - model.undeployable.size() - model.skipped_for_undeployable.size());
     scheduler::Scheduler* scheduler = schedulers.get(env.id);
     if (!scheduler) throw DeployError("the environment " + env.name + " is halted: nothing is deployed");
+    spdlog::info("Released and scheduled after {:.3f} s", std::chrono::duration<double>(Clock::now() - started).count());
     bool finished = waitFor([&] { return scheduler->idle(); }, deadline, signals);
+    spdlog::info("Deployed after {:.3f} s", std::chrono::duration<double>(Clock::now() - started).count());
     progress.finish();
     schedulers.stopAll();
-    DeployReport report = deployReport(services, env.id, exported.version, progress.results());
+    DeployReport report = deployReport(services, env.id, exported.version, progress.takeResults());
     report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     report.timedOut = !finished && !signals.interrupted();
     report.interrupted = signals.interrupted();

@@ -199,7 +199,16 @@ void Progress::onRun(const scheduler::RunReport& report) {
   if (report.dryRun) return;
   std::lock_guard<std::mutex> lock(mutex_);
   const agent::RunResult& result = report.result;
-  if (!report.stale) results_[report.resource_id] = result;
+  if (!report.stale) {
+    LastRun& last = results_[report.resource_id];
+    last.change = result.change;
+    last.changes = result.changes;
+    last.error = result.firstError();
+    if (last.error.empty() && result.status == "skipped")
+      for (const handlers::LogLine& line : result.logs)
+        if (line.value("level", "") == "INFO" && line.value("msg", "").find(" skipped ") != std::string::npos)
+          last.error = line.value("msg", "");
+  }
   done_.insert(report.resource_id);
   ++counts_[result.status];
   if (bar_) {
@@ -241,9 +250,9 @@ void Progress::finish() {
   out_.flush();
 }
 
-std::map<std::string, agent::RunResult> Progress::results() {
+std::map<std::string, LastRun> Progress::takeResults() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return results_;
+  return std::move(results_);
 }
 
 }  // namespace inmanta::deploy

@@ -62,6 +62,13 @@ struct DryRunReport {
   void printText(std::ostream& out, bool color) const;
 };
 
+// What the report keeps of a resource's last run.
+struct LastRun {
+  handlers::Change change = handlers::Change::nochange;
+  nlohmann::json changes;
+  std::string error;  // the first ERROR line, else the INFO line that says why it was skipped
+};
+
 // The progress of the runs as they finish: one line per run (`[3/6] <rid> deployed (updated)` and
 // the error of a failure indented below), or one live line of counts on a terminal.
 class Progress {
@@ -71,8 +78,8 @@ class Progress {
   void onRun(const scheduler::RunReport& report);
   // ends the live line
   void finish();
-  // The last deploy result of each resource seen (not stale, not dry-runs).
-  std::map<std::string, agent::RunResult> results();
+  // The last deploy run of each resource seen (not stale, not dry-runs); taken out once.
+  std::map<std::string, LastRun> takeResults();
 
  private:
   void drawBar();
@@ -84,7 +91,7 @@ class Progress {
   std::size_t total_ = 0;
   std::set<std::string> done_;
   std::map<std::string, std::size_t> counts_;
-  std::map<std::string, agent::RunResult> results_;
+  std::map<std::string, LastRun> results_;
   std::chrono::steady_clock::time_point lastDraw_{};
 };
 

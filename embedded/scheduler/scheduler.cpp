@@ -30,24 +30,44 @@ std::vector<std::string> requiresOf(const store::Resource& resource) {
   return out;
 }
 
-handlers::ResourceIntent intentOf(const store::Resource& resource, std::int64_t version) {
-  handlers::ResourceIntent intent;
-  intent.resource_id = resource.resource_id;
-  intent.type = resource.resource_type;
-  intent.agent = resource.agent;
-  intent.id_attribute = resource.id_attribute;
-  intent.id_value = resource.resource_id_value;
-  intent.version = version;
-  intent.attributes = resource.attributes;
+}  // namespace
+
+// What the scheduler keeps of a resource of a version: the handler's view (its attributes moved in,
+// shared with the runs, never copied) and the hash and undefined flag of the intent.
+struct Scheduler::Intent {
+  handlers::ResourceIntent resource;
+  std::string hash;
+  bool undefined = false;
+};
+
+namespace {
+
+std::shared_ptr<const Scheduler::Intent> makeIntent(store::Resource&& resource, std::int64_t version) {
+  auto intent = std::make_shared<Scheduler::Intent>();
+  handlers::ResourceIntent& r = intent->resource;
+  r.resource_id = std::move(resource.resource_id);
+  r.type = std::move(resource.resource_type);
+  r.agent = std::move(resource.agent);
+  r.id_attribute = std::move(resource.id_attribute);
+  r.id_value = std::move(resource.resource_id_value);
+  r.version = version;
+  r.attributes = std::move(resource.attributes);
+  intent->hash = std::move(resource.attribute_hash);
+  intent->undefined = resource.is_undefined;
   return intent;
 }
 
-json idFields(const store::Resource& resource, std::int64_t version) {
-  return {{"entity_type", resource.resource_type},
+// The handler's view of an intent, sharing its owner.
+std::shared_ptr<const handlers::ResourceIntent> viewOf(const std::shared_ptr<const Scheduler::Intent>& intent) {
+  return {intent, &intent->resource};
+}
+
+json idFields(const handlers::ResourceIntent& resource) {
+  return {{"entity_type", resource.type},
           {"agent_name", resource.agent},
           {"attribute", resource.id_attribute},
-          {"attribute_value", resource.resource_id_value},
-          {"version", version}};
+          {"attribute_value", resource.id_value},
+          {"version", resource.version}};
 }
 
 json logLine(const std::string& level, const std::string& msg, json kwargs, Timestamp at) {
@@ -74,7 +94,7 @@ struct Scheduler::Pending {
 };
 
 struct Scheduler::Entry {
-  std::shared_ptr<const store::Resource> intent;
+  std::shared_ptr<const Intent> intent;
   std::int64_t version = 0;
   std::vector<std::string> dependencies;  // the direct requires
   std::vector<std::string> provides;
@@ -97,8 +117,8 @@ struct Scheduler::Entry {
   std::optional<Timestamp> timerAt;
   TimerKind timerKind = TimerKind::repair;
 
-  bool receivesEvents() const { return intent->attributes.value("receive_events", true); }
-  bool sendsEvents() const { return intent->attributes.value("send_event", false); }
+  bool receivesEvents() const { return intent->resource.attributes.value("receive_events", true); }
+  bool sendsEvents() const { return intent->resource.attributes.value("send_event", false); }
 };
 
 struct Scheduler::Task {
@@ -106,8 +126,7 @@ struct Scheduler::Task {
   std::string rid;
   std::uint64_t sequence = 0;
   // dry-runs carry their own intent (any stored version)
-  std::shared_ptr<const store::Resource> resource;
-  std::int64_t version = 0;
+  std::shared_ptr<const Intent> intent;
   std::string dryRunId;
 };
 
@@ -135,10 +154,14 @@ void Scheduler::start() {
   if (options_.intervals) intervals_ = options_.intervals();
   for (const store::Agent& agent : store_.listAgents(env_))
     if (agent.paused) paused_.insert(agent.name);
-  restore(lock);
+  // a released version newer than the one processed is read straight away (its state rows already
+  // carry its intent): one read of the resources instead of two
+  std::optional<std::int64_t> processed = store_.lastProcessedVersion(env_);
   std::optional<std::int64_t> released = store_.latestReleasedVersion(env_);
-  if (released && released != version_) {
-    applyVersion(lock, *released);
+  bool newer = released && (!processed || *released > *processed);
+  restore(lock, newer ? released : processed);
+  if (newer) {
+    adoptVersion(lock, *released);
   } else {
     if (options_.startMode == StartMode::resume)
       scheduleDirty(lock, Priority::periodicDeploy, "the resource scheduler was started", {});
@@ -147,6 +170,11 @@ void Scheduler::start() {
   if (options_.startMode == StartMode::repair) repairAll(lock, {});
   running_ = true;
   stopping_ = false;
+  {
+    std::lock_guard<std::mutex> journalLock(journalMutex_);
+    journalStop_ = false;
+  }
+  journalThread_ = std::thread([this] { journalLoop(); });
   for (unsigned i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { workerLoop(); });
   if (options_.timers && options_.timerThread) timerThread_ = std::thread([this] { timerLoop(); });
 }
@@ -166,15 +194,22 @@ bool Scheduler::stop(std::chrono::milliseconds grace) {
     else worker.detach();  // a handler call that does not end: the process is stopping anyway
   }
   workers_.clear();
+  // what the finished runs recorded is stored before stop() returns
+  {
+    std::lock_guard<std::mutex> journalLock(journalMutex_);
+    journalStop_ = true;
+    journalChanged_.notify_all();
+  }
+  if (journalThread_.joinable()) journalThread_.join();
   return finished;
 }
 
 // ---------------------------------------------------------------------------------------------
 // reading state and versions
 
-void Scheduler::restore(Lock& lock) {
+void Scheduler::restore(Lock& lock, std::optional<std::int64_t> version) {
   (void)lock;
-  version_ = store_.lastProcessedVersion(env_);
+  version_ = version;
   if (!version_) return;
   std::map<std::string, store::ResourceState> states;
   for (store::ResourceState& state : store_.resourceStates(env_)) states[state.resource_id] = std::move(state);
@@ -205,8 +240,8 @@ void Scheduler::restore(Lock& lock) {
     else if (!entry->lastHash || *entry->lastHash != resource.attribute_hash) entry->compliance = Compliance::hasUpdate;
     else entry->compliance = entry->lastStatus == "deployed" ? Compliance::compliant : Compliance::nonCompliant;
     entry->dirty = entry->compliance == Compliance::hasUpdate || entry->compliance == Compliance::nonCompliant;
-    entry->intent = std::make_shared<const store::Resource>(std::move(resource));
-    entries_[entry->intent->resource_id] = std::move(entry);
+    entry->intent = makeIntent(std::move(resource), *version_);
+    entries_[entry->intent->resource.resource_id] = std::move(entry);
   }
   for (auto& [rid, entry] : entries_)
     for (const std::string& dependency : entry->dependencies) {
@@ -272,7 +307,7 @@ void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
       slot->created = clock_.now();
       slot->compliance = undefined ? Compliance::undefined : Compliance::hasUpdate;
       slot->dirty = !undefined;
-    } else if (slot->intent->attribute_hash != resource.attribute_hash || slot->intent->is_undefined != undefined) {
+    } else if (slot->intent->hash != resource.attribute_hash || slot->intent->undefined != undefined) {
       slot->compliance = undefined ? Compliance::undefined : Compliance::hasUpdate;
       slot->dirty = !undefined;
       if (slot->blocked == Blocked::temporarily) slot->blocked = Blocked::no;
@@ -280,7 +315,7 @@ void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
     slot->dependencies = requiresOf(resource);
     slot->provides.clear();
     slot->version = version;
-    slot->intent = std::make_shared<const store::Resource>(std::move(resource));
+    slot->intent = makeIntent(std::move(resource), version);
   }
   // resources that left the model: forgotten (a run in progress ends as stale)
   for (auto it = entries_.begin(); it != entries_.end();) {
@@ -289,7 +324,7 @@ void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
       continue;
     }
     Entry& gone = *it->second;
-    if (gone.pending && gone.queued) lanes_[gone.intent->agent]->queue.erase({int(gone.pending->priority), gone.pending->sequence});
+    if (gone.pending && gone.queued) lanes_[gone.intent->resource.agent]->queue.erase({int(gone.pending->priority), gone.pending->sequence});
     stopTimer(gone);
     it = entries_.erase(it);
   }
@@ -301,18 +336,23 @@ void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
   // a queued task may now wait on a new dependency
   for (auto& [rid, entry] : entries_)
     if (entry->queued && !ready(*entry)) {
-      lanes_[entry->intent->agent]->queue.erase({int(entry->pending->priority), entry->pending->sequence});
+      lanes_[entry->intent->resource.agent]->queue.erase({int(entry->pending->priority), entry->pending->sequence});
       entry->queued = false;
     }
   updateBlocked(lock);
+  adoptVersion(lock, version);
+}
+
+void Scheduler::adoptVersion(Lock& lock, std::int64_t version) {
   version_ = version;
   scheduleDirty(lock, Priority::newVersion, "a new version was released", {});
   for (auto& [rid, entry] : entries_)
     if (!entry->pending && !entry->running) armTimer(lock, *entry);
-  std::vector<store::ResourceState> states;
-  states.reserve(entries_.size());
-  for (auto& [rid, entry] : entries_) states.push_back(persisted(*entry));
-  store_.saveResourceStates(env_, states);
+  store::JournalWrite save;
+  save.kind = store::JournalWrite::Kind::saveStates;
+  save.states.reserve(entries_.size());
+  for (auto& [rid, entry] : entries_) save.states.push_back(persisted(*entry));
+  journal(std::move(save));
   store_.setLastProcessedVersion(env_, version);
   stateChanged();
   changed_.notify_all();
@@ -337,7 +377,7 @@ void Scheduler::updateBlocked(Lock& lock) {
       entry->blocked = Blocked::blocked;
       entry->dirty = false;
       if (entry->pending && entry->queued)
-        lanes_[entry->intent->agent]->queue.erase({int(entry->pending->priority), entry->pending->sequence});
+        lanes_[entry->intent->resource.agent]->queue.erase({int(entry->pending->priority), entry->pending->sequence});
       entry->pending.reset();
       entry->queued = false;
       stopTimer(*entry);
@@ -371,7 +411,7 @@ void Scheduler::schedule(Lock& lock, const std::string& rid, Priority priority, 
   if (entry.pending) {
     if (int(priority) < int(entry.pending->priority)) {
       if (entry.queued) {
-        Lane& lane = *lanes_[entry.intent->agent];
+        Lane& lane = *lanes_[entry.intent->resource.agent];
         auto node = lane.queue.extract({int(entry.pending->priority), entry.pending->sequence});
         node.key().first = int(priority);
         lane.queue.insert(std::move(node));
@@ -383,14 +423,14 @@ void Scheduler::schedule(Lock& lock, const std::string& rid, Priority priority, 
     return;
   }
   // the latest intent is being deployed already: only an event adds a run
-  if (!forced && entry.running && entry.runningHash == entry.intent->attribute_hash) return;
+  if (!forced && entry.running && entry.runningHash == entry.intent->hash) return;
   entry.pending = Pending{priority, reason, forced, ++sequence_};
   stopTimer(entry);
   // a dependent that was ready must now wait for this one
   for (const std::string& dependent : entry.provides) {
     Entry& other = *entries_[dependent];
     if (!other.queued) continue;
-    lanes_[other.intent->agent]->queue.erase({int(other.pending->priority), other.pending->sequence});
+    lanes_[other.intent->resource.agent]->queue.erase({int(other.pending->priority), other.pending->sequence});
     other.queued = false;
   }
   if (ready(entry)) enqueue(lock, rid);
@@ -400,17 +440,17 @@ void Scheduler::scheduleDirty(Lock& lock, Priority priority, const std::string& 
                               const std::vector<std::string>& agents) {
   for (auto& [rid, entry] : entries_) {
     if (!entry->dirty || entry->blocked != Blocked::no) continue;
-    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->agent) == agents.end()) continue;
+    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end()) continue;
     schedule(lock, rid, priority, reason, false);
   }
 }
 
 void Scheduler::enqueue(Lock& lock, const std::string& rid) {
   Entry& entry = *entries_[rid];
-  std::unique_ptr<Lane>& lane = lanes_[entry.intent->agent];
+  std::unique_ptr<Lane>& lane = lanes_[entry.intent->resource.agent];
   if (!lane) {
     lane = std::make_unique<Lane>();
-    lane->agent = entry.intent->agent;
+    lane->agent = entry.intent->resource.agent;
   }
   Task task;
   task.kind = TaskKind::deploy;
@@ -464,12 +504,19 @@ void Scheduler::dryRun(const std::string& dryrunId, std::int64_t version) {
     else if (paused_.count(resource.agent)) diffStatus = "agent_down";
     if (!diffStatus.empty()) {
       json entry = {{"id", util::versionedId(resource.resource_id, version)},
-                    {"id_fields", idFields(resource, version)},
+                    {"id_fields", {{"entity_type", resource.resource_type},
+                                   {"agent_name", resource.agent},
+                                   {"attribute", resource.id_attribute},
+                                   {"attribute_value", resource.resource_id_value},
+                                   {"version", version}}},
                     {"changes", json::object()},
                     {"diff_status", diffStatus}};
-      lock.unlock();
-      store_.recordDryRunResource(env_, dryrunId, util::versionedId(resource.resource_id, version), entry);
-      lock.lock();
+      store::JournalWrite record;
+      record.kind = store::JournalWrite::Kind::dryRunResource;
+      record.dryrun_id = dryrunId;
+      record.resource_version_id = util::versionedId(resource.resource_id, version);
+      record.entry = std::move(entry);
+      journal(std::move(record));
       continue;
     }
     std::unique_ptr<Lane>& lane = lanes_[resource.agent];
@@ -481,9 +528,8 @@ void Scheduler::dryRun(const std::string& dryrunId, std::int64_t version) {
     task.kind = TaskKind::dryRun;
     task.rid = resource.resource_id;
     task.sequence = ++sequence_;
-    task.version = version;
     task.dryRunId = dryrunId;
-    task.resource = std::make_shared<const store::Resource>(std::move(resource));
+    task.intent = makeIntent(std::move(resource), version);
     lane->queue.emplace(std::make_pair(int(Priority::dryRun), task.sequence), std::move(task));
     ++left;
     makeRunnable(lock, *lane);
@@ -495,7 +541,7 @@ void Scheduler::dryRun(const std::string& dryrunId, std::int64_t version) {
 void Scheduler::repairAll(Lock& lock, const std::vector<std::string>& agents) {
   for (auto& [rid, entry] : entries_) {
     if (entry->blocked == Blocked::blocked) continue;
-    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->agent) == agents.end()) continue;
+    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end()) continue;
     entry->dirty = true;
     if (entry->blocked == Blocked::temporarily) entry->blocked = Blocked::no;
     schedule(lock, rid, Priority::userRepair, "user requested a repair", false);
@@ -521,7 +567,7 @@ void Scheduler::settingsChanged() {
 
 bool Scheduler::idle() {
   Lock lock(mutex_);
-  if (busy_ > 0 || !dryRunsLeft_.empty()) return false;
+  if (busy_ > 0 || !dryRunsLeft_.empty() || !journalIdle()) return false;
   for (auto& [name, lane] : lanes_)
     if (!lane->queue.empty()) return false;
   for (auto& [rid, entry] : entries_)
@@ -590,11 +636,11 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   entry.pending.reset();
   entry.queued = false;
   entry.running = true;
-  entry.runningHash = entry.intent->attribute_hash;
+  entry.runningHash = entry.intent->hash;
   stopTimer(entry);
 
   agent::RunRequest request;
-  request.intent = intentOf(*entry.intent, entry.version);
+  request.intent = viewOf(entry.intent);
   request.reason = pending.reason;
   request.deployId = store::newUuid();
   for (const std::string& dependency : entry.dependencies) {
@@ -604,7 +650,7 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
     const std::optional<Timestamp>& changed = other->second->lastRealChange;
     if (changed && (!entry.lastSuccess || *changed > *entry.lastSuccess)) request.reloadRequired = true;
   }
-  std::string hash = entry.intent->attribute_hash;
+  std::string hash = entry.intent->hash;
   std::int64_t version = entry.version;
   Timestamp started = clock_.now();
 
@@ -613,23 +659,21 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   store::ResourceAction action;
   action.environment = env_;
   action.version = version;
-  action.resource_version_ids = {request.intent.versionedId()};
+  action.resource_version_ids = {request.intent->versionedId()};
   action.action = "deploy";
   action.started = started;
   action.status = "deploying";
   action.messages.push_back(logLine("INFO",
-                                    "Resource deploy started on agent " + entry.intent->agent +
+                                    "Resource deploy started on agent " + entry.intent->resource.agent +
                                         ", setting status to deploying",
-                                    {{"agent", entry.intent->agent}}, started));
-  // the store writes happen under the lock, so the rows of one resource are written in the order
-  // its state changed (SQLite serialises writers anyway)
-  std::string actionId;
-  try {
-    actionId = store_.insertResourceAction(action, {state});
-  } catch (const std::exception& error) {
-    spdlog::error("cannot record the start of the deploy of {}: {}", task.rid, error.what());
-  }
-  stateChanged();
+                                    {{"agent", entry.intent->resource.agent}}, started));
+  std::string actionId = store::newUuid();
+  action.action_id = actionId;
+  store::JournalWrite start;
+  start.kind = store::JournalWrite::Kind::insertAction;
+  start.action = std::move(action);
+  start.states = {std::move(state)};
+  journal(std::move(start));
 
   lock.unlock();
   agent::RunResult result = executor_.run(request);
@@ -641,18 +685,15 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   finished.finished = clock_.now();
   finished.status = result.status;
   finished.change = handlers::changeName(result.change);
-  finished.changes = json{{request.intent.versionedId(), result.changes}};
+  finished.changes = json{{request.intent->versionedId(), result.changes}};
   finished.messages = json(result.logs);
-  finished.send_event = request.intent.flag("send_event");
-  try {
-    if (!actionId.empty())
-      store_.finishResourceAction(env_, actionId, finished,
-                                  after.resource_id.empty() ? std::vector<store::ResourceState>{}
-                                                            : std::vector<store::ResourceState>{after});
-  } catch (const std::exception& error) {
-    spdlog::error("cannot record the end of the deploy of {}: {}", task.rid, error.what());
-  }
-  stateChanged();
+  finished.send_event = request.intent->flag("send_event");
+  store::JournalWrite end;
+  end.kind = store::JournalWrite::Kind::finishAction;
+  end.action_id = actionId;
+  end.result = std::move(finished);
+  if (!after.resource_id.empty()) end.states = {after};
+  journal(std::move(end));
   if (options_.onRun) {
     RunReport report;
     report.resource_id = task.rid;
@@ -672,7 +713,7 @@ void Scheduler::finishDeploy(Lock& lock, const std::string& rid, Priority priori
   if (found == entries_.end()) return;  // left the model while it ran
   Entry& entry = *found->second;
   Timestamp finished = clock_.now();
-  bool stale = entry.intent->attribute_hash != hash;
+  bool stale = entry.intent->hash != hash;
   bool previouslyCompliant = entry.lastCompliant.value_or(false);
   bool deployed = result.status == "deployed";
 
@@ -689,7 +730,7 @@ void Scheduler::finishDeploy(Lock& lock, const std::string& rid, Priority priori
 
   if (!stale) {
     entry.compliance = deployed ? Compliance::compliant : Compliance::nonCompliant;
-    bool success = deployed || (result.status == "non_compliant" && entry.intent->attributes.value("report_only", false));
+    bool success = deployed || (result.status == "non_compliant" && entry.intent->resource.attributes.value("report_only", false));
     entry.dirty = !success;
     if (result.skippedForDependency) {
       for (const std::string& dependency : entry.dependencies) {
@@ -724,7 +765,7 @@ void Scheduler::finishDeploy(Lock& lock, const std::string& rid, Priority priori
 void Scheduler::runDryRun(Lock& lock, Lane& lane, Task task) {
   (void)lane;
   agent::RunRequest request;
-  request.intent = intentOf(*task.resource, task.version);
+  request.intent = viewOf(task.intent);
   request.dryRun = true;
   request.reason = "a dry-run was requested";
   request.deployId = store::newUuid();
@@ -737,28 +778,30 @@ void Scheduler::runDryRun(Lock& lock, Lane& lane, Task task) {
   } else if (result.status != "dry" && result.status != "deployed") {
     changes["handler"] = {{"current", "FAILED"}, {"desired", "Handler failed"}};
   }
-  std::string rvid = request.intent.versionedId();
-  try {
-    store::ResourceAction action;
-    action.environment = env_;
-    action.version = task.version;
-    action.resource_version_ids = {rvid};
-    action.action = "dryrun";
-    action.started = started;
-    action.finished = clock_.now();
-    action.status = result.status;
-    action.changes = json{{rvid, changes}};
-    action.messages = json(result.logs);
-    store_.insertResourceAction(action);
-    store_.recordDryRunResource(env_, task.dryRunId, rvid,
-                                {{"id", rvid}, {"id_fields", idFields(*task.resource, task.version)}, {"changes", changes}});
-  } catch (const std::exception& error) {
-    spdlog::error("cannot record the dry-run of {}: {}", rvid, error.what());
-  }
+  std::string rvid = request.intent->versionedId();
+  store::JournalWrite action;
+  action.kind = store::JournalWrite::Kind::insertAction;
+  action.action.action_id = store::newUuid();
+  action.action.environment = env_;
+  action.action.version = task.intent->resource.version;
+  action.action.resource_version_ids = {rvid};
+  action.action.action = "dryrun";
+  action.action.started = started;
+  action.action.finished = clock_.now();
+  action.action.status = result.status;
+  action.action.changes = json{{rvid, changes}};
+  action.action.messages = json(result.logs);
+  store::JournalWrite record;
+  record.kind = store::JournalWrite::Kind::dryRunResource;
+  record.dryrun_id = task.dryRunId;
+  record.resource_version_id = rvid;
+  record.entry = {{"id", rvid}, {"id_fields", idFields(task.intent->resource)}, {"changes", changes}};
+  journal(std::move(action));
+  journal(std::move(record));
   if (options_.onRun) {
     RunReport report;
     report.resource_id = task.rid;
-    report.version = task.version;
+    report.version = task.intent->resource.version;
     report.dryRun = true;
     report.dryRunId = task.dryRunId;
     report.reason = request.reason;
@@ -795,7 +838,7 @@ void Scheduler::armTimer(Lock& lock, Entry& entry) {
   Timestamp base = entry.lastDeployed.value_or(clock_.now());
   entry.timerAt = base + std::chrono::seconds(seconds);
   entry.timerKind = kind;
-  timers_.emplace(*entry.timerAt, entry.intent->resource_id);
+  timers_.emplace(*entry.timerAt, entry.intent->resource.resource_id);
   changed_.notify_all();
 }
 
@@ -803,7 +846,7 @@ void Scheduler::stopTimer(Entry& entry) {
   if (!entry.timerAt) return;
   auto [first, last] = timers_.equal_range(*entry.timerAt);
   for (auto it = first; it != last; ++it)
-    if (it->second == entry.intent->resource_id) {
+    if (it->second == entry.intent->resource.resource_id) {
       timers_.erase(it);
       break;
     }
@@ -853,19 +896,19 @@ void Scheduler::timerLoop() {
 
 store::ResourceState Scheduler::persisted(const Entry& entry) const {
   store::ResourceState state;
-  const store::Resource& intent = *entry.intent;
+  const handlers::ResourceIntent& intent = entry.intent->resource;
   state.resource_id = intent.resource_id;
-  state.resource_type = intent.resource_type;
+  state.resource_type = intent.type;
   state.agent = intent.agent;
-  state.resource_id_value = intent.resource_id_value;
+  state.resource_id_value = intent.id_value;
   state.created = entry.created;
-  state.current_intent_attribute_hash = intent.attribute_hash;
+  state.current_intent_attribute_hash = entry.intent->hash;
   state.last_deployed_attribute_hash = entry.lastHash;
   state.last_deployed_version = entry.lastVersion;
   state.last_handler_run_at = entry.lastDeployed;
   state.last_success = entry.lastSuccess;
   state.last_produced_events = entry.lastProducedEvents;
-  state.is_undefined = intent.is_undefined;
+  state.is_undefined = entry.intent->undefined;
   state.is_deploying = entry.running;
   state.last_handler_run = entry.lastResult;
   state.last_handler_run_compliant = entry.lastCompliant;
@@ -877,6 +920,66 @@ store::ResourceState Scheduler::persisted(const Entry& entry) const {
 
 void Scheduler::stateChanged() {
   if (options_.onStateChange) options_.onStateChange();
+}
+
+void Scheduler::journal(store::JournalWrite write) {
+  std::lock_guard<std::mutex> lock(journalMutex_);
+  if (write.kind == store::JournalWrite::Kind::finishAction) {
+    // the action's insert is still queued: the finished action is written once
+    auto queued = journalStarts_.find(write.action_id);
+    if (queued != journalStarts_.end()) {
+      store::JournalWrite& start = journal_[queued->second];
+      store::ResourceAction& action = start.action;
+      const store::ActionResult& result = write.result;
+      if (result.finished) action.finished = result.finished;
+      if (result.status) action.status = result.status;
+      if (result.change) action.change = result.change;
+      if (result.changes) action.changes = *result.changes;
+      if (result.send_event) action.send_event = result.send_event;
+      for (const json& line : result.messages) action.messages.push_back(line);
+      if (!write.states.empty()) start.states = std::move(write.states);
+      journalStarts_.erase(queued);
+      journalChanged_.notify_all();
+      return;
+    }
+  }
+  if (write.kind == store::JournalWrite::Kind::insertAction) journalStarts_[write.action.action_id] = journal_.size();
+  journal_.push_back(std::move(write));
+  journalChanged_.notify_all();
+}
+
+void Scheduler::journalLoop() {
+  std::unique_lock<std::mutex> lock(journalMutex_);
+  while (true) {
+    journalChanged_.wait(lock, [this] { return journalStop_ || !journal_.empty(); });
+    if (journal_.empty()) return;  // stopping, and everything is written
+    // a moment for more records: one commit for many runs is what makes 10,000 runs cheap
+    if (!journalStop_ && journal_.size() < 1024)
+      journalChanged_.wait_for(lock, std::chrono::milliseconds(5),
+                               [this] { return journalStop_ || journal_.size() >= 1024; });
+    std::vector<store::JournalWrite> batch;
+    batch.swap(journal_);
+    journalStarts_.clear();
+    journalWriting_ = true;
+    lock.unlock();
+    try {
+      store_.writeJournal(env_, batch);
+    } catch (const std::exception& error) {
+      // an environment deleted meanwhile, a store that went away: the records cannot be kept
+      spdlog::error("the scheduler of environment {} could not store {} records: {}", env_, batch.size(),
+                    error.what());
+    }
+    stateChanged();
+    lock.lock();
+    journalWriting_ = false;
+    journalChanged_.notify_all();
+    changed_.notify_all();
+  }
+}
+
+bool Scheduler::journalIdle() {
+  std::lock_guard<std::mutex> lock(journalMutex_);
+  return journal_.empty() && !journalWriting_;
 }
 
 }  // namespace inmanta::scheduler

@@ -146,6 +146,9 @@ class Scheduler {
   const std::string& environment() const { return env_; }
   std::optional<std::int64_t> activeVersion();
 
+ public:
+  struct Intent;
+
  private:
   struct Entry;
   struct Task;
@@ -154,9 +157,13 @@ class Scheduler {
   using Lock = std::unique_lock<std::mutex>;
 
   // reading versions
-  void restore(Lock& lock);
+  // Loads `version`'s resources with their persisted state rows (none: nothing is managed).
+  void restore(Lock& lock, std::optional<std::int64_t> version);
   void readNewVersions(Lock& lock);
+  // §6.3: folds a newer version into the managed intent, then adoptVersion.
   void applyVersion(Lock& lock, std::int64_t version);
+  // The version is now the managed one: its dirty resources are scheduled, its state persisted.
+  void adoptVersion(Lock& lock, std::int64_t version);
   void updateBlocked(Lock& lock);
   // scheduling
   void schedule(Lock& lock, const std::string& rid, Priority priority, const std::string& reason, bool forced);
@@ -178,7 +185,11 @@ class Scheduler {
   void armTimer(Lock& lock, Entry& entry);
   void stopTimer(Entry& entry);
   void timerLoop();
-  // persistence
+  // persistence: records go to a write-behind journal that one thread stores in batches (one
+  // transaction per batch), in the order they were made
+  void journal(store::JournalWrite write);
+  void journalLoop();
+  bool journalIdle();
   store::ResourceState persisted(const Entry& entry) const;
   void stateChanged();
   void recordRecoveredActions(const std::vector<std::string>& resourceIds);
@@ -206,6 +217,14 @@ class Scheduler {
   int busy_ = 0;  // handler calls running
   std::vector<std::thread> workers_;
   std::thread timerThread_;
+
+  std::mutex journalMutex_;  // taken after mutex_ when both are held
+  std::condition_variable journalChanged_;
+  std::vector<store::JournalWrite> journal_;
+  std::unordered_map<std::string, std::size_t> journalStarts_;  // action id → its queued insert
+  bool journalWriting_ = false;
+  bool journalStop_ = false;
+  std::thread journalThread_;
 };
 
 }  // namespace inmanta::scheduler

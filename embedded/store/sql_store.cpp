@@ -693,48 +693,37 @@ class SqlStore : public Store {
   // --- resource actions -------------------------------------------------------------------------
 
   std::string insertResourceAction(const ResourceAction& action, const std::vector<ResourceState>& states) override {
-    std::string id = action.action_id.empty() ? newUuid() : action.action_id;
-    std::vector<Params> resources;
-    for (const std::string& rvid : action.resource_version_ids) {
-      ResourceIdParts parts = splitResourceId(rvid);
-      resources.push_back({id, action.environment, parts.resource_id, rvid, parts.type, parts.agent, parts.value,
-                           time(action.started)});
-    }
+    ResourceAction named = action;
+    if (named.action_id.empty()) named.action_id = newUuid();
     db_->write([&](Connection& c) {
-      requireEnvironment(c, action.environment);
-      if (c.scalar("SELECT 1 FROM resource_action WHERE action_id = $1", {id}))
-        throw Conflict("A resource action with id " + id + " already exists.");
-      c.exec(std::string("INSERT INTO resource_action (") + kActionColumns +
-                 ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-             {id, action.environment, action.version, action.action, time(action.started),
-              optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
-              dump(action.changes), dump(action.messages.is_array() ? action.messages : json::array()),
-              Param::optional(action.send_event)});
-      insertMany(c,
-                 "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
-                 "resource_type, agent, resource_id_value, started)",
-                 8, resources, " ON CONFLICT (action_id, resource_version_id) DO NOTHING");
-      saveStates(c, action.environment, states);
+      requireEnvironment(c, named.environment);
+      if (c.scalar("SELECT 1 FROM resource_action WHERE action_id = $1", {named.action_id}))
+        throw Conflict("A resource action with id " + named.action_id + " already exists.");
+      insertAction(c, named, states);
     });
-    return id;
+    return named.action_id;
   }
 
   void finishResourceAction(const std::string& env, const std::string& action_id, const ActionResult& result,
                             const std::vector<ResourceState>& states) override {
+    db_->write([&](Connection& c) { finishAction(c, env, action_id, result, states); });
+  }
+
+  void writeJournal(const std::string& env, const std::vector<JournalWrite>& writes) override {
+    if (writes.empty()) return;
     db_->write([&](Connection& c) {
-      ResourceAction action = loadAction(c, env, action_id);
-      if (result.finished) action.finished = result.finished;
-      if (result.status) action.status = result.status;
-      if (result.change) action.change = result.change;
-      if (result.changes) action.changes = *result.changes;
-      if (result.send_event) action.send_event = result.send_event;
-      appendMessages(action, result.messages);
-      c.exec(
-          "UPDATE resource_action SET finished = $2, status = $3, change = $4, changes = $5, messages = $6, "
-          "send_event = $7 WHERE action_id = $1",
-          {action_id, optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
-           dump(action.changes), dump(action.messages), Param::optional(action.send_event)});
-      saveStates(c, env, states);
+      requireEnvironment(c, env);
+      for (const JournalWrite& w : writes) {
+        switch (w.kind) {
+          case JournalWrite::Kind::insertAction: insertAction(c, w.action, w.states); break;
+          case JournalWrite::Kind::finishAction: finishAction(c, env, w.action_id, w.result, w.states); break;
+          case JournalWrite::Kind::saveStates: saveStates(c, env, w.states); break;
+          case JournalWrite::Kind::dryRunResource:
+            recordDryRun(c, env, w.dryrun_id, w.resource_version_id, w.entry);
+            saveStates(c, env, w.states);
+            break;
+        }
+      }
     });
   }
 
@@ -929,21 +918,7 @@ class SqlStore : public Store {
 
   void recordDryRunResource(const std::string& env, const std::string& dryrun_id,
                             const std::string& resource_version_id, const json& entry) override {
-    db_->write([&](Connection& c) {
-      if (!c.scalar("SELECT 1 FROM dryrun WHERE id = $1 AND environment = $2", {dryrun_id, env}))
-        throw NotFound("The given dryrun does not exist!");
-      bool added = !c.query(
-                         "INSERT INTO dryrun_resource (dryrun_id, resource_version_id, entry) VALUES ($1, $2, $3) "
-                         "ON CONFLICT (dryrun_id, resource_version_id) DO NOTHING RETURNING dryrun_id",
-                         {dryrun_id, resource_version_id, dump(entry)})
-                        .empty();
-      if (added) {
-        c.exec("UPDATE dryrun SET todo = todo - 1 WHERE id = $1 AND todo > 0", {dryrun_id});
-      } else {
-        c.exec("UPDATE dryrun_resource SET entry = $3 WHERE dryrun_id = $1 AND resource_version_id = $2",
-               {dryrun_id, resource_version_id, dump(entry)});
-      }
-    });
+    db_->write([&](Connection& c) { recordDryRun(c, env, dryrun_id, resource_version_id, entry); });
   }
 
   std::optional<DryRun> getDryRun(const std::string& env, const std::string& dryrun_id) override {
@@ -1125,6 +1100,62 @@ class SqlStore : public Store {
         throw NotFound("The agent with name " + *name + " does not exist.");
       }
     });
+  }
+
+  // An action (its id set, fresh: the journal's ids are new UUIDs) with its resources and, in the
+  // same step, `states` (a deploy start).
+  static void insertAction(Connection& c, const ResourceAction& action, const std::vector<ResourceState>& states) {
+    const std::string& id = action.action_id;
+    std::vector<Params> resources;
+    for (const std::string& rvid : action.resource_version_ids) {
+      ResourceIdParts parts = splitResourceId(rvid);
+      resources.push_back({id, action.environment, parts.resource_id, rvid, parts.type, parts.agent, parts.value,
+                           time(action.started)});
+    }
+    c.exec(std::string("INSERT INTO resource_action (") + kActionColumns +
+               ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+           {id, action.environment, action.version, action.action, time(action.started), optionalTime(action.finished),
+            Param::optional(action.status), Param::optional(action.change), dump(action.changes),
+            dump(action.messages.is_array() ? action.messages : json::array()), Param::optional(action.send_event)});
+    insertMany(c,
+               "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
+               "resource_type, agent, resource_id_value, started)",
+               8, resources, " ON CONFLICT (action_id, resource_version_id) DO NOTHING");
+    saveStates(c, action.environment, states);
+  }
+
+  static void finishAction(Connection& c, const std::string& env, const std::string& action_id,
+                           const ActionResult& result, const std::vector<ResourceState>& states) {
+    ResourceAction action = loadAction(c, env, action_id);
+    if (result.finished) action.finished = result.finished;
+    if (result.status) action.status = result.status;
+    if (result.change) action.change = result.change;
+    if (result.changes) action.changes = *result.changes;
+    if (result.send_event) action.send_event = result.send_event;
+    appendMessages(action, result.messages);
+    c.exec(
+        "UPDATE resource_action SET finished = $2, status = $3, change = $4, changes = $5, messages = $6, "
+        "send_event = $7 WHERE action_id = $1",
+        {action_id, optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
+         dump(action.changes), dump(action.messages), Param::optional(action.send_event)});
+    saveStates(c, env, states);
+  }
+
+  static void recordDryRun(Connection& c, const std::string& env, const std::string& dryrun_id,
+                           const std::string& resource_version_id, const json& entry) {
+    if (!c.scalar("SELECT 1 FROM dryrun WHERE id = $1 AND environment = $2", {dryrun_id, env}))
+      throw NotFound("The given dryrun does not exist!");
+    bool added = !c.query(
+                       "INSERT INTO dryrun_resource (dryrun_id, resource_version_id, entry) VALUES ($1, $2, $3) "
+                       "ON CONFLICT (dryrun_id, resource_version_id) DO NOTHING RETURNING dryrun_id",
+                       {dryrun_id, resource_version_id, dump(entry)})
+                      .empty();
+    if (added) {
+      c.exec("UPDATE dryrun SET todo = todo - 1 WHERE id = $1 AND todo > 0", {dryrun_id});
+    } else {
+      c.exec("UPDATE dryrun_resource SET entry = $3 WHERE dryrun_id = $1 AND resource_version_id = $2",
+             {dryrun_id, resource_version_id, dump(entry)});
+    }
   }
 
   static void saveStates(Connection& c, const std::string& env, const std::vector<ResourceState>& states) {

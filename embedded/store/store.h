@@ -222,6 +222,20 @@ struct ActionQuery {
   std::int64_t limit = 1000;
 };
 
+// One write of the scheduler's journal (Store::writeJournal): the scheduler queues its records and
+// a writer thread stores them in batches, one transaction per batch.
+struct JournalWrite {
+  enum class Kind { insertAction, finishAction, saveStates, dryRunResource };
+  Kind kind = Kind::saveStates;
+  ResourceAction action;              // insertAction (action_id set by the caller)
+  std::string action_id;              // finishAction
+  ActionResult result;                // finishAction
+  std::vector<ResourceState> states;  // saved in the same step, for every kind
+  std::string dryrun_id;              // dryRunResource, as recordDryRunResource
+  std::string resource_version_id;
+  nlohmann::json entry;
+};
+
 struct Agent {
   std::string environment;
   std::string name;
@@ -375,6 +389,9 @@ class Store {
   // Appends LogLines (a JSON array) to an action. NotFound as finishResourceAction.
   virtual void appendActionMessages(const std::string& env, const std::string& action_id,
                                     const nlohmann::json& messages) = 0;
+  // Applies the writes in order in one transaction (insertResourceAction, finishResourceAction,
+  // saveResourceStates, recordDryRunResource each as its method does); all or nothing.
+  virtual void writeJournal(const std::string& env, const std::vector<JournalWrite>& writes) = 0;
   virtual std::optional<ResourceAction> getResourceAction(const std::string& env, const std::string& action_id) = 0;
   virtual std::vector<ResourceAction> queryResourceActions(const std::string& env, const ActionQuery& query) = 0;
 
