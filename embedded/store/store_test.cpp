@@ -409,6 +409,65 @@ TYPED_TEST(StoreTest, HaltResumeAndAgents) {
   EXPECT_EQ(s.getAgent(env, "nope"), std::nullopt);
 }
 
+TYPED_TEST(StoreTest, TheJournalAppliesItsWritesInOrderInOneStep) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  auto a = TestFixture::resource("/a");
+  auto v = this->put(env, {a});
+  s.releaseVersion(env, v);
+  DryRun dryrun = s.createDryRun(env, v, 1);
+  ResourceState state = *s.getResourceState(env, a.resource_id);
+  std::string rvid = a.resource_id + ",v=" + std::to_string(v);
+
+  JournalWrite start;
+  start.kind = JournalWrite::Kind::insertAction;
+  start.action.action_id = newUuid();
+  start.action.environment = env;
+  start.action.version = v;
+  start.action.action = "deploy";
+  start.action.started = now();
+  start.action.status = "deploying";
+  start.action.resource_version_ids = {rvid};
+  state.is_deploying = true;
+  start.states = {state};
+  JournalWrite finish;
+  finish.kind = JournalWrite::Kind::finishAction;
+  finish.action_id = start.action.action_id;
+  finish.result.status = "deployed";
+  finish.result.change = "created";
+  finish.result.finished = now();
+  finish.result.messages = json::array({{{"level", "INFO"}, {"msg", "done"}}});
+  state.is_deploying = false;
+  state.last_non_deploying_status = "deployed";
+  state.last_deployed_attribute_hash = state.current_intent_attribute_hash;
+  finish.states = {state};
+  JournalWrite dry;
+  dry.kind = JournalWrite::Kind::dryRunResource;
+  dry.dryrun_id = dryrun.id;
+  dry.resource_version_id = rvid;
+  dry.entry = {{"id", rvid}, {"changes", json::object()}};
+  s.writeJournal(env, {start, finish, dry});
+
+  auto action = s.getResourceAction(env, start.action.action_id);
+  ASSERT_TRUE(action.has_value());
+  EXPECT_EQ(action->status, "deployed");
+  EXPECT_EQ(action->change, "created");
+  EXPECT_TRUE(action->finished.has_value());
+  ASSERT_EQ(action->messages.size(), 1u);
+  EXPECT_FALSE(s.getResourceState(env, a.resource_id)->is_deploying);
+  EXPECT_EQ(s.getResourceState(env, a.resource_id)->last_non_deploying_status, "deployed");
+  EXPECT_EQ(s.getDryRun(env, dryrun.id)->todo, 0);
+
+  // all or nothing: a finish of an action that does not exist undoes the batch
+  JournalWrite second = start;
+  second.action.action_id = newUuid();
+  JournalWrite missing;
+  missing.kind = JournalWrite::Kind::finishAction;
+  missing.action_id = newUuid();
+  EXPECT_THROW(s.writeJournal(env, {second, missing}), NotFound);
+  EXPECT_FALSE(s.getResourceAction(env, second.action.action_id).has_value());
+}
+
 TYPED_TEST(StoreTest, ResourceActionsAndStates) {
   Store& s = *this->store_;
   auto env = this->environment();
