@@ -10,7 +10,8 @@ compiler (compiler/README.md draws the same picture):
     sits on runtime, beside sema and exec, below the driver)
 
 `embedded/` may use the compiler only from its deploy part (embedded/deploy*), never the reverse;
-the store (embedded/store) uses nothing of the project but util/ and itself.
+the store (embedded/store) uses nothing of the project but util/ and itself; inside embedded/ the
+parts are layered handlers <- agent <- scheduler (with store) <- server <- deploy.
 An #include names its file from the repository root ("compiler/exec/evaluator.h"); a file may
 include its own layer's headers and those of the layers it is allowed, never one further up.
 
@@ -111,6 +112,32 @@ def embedded_store_may(path_rel, inc):
     return inc.startswith("util/") or inc.startswith("embedded/store/")
 
 
+# The parts of embedded/, each with the parts it may include (besides itself): the handlers know
+# nothing of the store or the scheduler, the agent runs handlers, the scheduler drives agents over
+# the store, the server runs schedulers, the deploy runs the server. The module's entry point
+# (server_main.cpp) joins the server and the deploy.
+EMBEDDED_PARTS = {
+    "store": set(),
+    "handlers": set(),
+    "agent": {"handlers"},
+    "scheduler": {"agent", "handlers", "store"},
+    "server": {"scheduler", "agent", "handlers", "store"},
+    "deploy": {"server", "scheduler", "agent", "handlers", "store"},
+}
+EMBEDDED_JOINS = {"embedded/server/server_main.cpp"}
+
+
+def embedded_layer_may(path_rel, inc):
+    """Inside embedded/: a part includes only the parts EMBEDDED_PARTS allows it."""
+    if not path_rel.startswith("embedded/") or not inc.startswith("embedded/") or path_rel in EMBEDDED_JOINS:
+        return True
+    mine = path_rel.split("/")[1]
+    theirs = inc.split("/")[1]
+    if mine not in EMBEDDED_PARTS:
+        return True
+    return theirs == mine or theirs in EMBEDDED_PARTS[mine]
+
+
 def check(root):
     problems = []
     for comp in COMPONENTS:
@@ -134,6 +161,9 @@ def check(root):
                         if not embedded_store_may(rel, inc):
                             problems.append(f"{where}: embedded/store may include only util/ and itself ({inc})")
                             continue
+                        if not embedded_layer_may(rel, inc):
+                            problems.append(f"{where}: embedded/{rel.split('/')[1]} may not include {inc}")
+                            continue
                         if first != comp:
                             if first not in COMPONENT_ALLOWED[comp]:
                                 problems.append(f"{where}: {comp} includes {inc} of {first}")
@@ -155,7 +185,8 @@ def self_test():
     """An upward include (the syntax tree including the evaluator) fails the check; the same tree
     without it passes."""
     with tempfile.TemporaryDirectory(prefix="inmanta-layering-") as tmp:
-        for folder in ("compiler/ast", "compiler/exec", "embedded/store", "embedded/server", "embedded/deploy"):
+        for folder in ("compiler/ast", "compiler/exec", "embedded/store", "embedded/server", "embedded/deploy",
+                       "embedded/handlers"):
             os.makedirs(os.path.join(tmp, folder))
         files = {
             "compiler/exec/evaluator.h": '#include "compiler/ast/ast.h"\n',
@@ -163,6 +194,7 @@ def self_test():
             "embedded/deploy/deploy.cpp": '#include "compiler/driver.h"\n',
             "embedded/store/store.h": '#include "embedded/store/errors.h"\n',
             "embedded/server/routes.cpp": '#include "embedded/store/store.h"\n',
+            "embedded/handlers/file.cpp": '#include "embedded/handlers/handler.h"\n',
         }
         for name, text in files.items():
             with open(os.path.join(tmp, name), "w", encoding="utf-8") as fd:
@@ -174,8 +206,11 @@ def self_test():
             fd.write('#include "compiler/runtime/value.h"\n')
         with open(os.path.join(tmp, "embedded/store/store.h"), "a", encoding="utf-8") as fd:
             fd.write('#include "exporter/export.h"\n')
+        with open(os.path.join(tmp, "embedded/handlers/file.cpp"), "a", encoding="utf-8") as fd:
+            fd.write('#include "embedded/scheduler/scheduler.h"\n')
         bad = check(tmp)
-    ok = not clean and len(bad) == 3 and any("the ast layer includes compiler/exec/evaluator.h" in p for p in bad) \
+    ok = not clean and len(bad) == 4 and any("the ast layer includes compiler/exec/evaluator.h" in p for p in bad) \
+        and any("embedded/handlers may not include embedded/scheduler/scheduler.h" in p for p in bad) \
         and any("only embedded/deploy" in p for p in bad) \
         and any("embedded/store may include only util/" in p for p in bad)
     print("clean tree:", clean or "no problems")
