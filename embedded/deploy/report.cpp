@@ -96,7 +96,10 @@ void DeployReport::printText(std::ostream& out, bool color) const {
       out << "  " << r.resource_id << "  " << paint(r.status, r.status, color);
       if (r.status == "deployed" || r.change != "nochange") out << " (" << r.change << ")";
       out << "\n";
-      printChanges(out, r.changes, "      ");
+      // a created or purged resource's `purged` change only says so again
+      nlohmann::json shownChanges = r.changes;
+      if ((r.change == "created" || r.change == "purged") && shownChanges.is_object()) shownChanges.erase("purged");
+      printChanges(out, shownChanges, "      ");
       if (!r.error.empty()) out << "      " << r.error << "\n";
     }
   };
