@@ -434,14 +434,11 @@ class DeployScenario(unittest.TestCase):
         versions = {a["version"] for a in self.deploy_actions(rid)}
         self.assertEqual(versions, {new_version - 1, new_version}, "one run per intent")
 
-    # BUG: ResourceService::snapshot (embedded/server/services/resources.cpp) builds the list outside
-    # its mutex and caches it afterwards, so a list read from the store just before a run's last write
-    # lands in the cache after that write's invalidate(): GET /api/v2/resource keeps showing
-    # `deploying` (or the previous result) for a finished run until the next state change. The
-    # scenarios above hit it now and then (mostly on PostgreSQL, whose reads take longer); this one
-    # provokes it: readers poll the list while 20 agents finish their runs at nearly the same moment,
-    # and 500 idle resources make every list read take a while.
-    @unittest.expectedFailure
+    # The resource list is cached per environment (ResourceService::snapshot). A list read from the
+    # store just before a run's last write must not be cached after that write's invalidate(), or
+    # GET /api/v2/resource keeps showing `deploying` (or the previous result) for a finished run. This
+    # provokes that race: readers poll the list while 20 agents finish their runs at nearly the same
+    # moment, and 500 idle resources make every list read take a while.
     def test_statuses_follow_the_last_run(self):
         self.environment(self.serve())
         fast = [f"std::testing::NullResource[a{i},name=r{i}]" for i in range(20)]

@@ -50,6 +50,11 @@ const std::string& ResourceSnapshot::serialisedItem(
 std::shared_ptr<const ResourceSnapshot> ResourceService::snapshot(const std::string& env) {
   // the active version is one indexed read; a release or a decommission changes it even when no
   // invalidate() came
+  std::uint64_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    generation = generation_[env];
+  }
   std::optional<std::int64_t> active = store_.latestReleasedVersion(env);
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -58,13 +63,14 @@ std::shared_ptr<const ResourceSnapshot> ResourceService::snapshot(const std::str
   }
   std::shared_ptr<const ResourceSnapshot> built = build(env, active);
   std::lock_guard<std::mutex> lock(mutex_);
-  cache_[env] = built;
+  if (generation_[env] == generation) cache_[env] = built;
   return built;
 }
 
 void ResourceService::invalidate(const std::string& env) {
   std::lock_guard<std::mutex> lock(mutex_);
   cache_.erase(env);
+  ++generation_[env];
 }
 
 std::shared_ptr<const ResourceSnapshot> ResourceService::build(const std::string& env,

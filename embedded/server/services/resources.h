@@ -139,6 +139,9 @@ class ResourceService {
   store::Store& store_;
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const ResourceSnapshot>> cache_;  // environment → its list
+  // environment → how many times it was invalidated: a list built while a write invalidated it is
+  // answered but not cached (it may miss that write)
+  std::map<std::string, std::uint64_t> generation_;
 };
 
 }  // namespace inmanta::server
