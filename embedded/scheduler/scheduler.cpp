@@ -325,6 +325,7 @@ void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
     }
     Entry& gone = *it->second;
     if (gone.pending && gone.queued) lanes_[gone.intent->resource.agent]->queue.erase({int(gone.pending->priority), gone.pending->sequence});
+    if (gone.pending) --pendingCount_;
     stopTimer(gone);
     it = entries_.erase(it);
   }
@@ -378,6 +379,7 @@ void Scheduler::updateBlocked(Lock& lock) {
       entry->dirty = false;
       if (entry->pending && entry->queued)
         lanes_[entry->intent->resource.agent]->queue.erase({int(entry->pending->priority), entry->pending->sequence});
+      if (entry->pending) --pendingCount_;
       entry->pending.reset();
       entry->queued = false;
       stopTimer(*entry);
@@ -425,6 +427,7 @@ void Scheduler::schedule(Lock& lock, const std::string& rid, Priority priority, 
   // the latest intent is being deployed already: only an event adds a run
   if (!forced && entry.running && entry.runningHash == entry.intent->hash) return;
   entry.pending = Pending{priority, reason, forced, ++sequence_};
+  ++pendingCount_;
   stopTimer(entry);
   // a dependent that was ready must now wait for this one
   for (const std::string& dependent : entry.provides) {
@@ -570,9 +573,7 @@ bool Scheduler::idle() {
   if (busy_ > 0 || !dryRunsLeft_.empty() || !journalIdle()) return false;
   for (auto& [name, lane] : lanes_)
     if (!lane->queue.empty()) return false;
-  for (auto& [rid, entry] : entries_)
-    if (entry->pending) return false;
-  return true;
+  return pendingCount_ == 0;
 }
 
 bool Scheduler::waitIdle(std::optional<std::chrono::steady_clock::time_point> deadline) {
@@ -634,6 +635,7 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   Entry& entry = *found->second;
   Pending pending = std::move(*entry.pending);
   entry.pending.reset();
+  --pendingCount_;
   entry.queued = false;
   entry.running = true;
   entry.runningHash = entry.intent->hash;

@@ -214,6 +214,7 @@ class Scheduler {
   std::multimap<Timestamp, std::string> timers_;
   std::map<std::string, std::int64_t> dryRunsLeft_;  // dry-run id → tasks not finished
   std::uint64_t sequence_ = 0;
+  std::size_t pendingCount_ = 0;  // entries with a pending deploy task (idle() asks often)
   int busy_ = 0;  // handler calls running
   std::vector<std::thread> workers_;
   std::thread timerThread_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 namespace inmanta::store::sql {
 namespace {
@@ -713,17 +714,46 @@ class SqlStore : public Store {
     if (writes.empty()) return;
     db_->write([&](Connection& c) {
       requireEnvironment(c, env);
+      // New actions are inserted many rows per statement, and each resource's state row once, with
+      // its last value: the transaction makes the batch one step, so only the end result shows.
+      std::vector<Params> actions, actionResources;
+      std::unordered_map<std::string, const ResourceState*> states;
+      std::vector<const ResourceState*> stateOrder;
+      auto keep = [&](const std::vector<ResourceState>& rows) {
+        for (const ResourceState& state : rows) {
+          auto [at, added] = states.emplace(state.resource_id, &state);
+          if (added) stateOrder.push_back(&state);
+          else at->second = &state;
+        }
+      };
+      auto flushActions = [&] {
+        insertMany(c, std::string("INSERT INTO resource_action (") + kActionColumns + ")", 11, std::move(actions));
+        insertMany(c,
+                   "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
+                   "resource_type, agent, resource_id_value, started)",
+                   8, std::move(actionResources), " ON CONFLICT (action_id, resource_version_id) DO NOTHING");
+        actions.clear();
+        actionResources.clear();
+      };
       for (const JournalWrite& w : writes) {
         switch (w.kind) {
-          case JournalWrite::Kind::insertAction: insertAction(c, w.action, w.states); break;
-          case JournalWrite::Kind::finishAction: finishAction(c, env, w.action_id, w.result, w.states); break;
-          case JournalWrite::Kind::saveStates: saveStates(c, env, w.states); break;
+          case JournalWrite::Kind::insertAction: actionRows(w.action, actions, actionResources); break;
+          case JournalWrite::Kind::finishAction:
+            flushActions();  // the action may be one of this batch
+            finishAction(c, env, w.action_id, w.result, {});
+            break;
+          case JournalWrite::Kind::saveStates: break;
           case JournalWrite::Kind::dryRunResource:
             recordDryRun(c, env, w.dryrun_id, w.resource_version_id, w.entry);
-            saveStates(c, env, w.states);
             break;
         }
+        keep(w.states);
       }
+      flushActions();
+      std::vector<ResourceState> last;
+      last.reserve(stateOrder.size());
+      for (const ResourceState* first : stateOrder) last.push_back(*states[first->resource_id]);
+      saveStates(c, env, last);
     });
   }
 
@@ -1102,25 +1132,30 @@ class SqlStore : public Store {
     });
   }
 
-  // An action (its id set, fresh: the journal's ids are new UUIDs) with its resources and, in the
-  // same step, `states` (a deploy start).
-  static void insertAction(Connection& c, const ResourceAction& action, const std::vector<ResourceState>& states) {
+  // The rows of an action (its id set) and of the resources it touches.
+  static void actionRows(const ResourceAction& action, std::vector<Params>& actions, std::vector<Params>& resources) {
     const std::string& id = action.action_id;
-    std::vector<Params> resources;
     for (const std::string& rvid : action.resource_version_ids) {
       ResourceIdParts parts = splitResourceId(rvid);
       resources.push_back({id, action.environment, parts.resource_id, rvid, parts.type, parts.agent, parts.value,
                            time(action.started)});
     }
-    c.exec(std::string("INSERT INTO resource_action (") + kActionColumns +
-               ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-           {id, action.environment, action.version, action.action, time(action.started), optionalTime(action.finished),
-            Param::optional(action.status), Param::optional(action.change), dump(action.changes),
-            dump(action.messages.is_array() ? action.messages : json::array()), Param::optional(action.send_event)});
+    actions.push_back({id, action.environment, action.version, action.action, time(action.started),
+                       optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
+                       dump(action.changes), dump(action.messages.is_array() ? action.messages : json::array()),
+                       Param::optional(action.send_event)});
+  }
+
+  // An action (its id set and fresh) with its resources and, in the same step, `states` (a deploy
+  // start).
+  static void insertAction(Connection& c, const ResourceAction& action, const std::vector<ResourceState>& states) {
+    std::vector<Params> actions, resources;
+    actionRows(action, actions, resources);
+    insertMany(c, std::string("INSERT INTO resource_action (") + kActionColumns + ")", 11, std::move(actions));
     insertMany(c,
                "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
                "resource_type, agent, resource_id_value, started)",
-               8, resources, " ON CONFLICT (action_id, resource_version_id) DO NOTHING");
+               8, std::move(resources), " ON CONFLICT (action_id, resource_version_id) DO NOTHING");
     saveStates(c, action.environment, states);
   }
 

@@ -1,0 +1,119 @@
+// The scheduler's overhead per resource (issue 31: 100,000 NullResources with a scheduling
+// overhead of at most 20 µs per resource). One version of N std::testing::NullResource, stored
+// and released in a SQLite store in a temporary folder, deployed by a Scheduler with the std
+// handlers; the time from the release to the end of the work (every run recorded in the store)
+// is divided by N. The same is measured with an executor that does nothing, which leaves the
+// scheduler and its store writes alone, and the handler's own time is reported beside it.
+//
+//   inmanta_scheduler_bench [N=100000] [AGENTS=1] [RUNS=3]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "embedded/agent/executor.h"
+#include "embedded/handlers/host.h"
+#include "embedded/scheduler/scheduler.h"
+#include "util/attribute_hash.h"
+
+namespace {
+
+using namespace inmanta;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// An executor that only says `deployed`: what is left is the scheduler.
+class NothingExecutor : public agent::Executor {
+ public:
+  agent::RunResult run(const agent::RunRequest&) override {
+    agent::RunResult result;
+    result.status = "deployed";
+    return result;
+  }
+};
+
+struct Measure {
+  double releaseToIdle = 0;  // seconds
+};
+
+Measure once(int count, int agents, bool realHandlers) {
+  fs::path dir = fs::temp_directory_path() / ("inmanta-scheduler-bench-" + store::newUuid());
+  fs::create_directories(dir);
+  Measure m;
+  {
+    store::StoreConfig config;
+    config.sqlite_path = (dir / "inmanta.db").string();
+    auto st = store::Store::open(config);
+    store::NewEnvironment ne;
+    ne.project_id = st->createProject("bench").id;
+    ne.name = "bench";
+    std::string env = st->createEnvironment(ne).id;
+    store::NewVersion version;
+    version.environment = env;
+    version.version = st->reserveVersion(env);
+    for (int i = 0; i < count; ++i) {
+      store::Resource r;
+      std::string agent = "agent" + std::to_string(i % agents);
+      r.resource_id = "std::testing::NullResource[" + agent + ",name=r" + std::to_string(i) + "]";
+      r.resource_type = "std::testing::NullResource";
+      r.agent = agent;
+      r.id_attribute = "name";
+      r.resource_id_value = "r" + std::to_string(i);
+      r.attributes = {{"name", r.resource_id_value}, {"agentname", agent},   {"fail", false},
+                      {"send_event", true},          {"purged", false},      {"purge_on_delete", false},
+                      {"requires", nlohmann::json::array()}, {"receive_events", true}, {"report_only", false}};
+      r.attribute_hash = util::attributeHash(r.resource_id, r.attributes);
+      version.resources.push_back(std::move(r));
+    }
+    std::int64_t number = st->putVersion(version);
+
+    handlers::HandlerRegistry registry;
+    handlers::registerStdHandlers(registry);
+    auto host = handlers::makeLocalHost();
+    agent::HandlerExecutor real(registry, handlers::HandlerServices{host.get(), nullptr, nullptr});
+    NothingExecutor nothing;
+    scheduler::SystemClock clock;
+    scheduler::SchedulerOptions options;
+    options.timers = false;
+    options.startMode = scheduler::StartMode::newVersion;
+    scheduler::Scheduler s(*st, env, realHandlers ? static_cast<agent::Executor&>(real) : nothing, clock, options);
+    s.start();
+    auto started = Clock::now();
+    st->releaseVersion(env, number);
+    s.versionReleased(number);
+    s.waitIdle();
+    m.releaseToIdle = std::chrono::duration<double>(Clock::now() - started).count();
+    s.stop();
+  }
+  fs::remove_all(dir);
+  return m;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int count = argc > 1 ? std::atoi(argv[1]) : 100000;
+  int agents = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
+  int runs = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+  std::vector<double> real, bare;
+  for (int i = 0; i < runs; ++i) {
+    real.push_back(once(count, agents, true).releaseToIdle);
+    bare.push_back(once(count, agents, false).releaseToIdle);
+  }
+  double r = median(real), b = median(bare);
+  std::printf("%d NullResources on %d agent(s), median of %d runs:\n", count, agents, runs);
+  std::printf("  release to idle with the null handler: %.3f s = %.1f us per resource\n", r, r * 1e6 / count);
+  std::printf("  release to idle with an executor that does nothing (scheduler + store): %.3f s = %.1f us per "
+              "resource\n",
+              b, b * 1e6 / count);
+  std::printf("  the handler calls (the difference): %.1f us per resource\n", (r - b) * 1e6 / count);
+  return 0;
+}
