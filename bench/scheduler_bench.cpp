@@ -62,9 +62,15 @@ Measure once(int count, int agents, bool realHandlers) {
       r.agent = agent;
       r.id_attribute = "name";
       r.resource_id_value = "r" + std::to_string(i);
-      r.attributes = {{"name", r.resource_id_value}, {"agentname", agent},   {"fail", false},
-                      {"send_event", true},          {"purged", false},      {"purge_on_delete", false},
-                      {"requires", nlohmann::json::array()}, {"receive_events", true}, {"report_only", false}};
+      r.attributes = {{"name", r.resource_id_value},
+                      {"agentname", agent},
+                      {"fail", false},
+                      {"send_event", true},
+                      {"purged", false},
+                      {"purge_on_delete", false},
+                      {"requires", nlohmann::json::array()},
+                      {"receive_events", true},
+                      {"report_only", false}};
       r.attribute_hash = util::attributeHash(r.resource_id, r.attributes);
       version.resources.push_back(std::move(r));
     }
@@ -111,9 +117,10 @@ int main(int argc, char** argv) {
   double r = median(real), b = median(bare);
   std::printf("%d NullResources on %d agent(s), median of %d runs:\n", count, agents, runs);
   std::printf("  release to idle with the null handler: %.3f s = %.1f us per resource\n", r, r * 1e6 / count);
-  std::printf("  release to idle with an executor that does nothing (scheduler + store): %.3f s = %.1f us per "
-              "resource\n",
-              b, b * 1e6 / count);
+  std::printf(
+      "  release to idle with an executor that does nothing (scheduler + store): %.3f s = %.1f us per "
+      "resource\n",
+      b, b * 1e6 / count);
   std::printf("  the handler calls (the difference): %.1f us per resource\n", (r - b) * 1e6 / count);
   return 0;
 }

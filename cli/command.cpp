@@ -8,7 +8,8 @@ using Factory = std::unique_ptr<Command> (*)();
 
 // The table of commands, in the order of `inmanta --help`.
 constexpr Factory kCommands[] = {
-    makeCompileCommand, makeProjectCommand, makeModuleCommand, makeExportCommand, makeDeployCommand, makeServerCommand, makeTokenCommand,
+    makeCompileCommand, makeProjectCommand, makeModuleCommand, makeExportCommand,
+    makeDeployCommand,  makeServerCommand,  makeTokenCommand,
 };
 
 }  // namespace

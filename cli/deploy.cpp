@@ -8,7 +8,6 @@
 
 #include "cli/builtin_modules.h"
 #include "cli/command.h"
-#include "cli/huge_pages.h"
 #include "cli/server_module.h"
 #include "exporter/export.h"
 #include "exporter/rest_client.h"
@@ -43,16 +42,9 @@ class DeployCommand : public Command {
   }
 
   int run(const GlobalOptions& globals) override {
-    preferHugePages();
-    options_.compile.verbosity = globals.verbosity;
-    options_.compile.trace = globals.trace;
-    compiler::PluginRegistry plugins;
-    compiler::ResourceTypeRegistry types;
-    registerBuiltinModules(plugins, types);
-    options_.compile.plugins = &plugins;
-    options_.compile.keepMemoryAtExit = true;
+    BuiltinModules modules;
+    prepareExportCompile(options_, modules, globals);
     options_.compile.successBanner = false;
-    options_.types = &types;
     options_.settings.configFile = globals.configFile;
     options_.settings.configDir = globals.configDir;
     // on a terminal: a live progress line, and colour unless NO_COLOR or TERM=dumb says otherwise
@@ -101,7 +93,8 @@ class DeployCommand : public Command {
     push.ownServer = true;
     server::DeployExport result;
     long long version = 0;
-    if (std::optional<std::string> error = exporter::reserveAndPush(client, push, model.project, set, version, std::cerr))
+    if (std::optional<std::string> error =
+            exporter::reserveAndPush(client, push, model.project, set, version, std::cerr))
       result.error = "the export to the embedded server failed: " + *error;
     result.version = version;
     result.resources = set.resources.size();

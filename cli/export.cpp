@@ -3,7 +3,6 @@
 
 #include "cli/builtin_modules.h"
 #include "cli/command.h"
-#include "cli/huge_pages.h"
 #include "cli/server_flags.h"
 #include "exporter/export.h"
 
@@ -44,15 +43,8 @@ class ExportCommand : public Command {
   }
 
   int run(const GlobalOptions& globals) override {
-    preferHugePages();
-    options_.compile.verbosity = globals.verbosity;
-    options_.compile.trace = globals.trace;
-    compiler::PluginRegistry plugins;
-    compiler::ResourceTypeRegistry types;
-    registerBuiltinModules(plugins, types);
-    options_.compile.plugins = &plugins;
-    options_.compile.keepMemoryAtExit = true;
-    options_.types = &types;
+    BuiltinModules modules;
+    prepareExportCompile(options_, modules, globals);
     server_.applyTo(options_.settings, globals.configFile, globals.configDir);
     return exporter::runExport(options_, std::cout, std::cerr);
   }

@@ -63,6 +63,41 @@ void withSettings(compiler::CompileOptions& compile, const Settings& settings, P
 
 }  // namespace
 
+namespace {
+
+// The run's settings (4.1), or nothing with the export failure printed.
+std::optional<Settings> exportSettings(const SettingsFlags& flags, std::ostream& err) {
+  try {
+    return loadSettings(flags);
+  } catch (const std::exception& e) {
+    err << failure(e.what());
+    return std::nullopt;
+  }
+}
+
+// The compile of an export: the settings and the server its plugins read, the resource types.
+compiler::CompileOptions exportCompile(const ExportOptions& options, const Settings& settings,
+                                       PluginServerConnection& server, const compiler::ResourceTypeRegistry& types) {
+  compiler::CompileOptions compile = options.compile;
+  withSettings(compile, settings, server);
+  if (!compile.resourceTypes) compile.resourceTypes = &types;
+  return compile;
+}
+
+// POST /api/v2/reserve_version: sets `version`, or says why there is none.
+std::optional<std::string> reserveVersion(RestClient& client, long long& version) {
+  RestReply reply = client.call("POST", "/api/v2/reserve_version", "{}", true);
+  if (!reply.ok() || !reply.body.is_object() || !reply.body.contains("data") || !reply.body["data"].is_number_integer())
+    return "Unable to reserve version number from server (msg: " +
+           (reply.ok() ? "the reply has no version number: " + reply.body.dump()
+                       : client.explain("POST", "/api/v2/reserve_version", reply)) +
+           ")";
+  version = reply.body["data"].get<long long>();
+  return std::nullopt;
+}
+
+}  // namespace
+
 int runCompileWithSettings(const compiler::CompileOptions& options, const SettingsFlags& flags, std::ostream& out,
                            std::ostream& err) {
   Settings settings;
@@ -92,8 +127,9 @@ std::optional<std::string> makeResourceSet(const compiler::CompiledModel& model,
   }
   // export plugins (the modules' @export hooks), as the reference runs them once the resources
   // are made
-  std::vector<std::string> exportPlugins = options.exportPlugin.empty() ? settings.getList("config", "export")
-                                                                        : std::vector<std::string>{options.exportPlugin};
+  std::vector<std::string> exportPlugins = options.exportPlugin.empty()
+                                               ? settings.getList("config", "export")
+                                               : std::vector<std::string>{options.exportPlugin};
   for (const std::string& name : exportPlugins) {
     if (name.empty()) continue;
     const compiler::ExportHook* hook = nullptr;
@@ -121,17 +157,11 @@ int runCompileToResources(const ExportOptions& options, const ResourcesReady& re
                           std::ostream& err) {
   static const compiler::ResourceTypeRegistry kNoTypes;
   const compiler::ResourceTypeRegistry& types = options.types ? *options.types : kNoTypes;
-  Settings settings;
-  try {
-    settings = loadSettings(options.settings);
-  } catch (const std::exception& e) {
-    err << failure(e.what());
-    return 1;
-  }
-  compiler::CompileOptions compile = options.compile;
+  std::optional<Settings> loaded = exportSettings(options.settings, err);
+  if (!loaded) return 1;
+  const Settings& settings = *loaded;
   PluginServerConnection pluginServer(settings);
-  withSettings(compile, settings, pluginServer);
-  if (!compile.resourceTypes) compile.resourceTypes = &types;
+  compiler::CompileOptions compile = exportCompile(options, settings, pluginServer, types);
   compile.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
     ResourceSet set;
     if (std::optional<std::string> error = makeResourceSet(model, types, settings, options, set, err)) return error;
@@ -143,13 +173,7 @@ int runCompileToResources(const ExportOptions& options, const ResourcesReady& re
 std::optional<std::string> reserveAndPush(RestClient& client, const PushOptions& options,
                                           const compiler::ProjectConfig& project, const ResourceSet& set,
                                           long long& version, std::ostream& err) {
-  RestReply reply = client.call("POST", "/api/v2/reserve_version", "{}", true);
-  if (!reply.ok() || !reply.body.is_object() || !reply.body.contains("data") || !reply.body["data"].is_number_integer())
-    return "Unable to reserve version number from server (msg: " +
-           (reply.ok() ? "the reply has no version number: " + reply.body.dump()
-                       : client.explain("POST", "/api/v2/reserve_version", reply)) +
-           ")";
-  version = reply.body["data"].get<long long>();
+  if (std::optional<std::string> error = reserveVersion(client, version)) return error;
   return pushResources(client, options, project, set, version, err);
 }
 
@@ -157,13 +181,9 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   static const compiler::ResourceTypeRegistry kNoTypes;
   const compiler::ResourceTypeRegistry& types = options.types ? *options.types : kNoTypes;
   const bool toServer = options.jsonFile.empty();
-  Settings settings;
-  try {
-    settings = loadSettings(options.settings);
-  } catch (const std::exception& e) {
-    err << failure(e.what());
-    return 1;
-  }
+  std::optional<Settings> loaded = exportSettings(options.settings, err);
+  if (!loaded) return 1;
+  const Settings& settings = *loaded;
   PushOptions push = options.push;
   push.verbosity = options.compile.verbosity;
   std::unique_ptr<RestClient> client;
@@ -194,21 +214,14 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     }
     client = std::make_unique<RestClient>(server);
     if (!push.partial) {
-      RestReply reply = client->call("POST", "/api/v2/reserve_version", "{}", true);
-      if (!reply.ok() || !reply.body.is_object() || !reply.body.contains("data") ||
-          !reply.body["data"].is_number_integer()) {
-        std::string why = reply.ok() ? "the reply has no version number: " + reply.body.dump()
-                                     : client->explain("POST", "/api/v2/reserve_version", reply);
-        err << failure("Unable to reserve version number from server (msg: " + why + ")");
+      if (std::optional<std::string> error = reserveVersion(*client, version)) {
+        err << failure(*error);
         return 1;
       }
-      version = reply.body["data"].get<long long>();
     }
   }
-  compiler::CompileOptions compile = options.compile;
   PluginServerConnection pluginServer(settings);
-  withSettings(compile, settings, pluginServer);
-  if (!compile.resourceTypes) compile.resourceTypes = &types;
+  compiler::CompileOptions compile = exportCompile(options, settings, pluginServer, types);
   compile.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
     ResourceSet set;
     if (std::optional<std::string> error = makeResourceSet(model, types, settings, options, set, err)) return error;

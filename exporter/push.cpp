@@ -287,9 +287,9 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   for (const std::string& module : code.withoutCode)
     if (!options.ownServer)
       log(err, options.verbosity, "WARNING",
-        "The module " + module + " has no Python code on the modulepath (" + module +
-            " is built into this inmanta): a reference orchestrator will not be able to deploy its resources from "
-            "this export");
+          "The module " + module + " has no Python code on the modulepath (" + module +
+              " is built into this inmanta): a reference orchestrator will not be able to deploy its resources from "
+              "this export");
   auto upload = [&](const std::map<std::string, std::string>& files, bool counts) -> std::optional<std::string> {
     json hashes = json::array();
     for (const auto& [hash, bytes] : files) hashes.push_back(hash);

@@ -25,8 +25,8 @@ struct RequirementEntry {
 };
 
 struct ProjectConfig {
-  std::string dir;         // absolute
-  std::string configFile;  // project.yml or project.yaml
+  std::string dir;                   // absolute
+  std::string configFile;            // project.yml or project.yaml
   std::string mainFile = "main.cf";  // relative to dir (`inmanta deploy -f`)
   std::string name;
   std::string description, author, authorEmail, license, copyright;

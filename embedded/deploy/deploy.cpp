@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -98,7 +99,9 @@ class Interrupts {
 void setUpLogging(const fs::path& logDir, int verbosity) {
   std::vector<spdlog::sink_ptr> sinks;
   auto console = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-  console->set_level(verbosity >= 2 ? spdlog::level::debug : verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+  console->set_level(verbosity >= 2   ? spdlog::level::debug
+                     : verbosity == 1 ? spdlog::level::info
+                                      : spdlog::level::warn);
   sinks.push_back(console);
   auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>((logDir / "deploy.log").string());
   file->set_level(spdlog::level::debug);
@@ -209,6 +212,18 @@ DryRunReport dryRunReport(server::Services& services, const std::string& env, co
   return report;
 }
 
+// Completes a report with how the wait ended, prints it (text or --json) and gives the exit status.
+template <class Report>
+int conclude(Report& report, Clock::time_point started, bool finished, const Interrupts& signals,
+             const server::DeployLaunch& d, std::ostream& out) {
+  report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  report.interrupted = signals.interrupted();
+  report.timedOut = !finished && !report.interrupted;
+  if (d.json) out << report.toJson().dump(2) << "\n";
+  else report.printText(out, d.color);
+  return report.exitCode();
+}
+
 // A trigger that tells nobody: the release of the deploy command is read by the scheduler when it
 // starts, with the repair in the same step (no resource runs twice).
 class SilentTrigger : public server::DeployTrigger {};
@@ -247,14 +262,13 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   server::SchedulersConfig config;
   config.timers = false;
   // a dry-run must not deploy what the store already holds; a deploy repairs everything (D4)
-  config.startMode =
-      d.incremental || d.dryRun ? scheduler::StartMode::newVersion : scheduler::StartMode::repair;
+  config.startMode = d.incremental || d.dryRun ? scheduler::StartMode::newVersion : scheduler::StartMode::repair;
   config.onRun = [&progress](const std::string&, const scheduler::RunReport& report) { progress.onRun(report); };
   if (d.runPythonHandler)
     config.registerHandlers = [&d](handlers::HandlerRegistry& registry) {
-      handlers::registerForeignHandlers(
-          registry, d.pythonHandlerTypes, d.runPythonHandler,
-          std::chrono::milliseconds(static_cast<long long>(d.handlerTimeoutSeconds * 1000)));
+      handlers::registerForeignHandlers(registry, d.pythonHandlerTypes, d.runPythonHandler,
+                                        std::chrono::milliseconds(
+                                            static_cast<long long>(d.handlerTimeoutSeconds * 1000)));
     };
   server::Schedulers schedulers(services, config);
   services.setDeployTrigger(schedulers);
@@ -301,12 +315,7 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
     bool finished = waitFor([&] { return !scheduler || scheduler->idle(); }, deadline, signals);
     progress.finish();
     DryRunReport report = dryRunReport(services, env.id, dryrun.id, exported.version);
-    report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    report.timedOut = !finished && !signals.interrupted();
-    report.interrupted = signals.interrupted();
-    if (d.json) out << report.toJson().dump(2) << "\n";
-    else report.printText(out, d.color);
-    status = report.exitCode();
+    status = conclude(report, started, finished, signals, d, out);
   } else {
     SilentTrigger silent;
     server::VersionService versions(services.store, silent, services.resources);
@@ -315,18 +324,14 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
     progress.setTotal(std::size_t(model.total) - model.undeployable.size() - model.skipped_for_undeployable.size());
     scheduler::Scheduler* scheduler = schedulers.get(env.id);
     if (!scheduler) throw DeployError("the environment " + env.name + " is halted: nothing is deployed");
-    spdlog::info("Released and scheduled after {:.3f} s", std::chrono::duration<double>(Clock::now() - started).count());
+    spdlog::info("Released and scheduled after {:.3f} s",
+                 std::chrono::duration<double>(Clock::now() - started).count());
     bool finished = waitFor([&] { return scheduler->idle(); }, deadline, signals);
     spdlog::info("Deployed after {:.3f} s", std::chrono::duration<double>(Clock::now() - started).count());
     progress.finish();
     schedulers.stopAll();
     DeployReport report = deployReport(services, env.id, exported.version, progress.takeResults());
-    report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    report.timedOut = !finished && !signals.interrupted();
-    report.interrupted = signals.interrupted();
-    if (d.json) out << report.toJson().dump(2) << "\n";
-    else report.printText(out, d.color);
-    status = report.exitCode();
+    status = conclude(report, started, finished, signals, d, out);
   }
   schedulers.stopAll();
   try {
@@ -343,15 +348,21 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
 
 int runEmbeddedDeploy(const server::ServerLaunch& launch) {
   if (!launch.deploy || !launch.deploy->exportModel) return 1;
+  int status = 1;
   try {
-    return run(launch, *launch.deploy);
-  } catch (const DeployError& e) {
-    std::cerr << "Error: " << e.what() << "\n";
-    return 1;
+    status = run(launch, *launch.deploy);
   } catch (const std::exception& e) {
     std::cerr << "Error: " << e.what() << "\n";
-    return 1;
   }
+  // A module handler abandoned on its time-out may still run in the embedded Python: the process
+  // ends now, without the exit handlers that would finalise the interpreter under it.
+  if (handlers::abandonedForeignCalls() > 0) {
+    spdlog::shutdown();
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(status);
+  }
+  return status;
 }
 
 }  // namespace inmanta::deploy

@@ -157,9 +157,8 @@ void DryRunReport::printText(std::ostream& out, bool color) const {
       continue;
     }
     if (r.status != "changed") {
-      out << r.resource_id << ": " << paint(r.status == "failed" ? "failed" : "would be skipped (" + r.status + ")",
-                                            r.status, color)
-          << "\n";
+      out << r.resource_id << ": "
+          << paint(r.status == "failed" ? "failed" : "would be skipped (" + r.status + ")", r.status, color) << "\n";
     } else {
       out << r.resource_id << ":\n";
     }
@@ -170,7 +169,7 @@ void DryRunReport::printText(std::ostream& out, bool color) const {
         for (const std::string& line : r.diff) {
           std::string text = line;
           while (!text.empty() && text.back() == '\n') text.pop_back();
-          std::string status = text.rfind("+", 0) == 0 ? "deployed" : text.rfind("-", 0) == 0 ? "failed" : "";
+          std::string status = text.rfind('+', 0) == 0 ? "deployed" : text.rfind('-', 0) == 0 ? "failed" : "";
           out << "      " << (status.empty() ? text : paint(text, status, color)) << "\n";
         }
         continue;

@@ -1,5 +1,6 @@
 #include "embedded/handlers/foreign.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -11,6 +12,8 @@ using nlohmann::json;
 
 namespace {
 
+std::atomic<int> abandoned{0};
+
 // What the caller and a call that may outlive it share.
 struct PendingCall {
   std::mutex mutex;
@@ -21,9 +24,9 @@ struct PendingCall {
 };
 
 std::optional<ResultState> resultNamed(const std::string& name) {
-  for (ResultState state : {ResultState::deployed, ResultState::failed, ResultState::skipped,
-                            ResultState::skipped_for_dependency, ResultState::unavailable, ResultState::non_compliant,
-                            ResultState::dry})
+  for (ResultState state :
+       {ResultState::deployed, ResultState::failed, ResultState::skipped, ResultState::skipped_for_dependency,
+        ResultState::unavailable, ResultState::non_compliant, ResultState::dry})
     if (name == resultName(state)) return state;
   return std::nullopt;
 }
@@ -68,11 +71,12 @@ void ForeignHandler::run(Context& ctx, const ResourceIntent& resource, const cha
                   " s: the call is abandoned and the resource fails",
               {{"resource_id", resource.resource_id}, {"timeout", seconds}});
     ctx.setStatus(ResultState::failed);
+    ++abandoned;
     return;
   }
   if (!pending->error.empty()) {
-    ctx.error("An error occurred during deployment of " + resource.resource_id + " (exception: " +
-                  "Exception(" + pythonRepr(pending->error) + "))",
+    ctx.error("An error occurred during deployment of " + resource.resource_id + " (exception: " + "Exception(" +
+                  pythonRepr(pending->error) + "))",
               {{"resource_id", resource.resource_id}});
     ctx.setStatus(ResultState::failed);
     return;
@@ -96,6 +100,8 @@ void ForeignHandler::run(Context& ctx, const ResourceIntent& resource, const cha
   if (answer.contains("status") && answer["status"].is_string())
     if (std::optional<ResultState> state = resultNamed(answer["status"].get<std::string>())) ctx.setStatus(*state);
 }
+
+int abandonedForeignCalls() { return abandoned.load(); }
 
 void registerForeignHandlers(HandlerRegistry& registry, const std::vector<std::string>& types, const ForeignCall& call,
                              std::chrono::milliseconds timeout) {

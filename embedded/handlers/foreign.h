@@ -30,6 +30,11 @@ class ForeignHandler : public Handler {
   bool canReload_ = false;
 };
 
+// How many calls were abandoned on their time-out in this process. Such a call may still run
+// (a Python thread cannot be stopped), so the process must not wait for it, nor finalise the
+// interpreter under it, when it ends.
+int abandonedForeignCalls();
+
 // Registers a ForeignHandler for each type.
 void registerForeignHandlers(HandlerRegistry& registry, const std::vector<std::string>& types, const ForeignCall& call,
                              std::chrono::milliseconds timeout);

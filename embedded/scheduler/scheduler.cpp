@@ -1,7 +1,7 @@
 #include "embedded/scheduler/scheduler.h"
 
-#include <algorithm>
 #include <spdlog/spdlog.h>
+#include <algorithm>
 
 #include "embedded/store/ids.h"
 #include "util/resource_id.h"
@@ -269,10 +269,10 @@ void Scheduler::recordRecoveredActions(const std::vector<std::string>& resourceI
       result.finished = clock_.now();
       result.status = "failed";
       result.change = "nochange";
-      result.messages.push_back(logLine("ERROR",
-                                        "The deploy of " + rid +
-                                            " was interrupted: the process running it stopped before it finished",
-                                        json::object(), *result.finished));
+      result.messages.push_back(
+          logLine("ERROR",
+                  "The deploy of " + rid + " was interrupted: the process running it stopped before it finished",
+                  json::object(), *result.finished));
       store_.finishResourceAction(env_, action.action_id, result);
     }
   }
@@ -324,7 +324,8 @@ void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
       continue;
     }
     Entry& gone = *it->second;
-    if (gone.pending && gone.queued) lanes_[gone.intent->resource.agent]->queue.erase({int(gone.pending->priority), gone.pending->sequence});
+    if (gone.pending && gone.queued)
+      lanes_[gone.intent->resource.agent]->queue.erase({int(gone.pending->priority), gone.pending->sequence});
     if (gone.pending) --pendingCount_;
     stopTimer(gone);
     it = entries_.erase(it);
@@ -443,7 +444,8 @@ void Scheduler::scheduleDirty(Lock& lock, Priority priority, const std::string& 
                               const std::vector<std::string>& agents) {
   for (auto& [rid, entry] : entries_) {
     if (!entry->dirty || entry->blocked != Blocked::no) continue;
-    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end()) continue;
+    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end())
+      continue;
     schedule(lock, rid, priority, reason, false);
   }
 }
@@ -507,11 +509,12 @@ void Scheduler::dryRun(const std::string& dryrunId, std::int64_t version) {
     else if (paused_.count(resource.agent)) diffStatus = "agent_down";
     if (!diffStatus.empty()) {
       json entry = {{"id", util::versionedId(resource.resource_id, version)},
-                    {"id_fields", {{"entity_type", resource.resource_type},
-                                   {"agent_name", resource.agent},
-                                   {"attribute", resource.id_attribute},
-                                   {"attribute_value", resource.resource_id_value},
-                                   {"version", version}}},
+                    {"id_fields",
+                     {{"entity_type", resource.resource_type},
+                      {"agent_name", resource.agent},
+                      {"attribute", resource.id_attribute},
+                      {"attribute_value", resource.resource_id_value},
+                      {"version", version}}},
                     {"changes", json::object()},
                     {"diff_status", diffStatus}};
       store::JournalWrite record;
@@ -544,7 +547,8 @@ void Scheduler::dryRun(const std::string& dryrunId, std::int64_t version) {
 void Scheduler::repairAll(Lock& lock, const std::vector<std::string>& agents) {
   for (auto& [rid, entry] : entries_) {
     if (entry->blocked == Blocked::blocked) continue;
-    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end()) continue;
+    if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end())
+      continue;
     entry->dirty = true;
     if (entry->blocked == Blocked::temporarily) entry->blocked = Blocked::no;
     schedule(lock, rid, Priority::userRepair, "user requested a repair", false);
@@ -665,10 +669,10 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   action.action = "deploy";
   action.started = started;
   action.status = "deploying";
-  action.messages.push_back(logLine("INFO",
-                                    "Resource deploy started on agent " + entry.intent->resource.agent +
-                                        ", setting status to deploying",
-                                    {{"agent", entry.intent->resource.agent}}, started));
+  action.messages.push_back(
+      logLine("INFO",
+              "Resource deploy started on agent " + entry.intent->resource.agent + ", setting status to deploying",
+              {{"agent", entry.intent->resource.agent}}, started));
   std::string actionId = store::newUuid();
   action.action_id = actionId;
   store::JournalWrite start;
@@ -732,7 +736,8 @@ void Scheduler::finishDeploy(Lock& lock, const std::string& rid, Priority priori
 
   if (!stale) {
     entry.compliance = deployed ? Compliance::compliant : Compliance::nonCompliant;
-    bool success = deployed || (result.status == "non_compliant" && entry.intent->resource.attributes.value("report_only", false));
+    bool success = deployed ||
+                   (result.status == "non_compliant" && entry.intent->resource.attributes.value("report_only", false));
     entry.dirty = !success;
     if (result.skippedForDependency) {
       for (const std::string& dependency : entry.dependencies) {
@@ -968,8 +973,7 @@ void Scheduler::journalLoop() {
       store_.writeJournal(env_, batch);
     } catch (const std::exception& error) {
       // an environment deleted meanwhile, a store that went away: the records cannot be kept
-      spdlog::error("the scheduler of environment {} could not store {} records: {}", env_, batch.size(),
-                    error.what());
+      spdlog::error("the scheduler of environment {} could not store {} records: {}", env_, batch.size(), error.what());
     }
     stateChanged();
     lock.lock();

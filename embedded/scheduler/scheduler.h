@@ -178,8 +178,8 @@ class Scheduler {
   void workerLoop();
   void runDeploy(Lock& lock, Lane& lane, Task task);
   void runDryRun(Lock& lock, Lane& lane, Task task);
-  void finishDeploy(Lock& lock, const std::string& rid, Priority priority, const std::string& hash,
-                    Timestamp started, agent::RunResult& result, store::ResourceState& persisted);
+  void finishDeploy(Lock& lock, const std::string& rid, Priority priority, const std::string& hash, Timestamp started,
+                    agent::RunResult& result, store::ResourceState& persisted);
   std::string dependencyState(const Entry& entry) const;
   // timers
   void armTimer(Lock& lock, Entry& entry);
@@ -215,7 +215,7 @@ class Scheduler {
   std::map<std::string, std::int64_t> dryRunsLeft_;  // dry-run id → tasks not finished
   std::uint64_t sequence_ = 0;
   std::size_t pendingCount_ = 0;  // entries with a pending deploy task (idle() asks often)
-  int busy_ = 0;  // handler calls running
+  int busy_ = 0;                  // handler calls running
   std::vector<std::thread> workers_;
   std::thread timerThread_;
 

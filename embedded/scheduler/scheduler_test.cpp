@@ -148,7 +148,7 @@ class SchedulerTest : public ::testing::Test {
       r.agent = thing.agent;
       r.id_attribute = "name";
       r.resource_id_value = thing.name;
-      r.attributes = {{"name", thing.name},    {"value", thing.value},         {"fail", thing.fail},
+      r.attributes = {{"name", thing.name},        {"value", thing.value},          {"fail", thing.fail},
                       {"requires", json::array()}, {"send_event", thing.sendEvent}, {"purged", false}};
       if (thing.receiveEvents) r.attributes["receive_events"] = *thing.receiveEvents;
       for (const std::string& dependency : thing.dependencies) r.attributes["requires"].push_back(dependency);
@@ -171,7 +171,8 @@ class SchedulerTest : public ::testing::Test {
     if (state->is_deploying) return "deploying";
     if (state->is_undefined) return "undefined";
     if (state->blocked == "BLOCKED") return "skipped_for_undefined";
-    if (!state->last_deployed_attribute_hash || *state->last_deployed_attribute_hash != state->current_intent_attribute_hash)
+    if (!state->last_deployed_attribute_hash ||
+        *state->last_deployed_attribute_hash != state->current_intent_attribute_hash)
       return "available";
     return state->last_non_deploying_status;
   }
@@ -279,9 +280,8 @@ TEST_F(SchedulerTest, AgentsRunInParallelAndOneAgentRunsOneAtATime) {
   release({x1, y1, x2});
   {
     std::unique_lock<std::mutex> lock(world_.mutex);
-    EXPECT_TRUE(world_.cv.wait_for(lock, std::chrono::seconds(5), [&] {
-      return world_.running.count(x1.id()) && world_.running.count(x2.id());
-    }));
+    EXPECT_TRUE(world_.cv.wait_for(lock, std::chrono::seconds(5),
+                                   [&] { return world_.running.count(x1.id()) && world_.running.count(x2.id()); }));
     EXPECT_EQ(world_.running.count(y1.id()), 0u);
     world_.gates.clear();
     world_.cv.notify_all();
@@ -324,7 +324,8 @@ TEST_F(SchedulerTest, FailedResourceIsRetriedOnTheDeployTimerAndCompliantOnesRep
   EXPECT_EQ(callsOf(b), 2);
   bool repaired = false;
   for (const RunReport& report : reports_)
-    repaired = repaired || (report.resource_id == b.id() && report.reason == "previous repair happened more than 86400s ago");
+    repaired = repaired ||
+               (report.resource_id == b.id() && report.reason == "previous repair happened more than 86400s ago");
   EXPECT_TRUE(repaired);
 }
 

@@ -20,19 +20,19 @@ inline constexpr const char* kServerEntry = "inmanta_server_main";
 // the rest — the store under data/deploy, the REST server on 127.0.0.1, the scheduler, the report —
 // and calls `exportModel` to push the set to its own server with the exporter's client (D8).
 struct DeployExport {
-  long long version = 0;       // the version stored
-  std::size_t resources = 0;   // how many resources it has
-  std::string error;           // set when the export failed
+  long long version = 0;      // the version stored
+  std::size_t resources = 0;  // how many resources it has
+  std::string error;          // set when the export failed
 };
 
 struct DeployLaunch {
   std::string projectDir;  // absolute: data/deploy is made under it
   bool dryRun = false;
-  bool incremental = false;    // deploy only what changed instead of a full repair (D4)
-  double timeoutSeconds = 0;   // 0: wait until the work is done
-  bool json = false;           // the report as one JSON document on stdout
-  std::string listen;          // [ADDR:]PORT for the embedded REST server; empty = 127.0.0.1, any port
-  bool progressBar = false;    // stdout is a terminal: a live progress line instead of one per resource
+  bool incremental = false;   // deploy only what changed instead of a full repair (D4)
+  double timeoutSeconds = 0;  // 0: wait until the work is done
+  bool json = false;          // the report as one JSON document on stdout
+  std::string listen;         // [ADDR:]PORT for the embedded REST server; empty = 127.0.0.1, any port
+  bool progressBar = false;   // stdout is a terminal: a live progress line instead of one per resource
   bool color = false;
   std::string projectName = "deploy";      // [deploy] project
   std::string environmentName = "deploy";  // [deploy] environment
@@ -70,6 +70,6 @@ struct ServerLaunch {
 
 // Runs the command and returns the process's exit status: for `serve` 0 after a clean stop on
 // SIGTERM/SIGINT, 4 when the server cannot start (the reason on stderr); for `mintToken` 0 after
-// printing the token, 1 with the reason on stderr; for `deploy` the exit codes of decision D3. Returns -1 when `abi` is not the module's
-// kServerLaunchAbi.
+// printing the token, 1 with the reason on stderr; for `deploy` the exit codes of decision D3. Returns -1 when `abi` is
+// not the module's kServerLaunchAbi.
 extern "C" int inmanta_server_main(int abi, const inmanta::server::ServerLaunch* launch);

@@ -21,7 +21,7 @@ namespace inmanta::server {
 struct Services;
 
 struct SchedulersConfig {
-  bool timers = true;   // retries and repairs (§6.7)
+  bool timers = true;  // retries and repairs (§6.7)
   scheduler::StartMode startMode = scheduler::StartMode::resume;
   unsigned workers = 0;  // handler calls at once; 0 = the number of CPUs
   // every finished run of every environment (inmanta deploy's progress)
