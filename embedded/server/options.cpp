@@ -29,6 +29,7 @@ ServerOptions readServerOptions(const util::Settings& settings) {
   o.maxRequestBodySize = static_cast<std::size_t>(maxBody);
   o.accessControlAllowOrigin = settings.getString(s, "access_control_allow_origin", "");
   o.authAdditionalHeader = settings.getString(s, "auth_additional_header", "");
+  o.deploy = settings.getBool(s, "deploy", o.deploy);
   o.purgeVersionsInterval = settings.getInt(s, "purge-versions-interval", o.purgeVersionsInterval);
   o.purgeResourceActionLogsInterval =
       settings.getInt(s, "purge-resource-action-logs-interval", o.purgeResourceActionLogsInterval);

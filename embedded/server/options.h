@@ -18,6 +18,9 @@ struct ServerOptions {
   std::size_t maxRequestBodySize = 100u * 1024 * 1024;
   std::string accessControlAllowOrigin;    // empty: no Access-Control-Allow-Origin header
   std::string authAdditionalHeader;        // another header that may carry the bearer token
+  // `[server] deploy`: false = no scheduler — versions are stored and released, nothing is
+  // deployed from this server (an API-only server, or one that inspects a deploy's store)
+  bool deploy = true;
   long long purgeVersionsInterval = 3600;  // seconds between pruning runs; 0 = never
   long long purgeResourceActionLogsInterval = 3600;
   std::string stateDir = "/var/lib/inmanta";

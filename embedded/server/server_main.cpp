@@ -154,9 +154,9 @@ int serve(const ServerLaunch& launch) {
   Services services(*store, *options, *auth, launch.version);
   // every environment that is not halted gets its scheduler, with retries and repairs (§8)
   Schedulers schedulers(services, SchedulersConfig{});
-  services.setDeployTrigger(schedulers);
+  if (options->deploy) services.setDeployTrigger(schedulers);
   try {
-    schedulers.startAll();
+    if (options->deploy) schedulers.startAll();
   } catch (const std::exception& e) {
     std::cerr << "Error: the server cannot start: the schedulers cannot start: " << e.what() << "\n";
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);

@@ -80,7 +80,7 @@ class DeployScenario(unittest.TestCase):
 
     # ------------------------------------------------------------------ server and project
 
-    def serve(self, delay_ms=0, systemctl=None, state_dir=None, port=None, database=None):
+    def serve(self, delay_ms=0, systemctl=None, state_dir=None, port=None, database=None, extra_config=""):
         """A running server; the test hooks go into its environment through a wrapper script."""
         hooks = {}
         if delay_ms:
@@ -94,7 +94,8 @@ class DeployScenario(unittest.TestCase):
                 fd.write("#!/bin/sh\n" + "".join(f"export {k}='{v}'\n" for k, v in hooks.items())
                          + f"exec '{INMANTA}' \"$@\"\n")
             os.chmod(binary, 0o755)
-        server = LiveServer(binary, postgres=POSTGRES, state_dir=state_dir, port=port, database=database)
+        server = LiveServer(binary, postgres=POSTGRES, state_dir=state_dir, port=port, database=database,
+                            extra_config=extra_config)
         if state_dir:
             server.log_path = os.path.join(state_dir, f"server-{len(self.servers)}.log")
         self.servers.append(server)
@@ -205,6 +206,16 @@ class DeployScenario(unittest.TestCase):
         self.assert_statuses({self.file_id("f"): "deployed"})
         action = self.deploy_actions(self.file_id("f"))[-1]
         self.assertEqual(action["change"], "created", str(action))
+
+    def test_a_server_with_deploy_false_releases_but_deploys_nothing(self):
+        self.environment(self.serve(extra_config="[server]\ndeploy = false\n"))
+        self.export(self.file_model("f", "not written"), "-d")
+        time.sleep(2)  # what a deploying server takes for one file is well below this
+        self.assertFalse(os.path.exists(f"{self.tmp}/f"))
+        self.assertEqual(self.statuses(), {self.file_id("f"): "available"})
+        self.assertEqual(self.deploy_actions(self.file_id("f")), [])
+        agents = self.call("GET", "/api/v2/agents")["data"]
+        self.assertTrue(agents and all(a["status"] == "down" for a in agents), str(agents))
 
     def test_o19_recovery_cascade(self):
         self.environment(self.serve(), autostart_agent_deploy_interval="600")
