@@ -16,8 +16,8 @@ struct ServerOptions {
   bool auth = false;
   std::string sslCertFile, sslKeyFile;  // TLS when both are set
   std::size_t maxRequestBodySize = 100u * 1024 * 1024;
-  std::string accessControlAllowOrigin;    // empty: no Access-Control-Allow-Origin header
-  std::string authAdditionalHeader;        // another header that may carry the bearer token
+  std::string accessControlAllowOrigin;  // empty: no Access-Control-Allow-Origin header
+  std::string authAdditionalHeader;      // another header that may carry the bearer token
   // `[server] deploy`: false = no scheduler — versions are stored and released, nothing is
   // deployed from this server (an API-only server, or one that inspects a deploy's store)
   bool deploy = true;
