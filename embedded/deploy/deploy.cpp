@@ -167,7 +167,7 @@ DeployReport deployReport(server::Services& services, const std::string& env, st
     }
     ResourceOutcome outcome;
     outcome.resource_id = state.resource_id;
-    outcome.status = server::displayedStatus(&state);
+    outcome.status = store::displayedStatus(&state);
     if (auto run = results.find(state.resource_id); run != results.end()) {
       outcome.change = handlers::changeName(run->second.change);
       outcome.changes = std::move(run->second.changes);

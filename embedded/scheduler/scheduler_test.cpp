@@ -167,14 +167,7 @@ class SchedulerTest : public ::testing::Test {
 
   std::string status(const Thing& thing) {
     std::optional<store::ResourceState> state = store_->getResourceState(env_, thing.id());
-    if (!state) return "none";
-    if (state->is_deploying) return "deploying";
-    if (state->is_undefined) return "undefined";
-    if (state->blocked == "BLOCKED") return "skipped_for_undefined";
-    if (!state->last_deployed_attribute_hash ||
-        *state->last_deployed_attribute_hash != state->current_intent_attribute_hash)
-      return "available";
-    return state->last_non_deploying_status;
+    return state ? store::displayedStatus(&*state) : "none";
   }
 
   std::vector<store::ResourceAction> deploys(const Thing& thing) {

@@ -1162,12 +1162,7 @@ class SqlStore : public Store {
   static void finishAction(Connection& c, const std::string& env, const std::string& action_id,
                            const ActionResult& result, const std::vector<ResourceState>& states) {
     ResourceAction action = loadAction(c, env, action_id);
-    if (result.finished) action.finished = result.finished;
-    if (result.status) action.status = result.status;
-    if (result.change) action.change = result.change;
-    if (result.changes) action.changes = *result.changes;
-    if (result.send_event) action.send_event = result.send_event;
-    appendMessages(action, result.messages);
+    applyActionResult(action, result);
     c.exec(
         "UPDATE resource_action SET finished = $2, status = $3, change = $4, changes = $5, messages = $6, "
         "send_event = $7 WHERE action_id = $1",

@@ -13,4 +13,28 @@ std::unique_ptr<Store> Store::open(const StoreConfig& config) {
   throw StoreError("Unknown store engine");
 }
 
+void applyActionResult(ResourceAction& action, const ActionResult& result) {
+  if (result.finished) action.finished = result.finished;
+  if (result.status) action.status = result.status;
+  if (result.change) action.change = result.change;
+  if (result.changes) action.changes = *result.changes;
+  if (result.send_event) action.send_event = result.send_event;
+  if (!action.messages.is_array()) action.messages = nlohmann::json::array();
+  if (result.messages.is_array())
+    for (const auto& line : result.messages) action.messages.push_back(line);
+}
+
+std::string displayedStatus(const ResourceState* state) {
+  if (!state) return "available";
+  if (state->orphaned_after) return "orphaned";
+  if (state->is_deploying) return "deploying";
+  if (state->is_undefined) return "undefined";
+  if (state->blocked == "BLOCKED") return "skipped_for_undefined";
+  // a new intent not deployed yet (or never deployed) shows as available whatever the last run said
+  if (!state->last_deployed_attribute_hash ||
+      *state->last_deployed_attribute_hash != state->current_intent_attribute_hash)
+    return "available";
+  return state->last_non_deploying_status;
+}
+
 }  // namespace inmanta::store

@@ -446,6 +446,13 @@ class Store {
   virtual std::int64_t pruneResourceActions(Timestamp before) = 0;
 };
 
+// An action as finishing it with `result` leaves it: the set fields replace, the messages are
+// appended (finishResourceAction; the scheduler merging a run's end into its queued start).
+void applyActionResult(ResourceAction& action, const ActionResult& result);
+
+// The status a user sees (spec §6.1) of a resource with this state row; `available` without row.
+std::string displayedStatus(const ResourceState* state);
+
 // The same as Store::open.
 inline std::unique_ptr<Store> openStore(const StoreConfig& config) { return Store::open(config); }
 

@@ -9,19 +9,6 @@
 
 namespace inmanta::server {
 
-std::string displayedStatus(const store::ResourceState* state) {
-  if (!state) return "available";
-  if (state->orphaned_after) return "orphaned";
-  if (state->is_deploying) return "deploying";
-  if (state->is_undefined) return "undefined";
-  if (state->blocked == "BLOCKED") return "skipped_for_undefined";
-  // a new intent not deployed yet (or never deployed) shows as available whatever the last run said
-  if (!state->last_deployed_attribute_hash ||
-      *state->last_deployed_attribute_hash != state->current_intent_attribute_hash)
-    return "available";
-  return state->last_non_deploying_status;
-}
-
 const std::vector<std::string>& resourceStates() {
   static const std::vector<std::string> states{"unavailable", "skipped",      "deployed",
                                                "failed",      "deploying",    "available",

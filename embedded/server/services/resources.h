@@ -20,8 +20,7 @@
 
 namespace inmanta::server {
 
-// The status a user sees (spec §6.1) of a resource with this state row; `available` without row.
-std::string displayedStatus(const store::ResourceState* state);
+using store::displayedStatus;
 
 // Every state except `dry`, the keys of deploy_summary.by_state and the values filter.status takes.
 const std::vector<std::string>& resourceStates();
