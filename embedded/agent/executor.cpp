@@ -36,15 +36,6 @@ std::string pyDict(const std::map<std::string, std::string>& items) {
   return out + "}";
 }
 
-// The `resource` named value of the reference's run lines.
-json resourceFields(const handlers::ResourceIntent& intent) {
-  return {{"agent_name", intent.agent},
-          {"attribute", intent.id_attribute},
-          {"attribute_value", intent.id_value},
-          {"entity_type", intent.type},
-          {"version", intent.version}};
-}
-
 std::chrono::milliseconds testDelayFromEnvironment() {
   const char* text = std::getenv("INMANTA_TEST_HANDLER_DELAY_MS");
   if (!text || !*text) return std::chrono::milliseconds(0);
@@ -122,7 +113,7 @@ RunResult HandlerExecutor::run(const RunRequest& request) {
   handlers::Context ctx(request.dryRun, clock_);
   auto started = std::chrono::steady_clock::now();
   ctx.debug("Start run because " + request.reason + " (deploy_id: " + request.deployId + ").",
-            {{"deploy_id", request.deployId}, {"reason", request.reason}, {"resource", resourceFields(intent)}});
+            {{"deploy_id", request.deployId}, {"reason", request.reason}, {"resource", intent.idFields()}});
 
   RunResult result;
   std::string why;

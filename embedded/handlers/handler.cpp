@@ -58,6 +58,14 @@ std::string pythonRepr(const std::string& text) {
   return out;
 }
 
+nlohmann::json ResourceIntent::idFields() const {
+  return {{"entity_type", type},
+          {"agent_name", agent},
+          {"attribute", id_attribute},
+          {"attribute_value", id_value},
+          {"version", version}};
+}
+
 bool ResourceIntent::flag(const std::string& name, bool fallback) const {
   auto it = attributes.find(name);
   return it != attributes.end() && it->is_boolean() ? it->get<bool>() : fallback;

@@ -43,6 +43,9 @@ struct ResourceIntent {
   nlohmann::json attributes = nlohmann::json::object();
 
   std::string versionedId() const { return resource_id + ",v=" + std::to_string(version); }
+  // {"entity_type", "agent_name", "attribute", "attribute_value", "version"}: how the reference's
+  // log lines and dry-run records name a resource
+  nlohmann::json idFields() const;
   // attributes.value(name, fallback) for the common cases
   bool flag(const std::string& name, bool fallback = false) const;
   std::string text(const std::string& name, const std::string& fallback = "") const;

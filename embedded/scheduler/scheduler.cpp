@@ -62,14 +62,6 @@ std::shared_ptr<const handlers::ResourceIntent> viewOf(const std::shared_ptr<con
   return {intent, &intent->resource};
 }
 
-json idFields(const handlers::ResourceIntent& resource) {
-  return {{"entity_type", resource.type},
-          {"agent_name", resource.agent},
-          {"attribute", resource.id_attribute},
-          {"attribute_value", resource.id_value},
-          {"version", resource.version}};
-}
-
 json logLine(const std::string& level, const std::string& msg, json kwargs, Timestamp at) {
   return {{"level", level},
           {"msg", msg},
@@ -243,11 +235,7 @@ void Scheduler::restore(Lock& lock, std::optional<std::int64_t> version) {
     entry->intent = makeIntent(std::move(resource), *version_);
     entries_[entry->intent->resource.resource_id] = std::move(entry);
   }
-  for (auto& [rid, entry] : entries_)
-    for (const std::string& dependency : entry->dependencies) {
-      auto found = entries_.find(dependency);
-      if (found != entries_.end()) found->second->provides.push_back(rid);
-    }
+  linkDependents();
   updateBlocked(lock);
   if (!interrupted.empty()) {
     for (const std::string& rid : interrupted) recovered.push_back(persisted(*entries_[rid]));
@@ -313,7 +301,6 @@ void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
       if (slot->blocked == Blocked::temporarily) slot->blocked = Blocked::no;
     }
     slot->dependencies = requiresOf(resource);
-    slot->provides.clear();
     slot->version = version;
     slot->intent = makeIntent(std::move(resource), version);
   }
@@ -324,23 +311,15 @@ void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
       continue;
     }
     Entry& gone = *it->second;
-    if (gone.pending && gone.queued)
-      lanes_[gone.intent->resource.agent]->queue.erase({int(gone.pending->priority), gone.pending->sequence});
+    unqueue(gone);
     if (gone.pending) --pendingCount_;
     stopTimer(gone);
     it = entries_.erase(it);
   }
-  for (auto& [rid, entry] : entries_)
-    for (const std::string& dependency : entry->dependencies) {
-      auto found = entries_.find(dependency);
-      if (found != entries_.end()) found->second->provides.push_back(rid);
-    }
+  linkDependents();
   // a queued task may now wait on a new dependency
   for (auto& [rid, entry] : entries_)
-    if (entry->queued && !ready(*entry)) {
-      lanes_[entry->intent->resource.agent]->queue.erase({int(entry->pending->priority), entry->pending->sequence});
-      entry->queued = false;
-    }
+    if (!ready(*entry)) unqueue(*entry);
   updateBlocked(lock);
   adoptVersion(lock, version);
 }
@@ -378,8 +357,7 @@ void Scheduler::updateBlocked(Lock& lock) {
     if (blocked.count(rid)) {
       entry->blocked = Blocked::blocked;
       entry->dirty = false;
-      if (entry->pending && entry->queued)
-        lanes_[entry->intent->resource.agent]->queue.erase({int(entry->pending->priority), entry->pending->sequence});
+      unqueue(*entry);
       if (entry->pending) --pendingCount_;
       entry->pending.reset();
       entry->queued = false;
@@ -431,12 +409,7 @@ void Scheduler::schedule(Lock& lock, const std::string& rid, Priority priority, 
   ++pendingCount_;
   stopTimer(entry);
   // a dependent that was ready must now wait for this one
-  for (const std::string& dependent : entry.provides) {
-    Entry& other = *entries_[dependent];
-    if (!other.queued) continue;
-    lanes_[other.intent->resource.agent]->queue.erase({int(other.pending->priority), other.pending->sequence});
-    other.queued = false;
-  }
+  for (const std::string& dependent : entry.provides) unqueue(*entries_[dependent]);
   if (ready(entry)) enqueue(lock, rid);
 }
 
@@ -452,18 +425,38 @@ void Scheduler::scheduleDirty(Lock& lock, Priority priority, const std::string& 
 
 void Scheduler::enqueue(Lock& lock, const std::string& rid) {
   Entry& entry = *entries_[rid];
-  std::unique_ptr<Lane>& lane = lanes_[entry.intent->resource.agent];
-  if (!lane) {
-    lane = std::make_unique<Lane>();
-    lane->agent = entry.intent->resource.agent;
-  }
+  Lane& lane = laneOf(entry.intent->resource.agent);
   Task task;
   task.kind = TaskKind::deploy;
   task.rid = rid;
   task.sequence = entry.pending->sequence;
-  lane->queue.emplace(std::make_pair(int(entry.pending->priority), entry.pending->sequence), std::move(task));
+  lane.queue.emplace(std::make_pair(int(entry.pending->priority), entry.pending->sequence), std::move(task));
   entry.queued = true;
-  makeRunnable(lock, *lane);
+  makeRunnable(lock, lane);
+}
+
+Scheduler::Lane& Scheduler::laneOf(const std::string& agent) {
+  std::unique_ptr<Lane>& lane = lanes_[agent];
+  if (!lane) {
+    lane = std::make_unique<Lane>();
+    lane->agent = agent;
+  }
+  return *lane;
+}
+
+void Scheduler::unqueue(Entry& entry) {
+  if (!entry.queued) return;
+  lanes_[entry.intent->resource.agent]->queue.erase({int(entry.pending->priority), entry.pending->sequence});
+  entry.queued = false;
+}
+
+void Scheduler::linkDependents() {
+  for (auto& [rid, entry] : entries_) entry->provides.clear();
+  for (auto& [rid, entry] : entries_)
+    for (const std::string& dependency : entry->dependencies) {
+      auto found = entries_.find(dependency);
+      if (found != entries_.end()) found->second->provides.push_back(rid);
+    }
 }
 
 void Scheduler::recheckDependents(Lock& lock, const std::string& rid) {
@@ -507,38 +500,29 @@ void Scheduler::dryRun(const std::string& dryrunId, std::int64_t version) {
     if (resource.is_undefined || undefined.count(resource.resource_id)) diffStatus = "undefined";
     else if (behindUndefined.count(resource.resource_id)) diffStatus = "skipped_for_undefined";
     else if (paused_.count(resource.agent)) diffStatus = "agent_down";
+    std::shared_ptr<const Intent> intent = makeIntent(std::move(resource), version);
     if (!diffStatus.empty()) {
-      json entry = {{"id", util::versionedId(resource.resource_id, version)},
-                    {"id_fields",
-                     {{"entity_type", resource.resource_type},
-                      {"agent_name", resource.agent},
-                      {"attribute", resource.id_attribute},
-                      {"attribute_value", resource.resource_id_value},
-                      {"version", version}}},
-                    {"changes", json::object()},
-                    {"diff_status", diffStatus}};
       store::JournalWrite record;
       record.kind = store::JournalWrite::Kind::dryRunResource;
       record.dryrun_id = dryrunId;
-      record.resource_version_id = util::versionedId(resource.resource_id, version);
-      record.entry = std::move(entry);
+      record.resource_version_id = intent->resource.versionedId();
+      record.entry = {{"id", record.resource_version_id},
+                      {"id_fields", intent->resource.idFields()},
+                      {"changes", json::object()},
+                      {"diff_status", diffStatus}};
       journal(std::move(record));
       continue;
     }
-    std::unique_ptr<Lane>& lane = lanes_[resource.agent];
-    if (!lane) {
-      lane = std::make_unique<Lane>();
-      lane->agent = resource.agent;
-    }
+    Lane& lane = laneOf(intent->resource.agent);
     Task task;
     task.kind = TaskKind::dryRun;
-    task.rid = resource.resource_id;
+    task.rid = intent->resource.resource_id;
     task.sequence = ++sequence_;
     task.dryRunId = dryrunId;
-    task.intent = makeIntent(std::move(resource), version);
-    lane->queue.emplace(std::make_pair(int(Priority::dryRun), task.sequence), std::move(task));
+    task.intent = std::move(intent);
+    lane.queue.emplace(std::make_pair(int(Priority::dryRun), task.sequence), std::move(task));
     ++left;
-    makeRunnable(lock, *lane);
+    makeRunnable(lock, lane);
   }
   if (left == 0) dryRunsLeft_.erase(dryrunId);
   changed_.notify_all();
@@ -802,7 +786,7 @@ void Scheduler::runDryRun(Lock& lock, Lane& lane, Task task) {
   record.kind = store::JournalWrite::Kind::dryRunResource;
   record.dryrun_id = task.dryRunId;
   record.resource_version_id = rvid;
-  record.entry = {{"id", rvid}, {"id_fields", idFields(task.intent->resource)}, {"changes", changes}};
+  record.entry = {{"id", rvid}, {"id_fields", task.intent->resource.idFields()}, {"changes", changes}};
   journal(std::move(action));
   journal(std::move(record));
   if (options_.onRun) {
@@ -936,14 +920,7 @@ void Scheduler::journal(store::JournalWrite write) {
     auto queued = journalStarts_.find(write.action_id);
     if (queued != journalStarts_.end()) {
       store::JournalWrite& start = journal_[queued->second];
-      store::ResourceAction& action = start.action;
-      const store::ActionResult& result = write.result;
-      if (result.finished) action.finished = result.finished;
-      if (result.status) action.status = result.status;
-      if (result.change) action.change = result.change;
-      if (result.changes) action.changes = *result.changes;
-      if (result.send_event) action.send_event = result.send_event;
-      for (const json& line : result.messages) action.messages.push_back(line);
+      store::applyActionResult(start.action, write.result);
       if (!write.states.empty()) start.states = std::move(write.states);
       journalStarts_.erase(queued);
       journalChanged_.notify_all();

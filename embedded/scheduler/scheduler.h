@@ -172,6 +172,12 @@ class Scheduler {
   bool hasDeployWork(const Entry& entry) const;
   bool ready(const Entry& entry) const;
   void enqueue(Lock& lock, const std::string& rid);
+  // The agent's lane, made on first use.
+  Lane& laneOf(const std::string& agent);
+  // Takes a queued (ready) task back out of its lane: it waits again.
+  void unqueue(Entry& entry);
+  // The provides edges, from every entry's requires.
+  void linkDependents();
   void recheckDependents(Lock& lock, const std::string& rid);
   void makeRunnable(Lock& lock, Lane& lane);
   // workers
