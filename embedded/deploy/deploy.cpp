@@ -5,8 +5,6 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <spdlog/sinks/basic_file_sink.h>
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -22,6 +20,7 @@
 #include "embedded/server/auth.h"
 #include "embedded/server/dispatcher.h"
 #include "embedded/server/http_server.h"
+#include "embedded/server/logging.h"
 #include "embedded/server/routes/routes.h"
 #include "embedded/server/services/context.h"
 #include "embedded/server/services/dryruns.h"
@@ -96,21 +95,12 @@ class Interrupts {
   std::thread watcher_;
 };
 
+// Warnings on the console (-v info, -vv debug), everything in data/deploy/logs/deploy.log.
 void setUpLogging(const fs::path& logDir, int verbosity) {
-  std::vector<spdlog::sink_ptr> sinks;
-  auto console = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-  console->set_level(verbosity >= 2   ? spdlog::level::debug
-                     : verbosity == 1 ? spdlog::level::info
-                                      : spdlog::level::warn);
-  sinks.push_back(console);
-  auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>((logDir / "deploy.log").string());
-  file->set_level(spdlog::level::debug);
-  sinks.push_back(file);
-  auto logger = std::make_shared<spdlog::logger>("inmanta", sinks.begin(), sinks.end());
-  logger->set_level(spdlog::level::trace);
-  logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %-7l %v");
-  logger->flush_on(spdlog::level::warn);
-  spdlog::set_default_logger(logger);
+  server::installLogger(verbosity >= 2   ? spdlog::level::debug
+                        : verbosity == 1 ? spdlog::level::info
+                                         : spdlog::level::warn,
+                        (logDir / "deploy.log").string(), spdlog::level::debug, spdlog::level::warn);
 }
 
 // `--listen [ADDR:]PORT`
@@ -329,7 +319,7 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
     bool finished = waitFor([&] { return scheduler->idle(); }, deadline, signals);
     spdlog::info("Deployed after {:.3f} s", std::chrono::duration<double>(Clock::now() - started).count());
     progress.finish();
-    schedulers.stopAll();
+    schedulers.stopAll();  // runs still going after a time-out end before the report reads the store
     DeployReport report = deployReport(services, env.id, exported.version, progress.takeResults());
     status = conclude(report, started, finished, signals, d, out);
   }

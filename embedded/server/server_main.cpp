@@ -1,7 +1,5 @@
 // libinmanta_server.so's entry point (launch.h): `inmanta server` and `inmanta token`.
 #include <signal.h>
-#include <spdlog/sinks/basic_file_sink.h>
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -18,6 +16,7 @@
 #include "embedded/server/dispatcher.h"
 #include "embedded/server/http_server.h"
 #include "embedded/server/launch.h"
+#include "embedded/server/logging.h"
 #include "embedded/server/options.h"
 #include "embedded/server/routes/routes.h"
 #include "embedded/server/services/maintenance.h"
@@ -36,21 +35,8 @@ constexpr int kStartFailed = 4;
 constexpr int kHardShutdown = 3;
 
 void setUpLogging(const ServerLaunch& launch) {
-  std::vector<spdlog::sink_ptr> sinks;
-  auto console = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-  console->set_level(launch.verbosity > 0 ? spdlog::level::debug : spdlog::level::info);
-  sinks.push_back(console);
-  if (!launch.logFile.empty()) {
-    auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(launch.logFile);
-    spdlog::level::level_enum level = spdlog::level::from_str(launch.logFileLevel);
-    file->set_level(level);
-    sinks.push_back(file);
-  }
-  auto logger = std::make_shared<spdlog::logger>("inmanta", sinks.begin(), sinks.end());
-  logger->set_level(spdlog::level::trace);
-  logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %-7l %v");
-  logger->flush_on(spdlog::level::info);
-  spdlog::set_default_logger(logger);
+  installLogger(launch.verbosity > 0 ? spdlog::level::debug : spdlog::level::info, launch.logFile,
+                spdlog::level::from_str(launch.logFileLevel), spdlog::level::info);
 }
 
 util::Settings readSettings(const ServerLaunch& launch) {
