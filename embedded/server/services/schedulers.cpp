@@ -70,6 +70,20 @@ void Schedulers::startAll() {
     if (!env.halted) get(env.id);
 }
 
+namespace {
+
+// Stops a lane's scheduler; one whose handler calls outlive the grace period is left to the
+// process's exit (its threads still use it), with a warning.
+template <class Lane>
+bool stopLane(const std::string& env, std::unique_ptr<Lane> lane, std::chrono::milliseconds grace) {
+  if (lane->scheduler.stop(grace)) return true;
+  spdlog::warn("the scheduler of environment {} stopped with handler calls still running", env);
+  (void)lane.release();
+  return false;
+}
+
+}  // namespace
+
 bool Schedulers::stopAll(std::chrono::milliseconds grace) {
   std::map<std::string, std::unique_ptr<Lane>> lanes;
   {
@@ -77,10 +91,7 @@ bool Schedulers::stopAll(std::chrono::milliseconds grace) {
     lanes.swap(lanes_);
   }
   bool finished = true;
-  for (auto& [env, lane] : lanes) finished = lane->scheduler.stop(grace) && finished;
-  // a lane whose handler calls did not finish is left to the process's exit
-  for (auto& [env, lane] : lanes)
-    if (!finished) (void)lane.release();
+  for (auto& [env, lane] : lanes) finished = stopLane(env, std::move(lane), grace) && finished;
   return finished;
 }
 
@@ -151,10 +162,7 @@ void Schedulers::environmentStopped(const std::string& env) {
     lane = std::move(found->second);
     lanes_.erase(found);
   }
-  if (!lane->scheduler.stop()) {
-    spdlog::warn("the scheduler of environment {} stopped with handler calls still running", env);
-    (void)lane.release();
-  }
+  stopLane(env, std::move(lane), std::chrono::seconds(10));
 }
 
 void Schedulers::environmentResumed(const std::string& env) { get(env); }
