@@ -657,7 +657,7 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
       logLine("INFO",
               "Resource deploy started on agent " + entry.intent->resource.agent + ", setting status to deploying",
               {{"agent", entry.intent->resource.agent}}, started));
-  std::string actionId = store::newUuid();
+  std::string actionId = store::newTimeOrderedUuid();
   action.action_id = actionId;
   store::JournalWrite start;
   start.kind = store::JournalWrite::Kind::insertAction;
@@ -772,7 +772,7 @@ void Scheduler::runDryRun(Lock& lock, Lane& lane, Task task) {
   std::string rvid = request.intent->versionedId();
   store::JournalWrite action;
   action.kind = store::JournalWrite::Kind::insertAction;
-  action.action.action_id = store::newUuid();
+  action.action.action_id = store::newTimeOrderedUuid();
   action.action.environment = env_;
   action.action.version = task.intent->resource.version;
   action.action.resource_version_ids = {rvid};

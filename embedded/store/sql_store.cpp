@@ -538,7 +538,7 @@ class SqlStore : public Store {
       // resources_of_version instead of a copy of the version's rows (migration 003)
       c.exec(std::string("INSERT INTO resource_action (") + kActionColumns +
                  ", resources_of_version) VALUES ($1, $2, $3, 'store', $4, $4, NULL, NULL, '{}', $5, NULL, TRUE)",
-             {newUuid(), v.environment, number, time(stamp), dump(json::array({line}))});
+             {newTimeOrderedUuid(), v.environment, number, time(stamp), dump(json::array({line}))});
       return number;
     });
   }
@@ -695,7 +695,7 @@ class SqlStore : public Store {
 
   std::string insertResourceAction(const ResourceAction& action, const std::vector<ResourceState>& states) override {
     ResourceAction named = action;
-    if (named.action_id.empty()) named.action_id = newUuid();
+    if (named.action_id.empty()) named.action_id = newTimeOrderedUuid();
     db_->write([&](Connection& c) {
       requireEnvironment(c, named.environment);
       if (c.scalar("SELECT 1 FROM resource_action WHERE action_id = $1", {named.action_id}))

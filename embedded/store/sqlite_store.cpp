@@ -6,8 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "embedded/store/sql_store.h"
@@ -34,16 +38,90 @@ std::string sqliteParameters(const std::string& text) {
   return out;
 }
 
+sqlite3* openDatabase(const std::string& path) {
+  sqlite3* db = nullptr;
+  int rc =
+      sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    throw StoreError("Cannot open the store " + path + ": " + message);
+  }
+  return db;
+}
+
+// Copies the WAL back into the database file in a thread of its own. SQLite's default does it in
+// the commit that finds the WAL over 1,000 pages, with an fsync of the WAL and one of the database
+// file (synchronous=NORMAL): the writer that happens to commit then waits for both, and the
+// scheduler's journal, which commits thousands of small batches, spent more time there than in its
+// inserts. Here a commit that leaves the WAL over kSoftPages only wakes this thread, which runs a
+// PASSIVE checkpoint (it never blocks readers or writers) on its own connection; a WAL that still
+// grows past kHardPages, because the checkpoints cannot keep up, is checkpointed by the committing
+// writer itself as before, which bounds the WAL. A commit's durability is unchanged: it is in the
+// WAL when the commit returns.
+class Checkpointer {
+ public:
+  static constexpr int kSoftPages = 1000;
+  static constexpr int kHardPages = 16000;
+
+  explicit Checkpointer(const std::string& path) : db_(openDatabase(path)) {
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~Checkpointer() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+    sqlite3_close(db_);
+  }
+  Checkpointer(const Checkpointer&) = delete;
+  Checkpointer& operator=(const Checkpointer&) = delete;
+
+  // The wal hook of every connection of the store: called after each commit with the WAL's size.
+  static int afterCommit(void* self, sqlite3* db, const char* schema, int pages) {
+    if (pages >= kHardPages) {
+      sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    } else if (pages >= kSoftPages) {
+      auto* checkpointer = static_cast<Checkpointer*>(self);
+      {
+        std::lock_guard<std::mutex> lock(checkpointer->mutex_);
+        checkpointer->due_ = true;
+      }
+      checkpointer->wake_.notify_one();
+    }
+    return SQLITE_OK;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [this] { return stop_ || due_; });
+      if (stop_) return;
+      due_ = false;
+      lock.unlock();
+      // a read first, so that this connection has opened the WAL; a failed checkpoint (the
+      // database busy, say) is tried again at the next commit's signal
+      sqlite3_exec(db_, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
+      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      lock.lock();
+    }
+  }
+
+  sqlite3* db_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool due_ = false;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
 class SqliteConnection : public sql::Connection {
  public:
-  explicit SqliteConnection(const std::string& path) : path_(path) {
-    int rc =
-        sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-    if (rc != SQLITE_OK) {
-      std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
-      sqlite3_close(db_);
-      throw StoreError("Cannot open the store " + path + ": " + message);
-    }
+  SqliteConnection(const std::string& path, std::shared_ptr<Checkpointer> checkpointer)
+      : path_(path), db_(openDatabase(path)), checkpointer_(std::move(checkpointer)) {
     sqlite3_extended_result_codes(db_, 1);
     // Writers of other connections wait (in-process writers queue on the pool's lock first).
     sqlite3_busy_timeout(db_, 30000);
@@ -56,6 +134,7 @@ class SqliteConnection : public sql::Connection {
     // a version of 10,000 resources touches about 10 MB of pages, which with the default cache
     // were written out and read back from the operating system during the transaction.
     script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768;");
+    if (checkpointer_) sqlite3_wal_hook(db_, &Checkpointer::afterCommit, checkpointer_.get());
   }
   ~SqliteConnection() override {
     for (auto& [text, statement] : statements_) sqlite3_finalize(statement);
@@ -157,6 +236,7 @@ class SqliteConnection : public sql::Connection {
 
   std::string path_;
   sqlite3* db_ = nullptr;
+  std::shared_ptr<Checkpointer> checkpointer_;  // lives as long as any connection that signals it
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
 };
 
@@ -195,7 +275,9 @@ std::unique_ptr<Store> openSqliteStore(const StoreConfig& config) {
   if (error) throw StoreError("Cannot create the folder of the store " + path.string() + ": " + error.message());
   auto guard = std::make_shared<LockFile>(path.string() + ".lock");
   const std::string file = path.string();
-  auto db = std::make_unique<sql::Database>([file] { return std::make_unique<SqliteConnection>(file); }, 8);
+  auto checkpointer = std::make_shared<Checkpointer>(file);
+  auto db = std::make_unique<sql::Database>(
+      [file, checkpointer] { return std::make_unique<SqliteConnection>(file, checkpointer); }, 8);
   db->setSerializeWriters(true);
   int schema = sql::migrate(*db, file);
   return sql::makeSqlStore(std::move(db), std::move(guard), schema);

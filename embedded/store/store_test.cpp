@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -784,6 +785,25 @@ TYPED_TEST(StoreTest, AcknowledgedWritesSurviveKill) {
   EXPECT_EQ(reopened->reserveVersion(env), 2);
 }
 
+// Checkpoints run beside the writers (sqlite_store.cpp, Checkpointer): a long run of commits still
+// keeps the WAL bounded. 160 MB of files in 160 commits, where no checkpoint would leave a WAL of
+// 160 MB; with them it stays near the size at which a writer checkpoints itself (16,000 pages of
+// 4 KiB, 66 MB), past it only by the commits made while another checkpoint was running.
+TEST(SqliteStore, CheckpointsKeepTheWalBounded) {
+  SqliteEngine engine;
+  {
+    auto store = Store::open(engine.config());
+    const std::string content(1 << 20, 'x');
+    for (int i = 0; i < 160; ++i) store->putFile("file-" + std::to_string(i), content + std::to_string(i));
+    EXPECT_EQ(store->getFile("file-159"), content + "159");
+    std::uintmax_t wal = std::filesystem::file_size(engine.config().sqlite_path + "-wal");
+    EXPECT_LT(wal, std::uintmax_t{110} << 20) << "WAL of " << wal << " bytes";
+  }
+  // the commits are all in the database after a reopen
+  auto again = Store::open(engine.config());
+  EXPECT_EQ(again->getFile("file-0"), std::string(1 << 20, 'x') + "0");
+}
+
 TEST(Timestamps, FormatAndParse) {
   auto t = fromMicros(1700000000123456);
   EXPECT_EQ(formatTimestamp(t), "2023-11-14T22:13:20.123456+00:00");
@@ -803,6 +823,29 @@ TEST(Uuids, CanonicalForm) {
   EXPECT_EQ(canonicalUuid("{0F3E1C4A-1111-4222-8333-444455556666}"), "0f3e1c4a-1111-4222-8333-444455556666");
   EXPECT_EQ(canonicalUuid("0f3e1c4a111142228333444455556666"), "0f3e1c4a-1111-4222-8333-444455556666");
   EXPECT_EQ(canonicalUuid("not-a-uuid"), std::nullopt);
+}
+
+TEST(Uuids, TimeOrdered) {
+  // version 7: the time in milliseconds and its 1/4096 fraction lead (the first 18 hex digits with
+  // the version digit), so ids made one after the other never sort backwards by that prefix
+  auto timePart = [](const std::string& id) { return id.substr(0, 18); };
+  std::string previous = newTimeOrderedUuid();
+  for (int i = 0; i < 2000; ++i) {
+    std::string id = newTimeOrderedUuid();
+    ASSERT_EQ(canonicalUuid(id), id);
+    ASSERT_EQ(id[14], '7');
+    ASSERT_TRUE(id[19] == '8' || id[19] == '9' || id[19] == 'a' || id[19] == 'b') << id;  // RFC variant
+    ASSERT_LE(timePart(previous), timePart(id));
+    ASSERT_NE(previous, id);
+    previous = id;
+  }
+  // the leading 48 bits are the Unix time in milliseconds
+  auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  long long encoded = std::stoll(previous.substr(0, 8) + previous.substr(9, 4), nullptr, 16);
+  EXPECT_LE(encoded, millis);
+  EXPECT_GT(encoded, millis - 60000);
 }
 
 }  // namespace
