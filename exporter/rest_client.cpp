@@ -100,7 +100,7 @@ RestReply RestClient::call(const std::string& method, const std::string& path, c
   if (method != "GET" && method != "DELETE") {
     if (method != "POST" && method != "PUT") throw std::logic_error("unsupported method " + method);
     payload = body;
-    if (payload.size() >= 1024) {
+    if (settings_.compressRequests && payload.size() >= 1024) {
       payload = gzipCompress(payload);
       headers.emplace_back("Content-Encoding", "gzip");
     }

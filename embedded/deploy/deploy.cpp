@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -218,6 +219,16 @@ int conclude(Report& report, Clock::time_point started, bool finished, const Int
 // starts, with the repair in the same step (no resource runs twice).
 class SilentTrigger : public server::DeployTrigger {};
 
+// Ends the process with `status` once the log, stdout and stderr are flushed, without the
+// destructors and exit handlers of the rest.
+[[noreturn]] void exitNow(int status) {
+  spdlog::shutdown();
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
+
 int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   auto started = Clock::now();
   std::ostream& out = std::cout;
@@ -331,7 +342,11 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   }
   dispatcher.beginShutdown();
   http.stop();
-  return status;
+  // Everything the deploy did is committed (the schedulers' journals are flushed, the WAL holds
+  // the last commits, which the next open of the store reads) and reported: the process ends here,
+  // without taking apart the model, the intents, the store's caches and the rest one object at a
+  // time, which took a tenth of a second for 10,000 resources.
+  exitNow(status);
 }
 
 }  // namespace
@@ -346,12 +361,7 @@ int runEmbeddedDeploy(const server::ServerLaunch& launch) {
   }
   // A module handler abandoned on its time-out may still run in the embedded Python: the process
   // ends now, without the exit handlers that would finalise the interpreter under it.
-  if (handlers::abandonedForeignCalls() > 0) {
-    spdlog::shutdown();
-    std::cout.flush();
-    std::cerr.flush();
-    std::_Exit(status);
-  }
+  if (handlers::abandonedForeignCalls() > 0) exitNow(status);
   return status;
 }
 

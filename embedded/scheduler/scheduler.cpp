@@ -914,16 +914,23 @@ void Scheduler::stateChanged() {
 }
 
 void Scheduler::journal(store::JournalWrite write) {
-  std::lock_guard<std::mutex> lock(journalMutex_);
+  std::unique_lock<std::mutex> lock(journalMutex_);
   if (write.kind == store::JournalWrite::Kind::finishAction) {
-    // the action's insert is still queued: the finished action is written once
+    // the action's insert is still queued: the finished action is written once, its messages and
+    // changes as text made here, on the worker, rather than on the writer thread (the writer takes
+    // the batch only under this lock, so the record is not written meanwhile)
     auto queued = journalStarts_.find(write.action_id);
     if (queued != journalStarts_.end()) {
       store::JournalWrite& start = journal_[queued->second];
       store::applyActionResult(start.action, write.result);
       if (!write.states.empty()) start.states = std::move(write.states);
       journalStarts_.erase(queued);
+      start.messages_text = start.action.messages.dump();
+      start.changes_text = start.action.changes.dump();
+      nlohmann::json written;
+      written.swap(start.action.messages);
       journalChanged_.notify_all();
+      lock.unlock();  // the messages' memory is given back outside the lock
       return;
     }
   }
