@@ -18,6 +18,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <unordered_map>
 
@@ -206,6 +207,9 @@ class LocalHost final : public Host {
   // sees the old file or the new one, never a part. There is no fsync: it would cost a disk flush
   // per file, and on ext4 (default data=ordered, auto_da_alloc) a rename that replaces a file
   // already flushes the new data before the rename commits, so even a power loss leaves old or new.
+  // The temporary file is made without a name (O_TMPFILE) and gets one only once it is complete,
+  // just before the rename: a process killed while writing leaves nothing behind in the folder.
+  // Where the file system has no O_TMPFILE (or /proc is not mounted), a named temporary file.
   void writeFileAtomic(const std::string& path, const std::string& content, const std::string& permissions,
                        const std::string& owner, const std::string& group) override {
     // everything that can fail without touching the disk first
@@ -214,23 +218,38 @@ class LocalHost final : public Host {
     mode_t mode = permissions.empty() ? newFileMode_ : parsePermissions(permissions);
 
     std::string target = followLinks(path);  // open(path, "wb") writes through a symlink
-    std::string temp = temporaryName(target);
-    Fd fd(::mkostemp(temp.data(), O_CLOEXEC));
-    if (fd.get() < 0) throw osError(errno, path);  // a missing parent reads as open(path) would say
-    struct TempRemover {
-      const std::string& name;
-      bool keep = false;
-      ~TempRemover() {
-        if (!keep) ::unlink(name.c_str());
+    auto slash = target.rfind('/');
+    std::string folder = slash == std::string::npos ? "." : target.substr(0, slash + 1);
+    Fd fd(::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+    if (fd.get() < 0) {
+      if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) throw osError(errno, path);
+      writeThroughNamedTemporary(path, target, content, mode, uid, gid);
+      return;
+    }
+    completeFile(fd.get(), content, mode, uid, gid, path);
+    std::string proc = "/proc/self/fd/" + std::to_string(fd.get());
+    std::string temp;
+    for (int attempt = 0;; ++attempt) {
+      temp = temporaryName(target);
+      fillTemplate(temp);
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) break;
+      if (errno == EEXIST && attempt < 100) continue;
+      if (errno == ENOENT && ::access("/proc/self/fd", F_OK) != 0) {  // no /proc here
+        writeThroughNamedTemporary(path, target, content, mode, uid, gid);
+        return;
       }
-    } remover{temp};
-
-    writeAll(fd.get(), content, path);
-    if (::fchmod(fd.get(), mode) != 0) throw osError(errno, path);
-    if (uid != static_cast<uid_t>(-1) || gid != static_cast<gid_t>(-1)) setOwner(fd.get(), uid, gid, path);
-    if (::close(fd.release()) != 0) throw osError(errno, path);  // NFS reports write errors here
-    if (::rename(temp.c_str(), target.c_str()) != 0) throw osError(errno, path);
-    remover.keep = true;
+      throw osError(errno, path);
+    }
+    if (::close(fd.release()) != 0) {  // NFS reports write errors here
+      int error = errno;
+      ::unlink(temp.c_str());
+      throw osError(error, path);
+    }
+    if (::rename(temp.c_str(), target.c_str()) != 0) {
+      int error = errno;
+      ::unlink(temp.c_str());
+      throw osError(error, path);
+    }
   }
 
   void chmod(const std::string& path, const std::string& permissions) override {
@@ -308,6 +327,41 @@ class LocalHost final : public Host {
 
   // `.<name>.inmanta-XXXXXX` beside `target`: hidden, and named after what it becomes, so a
   // leftover of a crash is recognisable. A long name falls back to the bare suffix (NAME_MAX).
+  // The content, mode and owner of a file being written.
+  void completeFile(int fd, const std::string& content, mode_t mode, uid_t uid, gid_t gid, const std::string& path) {
+    writeAll(fd, content, path);
+    if (::fchmod(fd, mode) != 0) throw osError(errno, path);
+    if (uid != static_cast<uid_t>(-1) || gid != static_cast<gid_t>(-1)) setOwner(fd, uid, gid, path);
+  }
+
+  // writeFileAtomic where a file cannot be made without a name: a named temporary file, removed
+  // again when the write fails.
+  void writeThroughNamedTemporary(const std::string& path, const std::string& target, const std::string& content,
+                                  mode_t mode, uid_t uid, gid_t gid) {
+    std::string temp = temporaryName(target);
+    Fd fd(::mkostemp(temp.data(), O_CLOEXEC));
+    if (fd.get() < 0) throw osError(errno, path);  // a missing parent reads as open(path) would say
+    struct TempRemover {
+      const std::string& name;
+      bool keep = false;
+      ~TempRemover() {
+        if (!keep) ::unlink(name.c_str());
+      }
+    } remover{temp};
+    completeFile(fd.get(), content, mode, uid, gid, path);
+    if (::close(fd.release()) != 0) throw osError(errno, path);  // NFS reports write errors here
+    if (::rename(temp.c_str(), target.c_str()) != 0) throw osError(errno, path);
+    remover.keep = true;
+  }
+
+  // The XXXXXX of a temporary name, as mkstemp fills them.
+  static void fillTemplate(std::string& name) {
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    thread_local std::mt19937 generator{std::random_device{}()};
+    std::uniform_int_distribution<std::size_t> pick(0, sizeof letters - 2);
+    for (std::size_t i = name.size() - 6; i < name.size(); ++i) name[i] = letters[pick(generator)];
+  }
+
   static std::string temporaryName(const std::string& target) {
     auto slash = target.rfind('/');
     std::string folder = target.substr(0, slash + 1);

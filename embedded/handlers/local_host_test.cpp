@@ -147,6 +147,36 @@ TEST_F(LocalHostTest, WriteCreatesWithModeAndLeavesNoTemporaryFile) {
   EXPECT_TRUE(leftovers(dir).empty());
 }
 
+// A process killed while it writes a file's content leaves no temporary file: the content goes
+// to a file without a name (O_TMPFILE), which is named only when complete, just before the rename.
+TEST_F(LocalHostTest, AWriteKilledHalfWayLeavesNothingBehind) {
+  const std::string content(128u << 20, 'k');  // long enough to be mid-write at the kill
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    char go = 'g';
+    if (::write(ready[1], &go, 1) != 1) std::_Exit(2);
+    host->writeFileAtomic(at("big"), content, "644", "", "");
+    std::_Exit(0);
+  }
+  ::close(ready[1]);
+  char go = 0;
+  ASSERT_EQ(::read(ready[0], &go, 1), 1);
+  ::close(ready[0]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(leftovers(dir).empty());
+  // the kill may also have come after the rename: then the file is whole
+  if (fs::exists(at("big"))) {
+    EXPECT_EQ(fs::file_size(at("big")), content.size());
+  }
+}
+
 TEST_F(LocalHostTest, WriteWithoutModeUsesTheUmask) {
   mode_t mask = ::umask(027);
   auto other = makeLocalHost();  // reads the umask when it is made

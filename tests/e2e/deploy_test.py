@@ -573,8 +573,11 @@ class Deploy(unittest.TestCase):
         print(f"\n  killed after writing {sum(c.startswith('B') for c in written)} of {count} files", file=sys.stderr)
         self.assertLessEqual(contents, {old, new},
                              [c[:20] + f"...({len(c)})" for c in contents])
-        # D9: a kill may leave a temporary file, but only one named after its target, never other debris
+        # D9: the content is written to a file without a name (O_TMPFILE), named only once complete
+        # and renamed at once: only a kill between those two steps (microseconds) leaves a
+        # temporary file, and then one named after its target, never other debris
         leftovers = set(os.listdir(self.path("files"))) - {f"f{i}" for i in range(count)}
+        self.assertLessEqual(len(leftovers), 1, leftovers)
         self.assertTrue(all(re.fullmatch(r"\.f\d+\.inmanta-\w{6}", name) for name in leftovers), leftovers)
         proc, _ = self.deploy(timeout=120)
         self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-2000:])
