@@ -160,6 +160,7 @@ void Scheduler::start() {
     for (auto& [rid, entry] : entries_) armTimer(lock, *entry);
   }
   if (options_.startMode == StartMode::repair) repairAll(lock, {});
+  armCrons(lock);
   running_ = true;
   stopping_ = false;
   {
@@ -528,14 +529,15 @@ void Scheduler::dryRun(const std::string& dryrunId, std::int64_t version) {
   changed_.notify_all();
 }
 
-void Scheduler::repairAll(Lock& lock, const std::vector<std::string>& agents) {
+void Scheduler::repairAll(Lock& lock, const std::vector<std::string>& agents, Priority priority,
+                          const std::string& reason) {
   for (auto& [rid, entry] : entries_) {
     if (entry->blocked == Blocked::blocked) continue;
     if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end())
       continue;
     entry->dirty = true;
     if (entry->blocked == Blocked::temporarily) entry->blocked = Blocked::no;
-    schedule(lock, rid, Priority::userRepair, "user requested a repair", false);
+    schedule(lock, rid, priority, reason, false);
   }
 }
 
@@ -553,7 +555,29 @@ void Scheduler::settingsChanged() {
   if (options_.intervals) intervals_ = options_.intervals();
   for (auto& [rid, entry] : entries_)
     if (!entry->pending && !entry->running) armTimer(lock, *entry);
+  armCrons(lock);
   changed_.notify_all();
+}
+
+void Scheduler::armCrons(Lock& lock) {
+  (void)lock;
+  Timestamp now = clock_.now();
+  deployCronAt_.reset();
+  repairCronAt_.reset();
+  if (!options_.timers) return;
+  if (intervals_.deployCron) deployCronAt_ = intervals_.deployCron->next(now);
+  if (intervals_.repairCron) repairCronAt_ = intervals_.repairCron->next(now);
+}
+
+std::optional<Timestamp> Scheduler::nextDue() const {
+  std::optional<Timestamp> due;
+  auto earlier = [&due](const std::optional<Timestamp>& t) {
+    if (t && (!due || *t < *due)) due = t;
+  };
+  if (!timers_.empty()) earlier(timers_.begin()->first);
+  earlier(deployCronAt_);
+  earlier(repairCronAt_);
+  return due;
 }
 
 bool Scheduler::idle() {
@@ -861,17 +885,29 @@ void Scheduler::fireDueTimers() {
       schedule(lock, rid, Priority::periodicRepair,
                "previous repair happened more than " + std::to_string(intervals_.repair) + "s ago", false);
   }
+  // the global jobs of cron intervals (§6.7), each then set to its next time
+  if (deployCronAt_ && *deployCronAt_ <= now) {
+    deployCronAt_ = intervals_.deployCron->next(now);
+    readNewVersions(lock);
+    scheduleDirty(lock, Priority::periodicDeploy, "a global deploy was triggered by a cron expression", {});
+  }
+  if (repairCronAt_ && *repairCronAt_ <= now) {
+    repairCronAt_ = intervals_.repairCron->next(now);
+    readNewVersions(lock);
+    repairAll(lock, {}, Priority::periodicRepair, "a global repair was triggered by a cron expression");
+  }
   changed_.notify_all();
 }
 
 void Scheduler::timerLoop() {
   Lock lock(mutex_);
   while (!stopping_) {
-    if (timers_.empty()) {
+    std::optional<Timestamp> due = nextDue();
+    if (!due) {
       changed_.wait_for(lock, std::chrono::seconds(1));
       continue;
     }
-    auto wait = timers_.begin()->first - clock_.now();
+    auto wait = *due - clock_.now();
     if (wait > std::chrono::microseconds(0)) {
       changed_.wait_for(lock, std::min<std::chrono::microseconds>(wait, std::chrono::seconds(1)));
       continue;

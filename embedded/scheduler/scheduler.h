@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "embedded/agent/executor.h"
+#include "embedded/scheduler/cron.h"
 #include "embedded/store/store.h"
 
 namespace inmanta::scheduler {
@@ -64,11 +65,14 @@ enum class Priority : int {
   periodicRepair = 6,
 };
 
-// The two intervals of §6.7, in seconds; 0 = off. (Cron expressions are not supported: the
-// settings service refuses them.)
+// The two intervals of §6.7, in seconds; 0 = off. A cron expression in place of a number turns
+// that interval's per-resource timers off and installs one global deploy (of every resource not
+// known to be compliant) or repair (of every resource) at the times it names.
 struct Intervals {
   std::int64_t deploy = 600;
   std::int64_t repair = 86400;
+  std::optional<Cron> deployCron;
+  std::optional<Cron> repairCron;
 };
 
 // One finished handler call, for progress reports (inmanta deploy) and tests.
@@ -168,7 +172,12 @@ class Scheduler {
   // scheduling
   void schedule(Lock& lock, const std::string& rid, Priority priority, const std::string& reason, bool forced);
   void scheduleDirty(Lock& lock, Priority priority, const std::string& reason, const std::vector<std::string>& agents);
-  void repairAll(Lock& lock, const std::vector<std::string>& agents);
+  void repairAll(Lock& lock, const std::vector<std::string>& agents, Priority priority = Priority::userRepair,
+                 const std::string& reason = "user requested a repair");
+  // the next times of the cron intervals, from now (on start and settings changes)
+  void armCrons(Lock& lock);
+  // the first time a timer or a cron interval is due
+  std::optional<Timestamp> nextDue() const;
   bool hasDeployWork(const Entry& entry) const;
   bool ready(const Entry& entry) const;
   void enqueue(Lock& lock, const std::string& rid);
@@ -218,7 +227,8 @@ class Scheduler {
   std::deque<Lane*> runnable_;                          // lanes with ready work, not busy, not paused
   std::set<std::string> paused_;
   std::multimap<Timestamp, std::string> timers_;
-  std::map<std::string, std::int64_t> dryRunsLeft_;  // dry-run id → tasks not finished
+  std::optional<Timestamp> deployCronAt_, repairCronAt_;  // the global jobs of cron intervals
+  std::map<std::string, std::int64_t> dryRunsLeft_;       // dry-run id → tasks not finished
   std::uint64_t sequence_ = 0;
   std::size_t pendingCount_ = 0;  // entries with a pending deploy task (idle() asks often)
   int busy_ = 0;                  // handler calls running

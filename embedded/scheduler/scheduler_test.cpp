@@ -120,7 +120,7 @@ class SchedulerTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
 
-  Scheduler& start(Intervals intervals = {0, 0}, unsigned workers = 4) {
+  Scheduler& start(Intervals intervals = {0, 0, std::nullopt, std::nullopt}, unsigned workers = 4) {
     SchedulerOptions options;
     options.workers = workers;
     options.timers = true;
@@ -287,7 +287,7 @@ TEST_F(SchedulerTest, AgentsRunInParallelAndOneAgentRunsOneAtATime) {
 TEST_F(SchedulerTest, WorkersBoundTheHandlerCallsRunningAtOnce) {
   std::vector<Thing> things;
   for (int i = 0; i < 6; ++i) things.push_back(Thing{"t" + std::to_string(i), "agent" + std::to_string(i)});
-  start({0, 0}, 2);
+  start({0, 0, {}, {}}, 2);
   release(things);
   settle();
   EXPECT_LE(world_.maxRunning, 2);
@@ -297,7 +297,7 @@ TEST_F(SchedulerTest, WorkersBoundTheHandlerCallsRunningAtOnce) {
 TEST_F(SchedulerTest, FailedResourceIsRetriedOnTheDeployTimerAndCompliantOnesRepaired) {
   Thing a{"a"}, b{"b"};
   a.fail = true;
-  start({600, 86400});
+  start({600, 86400, {}, {}});
   release({a, b});
   settle();
   EXPECT_EQ(callsOf(a), 1);
@@ -322,10 +322,40 @@ TEST_F(SchedulerTest, FailedResourceIsRetriedOnTheDeployTimerAndCompliantOnesRep
   EXPECT_TRUE(repaired);
 }
 
+// Cron intervals (§6.7): one global deploy of what is not known to be compliant, one global repair
+// of everything, at the times the expressions name, and no per-resource timers.
+TEST_F(SchedulerTest, CronIntervalsRunAGlobalDeployAndAGlobalRepair) {
+  Thing a{"a"}, b{"b"};
+  a.fail = true;
+  start({0, 0, Cron::parse("*/30 * * * *"), Cron::parse("0 0 * * *")});
+  release({a, b});
+  settle();
+  EXPECT_EQ(callsOf(a), 1);
+  EXPECT_EQ(callsOf(b), 1);
+  clock_.advance(std::chrono::minutes(31));  // past a :00 or :30 mark, before the next
+  scheduler_->fireDueTimers();
+  settle();
+  EXPECT_EQ(callsOf(a), 2) << "the failed one is deployed again";
+  EXPECT_EQ(callsOf(b), 1) << "the compliant one waits for the repair";
+  EXPECT_EQ(reports_.back().reason, "a global deploy was triggered by a cron expression");
+  scheduler_->fireDueTimers();  // nothing more is due at the same time
+  settle();
+  EXPECT_EQ(callsOf(a), 2);
+  clock_.advance(std::chrono::hours(24));  // past midnight
+  scheduler_->fireDueTimers();
+  settle();
+  EXPECT_EQ(callsOf(b), 2);
+  bool repaired = false;
+  for (const RunReport& report : reports_)
+    repaired = repaired ||
+               (report.resource_id == b.id() && report.reason == "a global repair was triggered by a cron expression");
+  EXPECT_TRUE(repaired);
+}
+
 TEST_F(SchedulerTest, ZeroIntervalsArmNoTimers) {
   Thing a{"a"};
   a.fail = true;
-  start({0, 0});
+  start({0, 0, {}, {}});
   release({a});
   settle();
   clock_.advance(std::chrono::hours(24 * 30));
@@ -380,7 +410,7 @@ TEST_F(SchedulerTest, UndefinedResourcesAndTheirDependentsAreNeverRun) {
   Thing u{"u"}, d{"d"}, free{"free"};
   u.undefined = true;
   d.dependencies = {u.id()};
-  start({600, 600});
+  start({600, 600, {}, {}});
   release({u, d, free});
   settle();
   EXPECT_EQ(status(u), "undefined");
@@ -498,7 +528,7 @@ TEST_F(SchedulerTest, PausedAgentWaitsUntilUnpaused) {
 
 TEST_F(SchedulerTest, RemovedResourcesAreForgotten) {
   Thing a{"a"}, g{"g"};
-  start({600, 600});
+  start({600, 600, {}, {}});
   release({a, g});
   settle();
   release({a});

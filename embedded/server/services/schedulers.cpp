@@ -14,6 +14,19 @@ std::int64_t intervalSeconds(const nlohmann::json& value) {
   return std::stoll(text);
 }
 
+std::optional<scheduler::Cron> intervalCron(const nlohmann::json& value) {
+  if (!value.is_string()) return std::nullopt;
+  const std::string& text = value.get_ref<const std::string&>();
+  if (text.find_first_not_of(" 0123456789") == std::string::npos) return std::nullopt;  // seconds
+  try {
+    return scheduler::Cron::parse(text);
+  } catch (const std::invalid_argument& e) {
+    // the settings service refuses such values; one stored by an older release is left off
+    spdlog::warn("the interval '{}' is not a cron expression ({}); it is ignored", text, e.what());
+    return std::nullopt;
+  }
+}
+
 namespace {
 
 // The server's file store as the handlers see it.
@@ -112,8 +125,10 @@ scheduler::Scheduler* Schedulers::get(const std::string& env) {
   options.startMode = config_.startMode;
   SettingsService& settings = services_.settings;
   options.intervals = [&settings, env] {
-    return scheduler::Intervals{intervalSeconds(settings.value(env, "autostart_agent_deploy_interval")),
-                                intervalSeconds(settings.value(env, "autostart_agent_repair_interval"))};
+    nlohmann::json deploy = settings.value(env, "autostart_agent_deploy_interval");
+    nlohmann::json repair = settings.value(env, "autostart_agent_repair_interval");
+    return scheduler::Intervals{intervalSeconds(deploy), intervalSeconds(repair), intervalCron(deploy),
+                                intervalCron(repair)};
   };
   if (config_.onRun) {
     auto onRun = config_.onRun;

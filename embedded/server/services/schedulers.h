@@ -66,5 +66,7 @@ class Schedulers : public DeployTrigger {
 
 // `autostart_agent_deploy_interval` / `autostart_agent_repair_interval` as seconds (0 = off).
 std::int64_t intervalSeconds(const nlohmann::json& value);
+// The cron expression of an interval setting's value; nullopt for a number of seconds.
+std::optional<scheduler::Cron> intervalCron(const nlohmann::json& value);
 
 }  // namespace inmanta::server

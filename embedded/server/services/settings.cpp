@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <stdexcept>
 
+#include "embedded/scheduler/cron.h"
 #include "embedded/server/arguments.h"
 #include "embedded/server/errors.h"
 
@@ -216,22 +218,38 @@ json SettingsService::validate(const SettingDefinition& d, const json& value) {
       return *n;
     }
     case SettingType::interval: {
-      // An integer number of seconds, kept as text; cron expressions wait for a cron parser (§5).
+      // An integer number of seconds (kept as text) or a cron expression, kept as given (§5).
       std::string text;
       if (value.is_number_integer()) text = std::to_string(value.get<std::int64_t>());
       else if (value.is_string()) text = value.get<std::string>();
-      else throw invalid(d.name + " must be an integer number of seconds, got " + value.dump());
-      text.erase(0, text.find_first_not_of(' '));
-      text.erase(text.find_last_not_of(' ') + 1);
-      bool digits = !text.empty() && std::all_of(text.begin(), text.end(),
-                                                 [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-      if (!digits)
-        throw invalid("'" + text + "' is not a valid interval for " + d.name +
-                      ": give a number of seconds (cron expressions are not supported yet)");
-      std::string normalised = text.substr(std::min(text.find_first_not_of('0'), text.size() - 1));
-      return normalised;
+      else throw invalid(d.name + " must be an integer number of seconds or a cron expression, got " + value.dump());
+      std::string trimmed = text;
+      trimmed.erase(0, trimmed.find_first_not_of(' '));
+      trimmed.erase(trimmed.find_last_not_of(' ') + 1);
+      bool digits = !trimmed.empty() && std::all_of(trimmed.begin(), trimmed.end(),
+                                                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      if (digits) return trimmed.substr(std::min(trimmed.find_first_not_of('0'), trimmed.size() - 1));
+      if (trimmed.empty())
+        throw invalid("'" + text +
+                      "' is not a valid cron expression or int: The given cron expression is an empty string");
+      try {
+        scheduler::Cron::parse(text);
+      } catch (const std::invalid_argument& e) {
+        throw invalid("'" + text + "' is not a valid cron expression or int: '" + text +
+                      "' is not a valid cron expression: " + e.what());
+      }
+      return text;
     }
     case SettingType::cron:
+      if (!value.is_string()) throw invalid(d.name + " must be a string, got " + value.dump());
+      if (!value.get_ref<const std::string&>().empty()) {
+        try {
+          scheduler::Cron::parse(value.get<std::string>());
+        } catch (const std::invalid_argument& e) {
+          throw invalid("'" + value.get<std::string>() + "' is not a valid cron expression: " + e.what());
+        }
+      }
+      return value;
     case SettingType::string:
       if (!value.is_string()) throw invalid(d.name + " must be a string, got " + value.dump());
       return value;

@@ -275,6 +275,28 @@ TYPED_TEST(CoreRoutesTest, Settings) {  // O-14
       this->call("POST", "/api/v1/environment_settings/autostart_agent_repair_interval", json{{"value", "abc"}}, h);
   EXPECT_EQ(invalid.status, 400);
   EXPECT_EQ(invalid.body["message"].get<std::string>().rfind("Invalid request: Invalid value. ", 0), 0u);
+  EXPECT_EQ(invalid.body["message"],
+            "Invalid request: Invalid value. 'abc' is not a valid cron expression or int: 'abc' is not a valid cron "
+            "expression: a cron expression has 5, 6 or 7 fields ([second] minute hour day-of-month month "
+            "day-of-week [year]), this one has 1");
+  // a cron expression in place of seconds is kept as given (§5, §6.7), as is one for auto_full_compile
+  EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/autostart_agent_deploy_interval",
+                       json{{"value", "*/5 * * * *"}}, h)
+                .status,
+            200);
+  EXPECT_EQ(
+      this->call("GET", "/api/v1/environment_settings/autostart_agent_deploy_interval", std::nullopt, h).body["value"],
+      "*/5 * * * *");
+  Answer badCron = this->call("POST", "/api/v2/environment_settings/autostart_agent_deploy_interval",
+                              json{{"value", "61 * * * *"}}, h);
+  EXPECT_EQ(badCron.status, 400);
+  EXPECT_NE(badCron.body["message"].get<std::string>().find("the minute 61 is not in 0-59"), std::string::npos);
+  EXPECT_EQ(
+      this->call("POST", "/api/v2/environment_settings/auto_full_compile", json{{"value", "0 2 * * *"}}, h).status,
+      200);
+  EXPECT_EQ(
+      this->call("POST", "/api/v2/environment_settings/auto_full_compile", json{{"value", "every day"}}, h).status,
+      400);
   EXPECT_EQ(this->call("POST", "/api/v2/environment_settings/auto_deploy", json{{"value", "maybe"}}, h).status, 400);
   EXPECT_EQ(this->call("POST", "/api/v1/environment_settings/push_on_auto_deploy", json{{"value", true}}, h).status,
             404);
