@@ -459,6 +459,29 @@ class Deploy(unittest.TestCase):
         self.assertIn("did not finish within 2 s", hang["error"])
         self.assertOutcome(report, self.null_id("other"), "deployed")
 
+    def test_o30_ordering_and_concurrency(self):
+        # two resources per agent, each handler call held 300 ms by the test hook; n2 requires m1
+        self.model('m1 = std::testing::NullResource(name="m1", agentname="a1")\n'
+                   'm2 = std::testing::NullResource(name="m2", agentname="a1")\n'
+                   'n1 = std::testing::NullResource(name="n1", agentname="a2")\n'
+                   'n2 = std::testing::NullResource(name="n2", agentname="a2", requires=m1)\n')
+        self.deployed(env={"INMANTA_TEST_HANDLER_DELAY_MS": "300"})
+        spans = {}
+        for rid, started, finished in self.store().execute(
+                "SELECT r.resource_id, a.started, a.finished FROM resource_action a "
+                "JOIN resource_action_resource r ON r.action_id = a.action_id WHERE a.action = 'deploy'"):
+            spans[rid.split("name=")[1].rstrip("]")] = (started, finished)
+        self.assertEqual(set(spans), {"m1", "m2", "n1", "n2"}, spans)
+
+        def overlap(x, y):
+            return spans[x][0] < spans[y][1] and spans[y][0] < spans[x][1]
+
+        self.assertFalse(overlap("m1", "m2"), f"one agent runs one resource at a time: {spans}")
+        self.assertFalse(overlap("n1", "n2"), spans)
+        if (os.cpu_count() or 1) > 1:  # one worker per CPU
+            self.assertTrue(overlap("m1", "n1") or overlap("m2", "n1"), f"the two agents work side by side: {spans}")
+        self.assertGreaterEqual(spans["n2"][0], spans["m1"][1], f"n2 starts after m1, which it requires: {spans}")
+
     def test_o33_history_across_runs(self):
         self.model(self.file("f", "{root}/f.txt", "one\n"))
         self.deployed()
