@@ -19,8 +19,7 @@ struct Field {
   int nameCount;
 };
 
-const char* const kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun",
-                                   "jul", "aug", "sep", "oct", "nov", "dec"};
+const char* const kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"};
 const char* const kDayNames[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
 const Field kSecond{"second", 0, 59, nullptr, 0};
@@ -73,8 +72,7 @@ std::vector<bool> parseField(const Field& field, const std::string& text) {
     } else if (auto dash = range.find('-'); dash != std::string::npos) {
       first = valueOf(field, range.substr(0, dash));
       last = valueOf(field, range.substr(dash + 1));
-      if (first > last)
-        throw invalid("the range " + range + " of the " + field.name + " field goes backwards");
+      if (first > last) throw invalid("the range " + range + " of the " + field.name + " field goes backwards");
     } else {
       first = valueOf(field, range);
       // `N/S` runs from N to the end; a lone N is itself
@@ -116,18 +114,19 @@ Cron Cron::parse(const std::string& text) {
   std::string expression = text;
   expression.erase(0, expression.find_first_not_of(" \t"));
   expression.erase(expression.find_last_not_of(" \t") + 1);
-  static const std::pair<const char*, const char*> kMacros[] = {
-      {"@yearly", "0 0 1 1 *"}, {"@annually", "0 0 1 1 *"}, {"@monthly", "0 0 1 * *"},
-      {"@weekly", "0 0 * * 0"}, {"@daily", "0 0 * * *"},    {"@hourly", "0 * * * *"}};
+  static const std::pair<const char*, const char*> kMacros[] = {{"@yearly", "0 0 1 1 *"},  {"@annually", "0 0 1 1 *"},
+                                                                {"@monthly", "0 0 1 * *"}, {"@weekly", "0 0 * * 0"},
+                                                                {"@daily", "0 0 * * *"},   {"@hourly", "0 * * * *"}};
   for (const auto& [macro, meaning] : kMacros)
     if (expression == macro) expression = meaning;
   std::vector<std::string> fields;
   std::stringstream words(expression);
   for (std::string word; words >> word;) fields.push_back(word);
   if (fields.size() < 5 || fields.size() > 7)
-    throw invalid("a cron expression has 5, 6 or 7 fields ([second] minute hour day-of-month month day-of-week "
-                  "[year]), this one has " +
-                  std::to_string(fields.size()));
+    throw invalid(
+        "a cron expression has 5, 6 or 7 fields ([second] minute hour day-of-month month day-of-week "
+        "[year]), this one has " +
+        std::to_string(fields.size()));
   std::size_t at = 0;
   if (fields.size() == 7) fill(cron.seconds_, kSecond, fields[at++]);
   else cron.seconds_.set(0);
@@ -158,7 +157,7 @@ std::optional<Cron::Time> Cron::next(Time after) const {
   long day = startSeconds >= 0 ? startSeconds / 86400 : (startSeconds - 86399) / 86400;
   long secondOfDay = startSeconds - day * 86400;
   // a day that matches comes within a few years unless the years rule it out; 2099 ends the search
-  for (; ; ++day, secondOfDay = 0) {
+  for (;; ++day, secondOfDay = 0) {
     int y = 0;
     unsigned m = 0, d = 0;
     civilFromDays(day, y, m, d);

@@ -58,7 +58,7 @@ TEST(Cron, DayOfMonthAndDayOfWeekRestrictedBothMatchEither) {
 
 TEST(Cron, SixAndSevenFieldsAndMacros) {
   Cron::Time t = at(2026, 11, 28, 10, 17, 42);
-  EXPECT_EQ(next("0 0 1 1 * 2030", t), "2030-01-01 00:00:00 Tue");  // 6 fields: a year at the end
+  EXPECT_EQ(next("0 0 1 1 * 2030", t), "2030-01-01 00:00:00 Tue");    // 6 fields: a year at the end
   EXPECT_EQ(next("*/10 * * * * * *", t), "2026-11-28 10:17:50 Sat");  // 7: seconds first
   EXPECT_EQ(next("@daily", t), "2026-11-29 00:00:00 Sun");
   EXPECT_EQ(next("@hourly", t), "2026-11-28 11:00:00 Sat");
@@ -90,8 +90,9 @@ TEST(Cron, InvalidExpressionsSayWhy) {
   EXPECT_EQ(why("5-1 * * * *"), "the range 5-1 of the minute field goes backwards");
   EXPECT_EQ(why("1,,2 * * * *"), "an empty item in the minute field '1,,2'");
   EXPECT_EQ(why("* * * * * 1969"), "the year 1969 is not in 1970-2099");
-  EXPECT_EQ(why("@often"), "a cron expression has 5, 6 or 7 fields ([second] minute hour day-of-month month "
-                           "day-of-week [year]), this one has 1");
+  EXPECT_EQ(why("@often"),
+            "a cron expression has 5, 6 or 7 fields ([second] minute hour day-of-month month "
+            "day-of-week [year]), this one has 1");
   EXPECT_EQ(why("0 0 * * *"), "accepted");
 }
 

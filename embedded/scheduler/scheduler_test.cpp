@@ -183,6 +183,13 @@ class SchedulerTest : public ::testing::Test {
     return int(std::count(world_.calls.begin(), world_.calls.end(), thing.id()));
   }
 
+  // Whether a run of `thing` started for `reason`.
+  bool ranBecause(const Thing& thing, const std::string& reason) const {
+    return std::any_of(reports_.begin(), reports_.end(), [&](const RunReport& report) {
+      return report.resource_id == thing.id() && report.reason == reason;
+    });
+  }
+
   fs::path dir_;
   std::unique_ptr<store::Store> store_;
   std::string env_;
@@ -315,11 +322,7 @@ TEST_F(SchedulerTest, FailedResourceIsRetriedOnTheDeployTimerAndCompliantOnesRep
   scheduler_->fireDueTimers();
   settle();
   EXPECT_EQ(callsOf(b), 2);
-  bool repaired = false;
-  for (const RunReport& report : reports_)
-    repaired = repaired ||
-               (report.resource_id == b.id() && report.reason == "previous repair happened more than 86400s ago");
-  EXPECT_TRUE(repaired);
+  EXPECT_TRUE(ranBecause(b, "previous repair happened more than 86400s ago"));
 }
 
 // Cron intervals (§6.7): one global deploy of what is not known to be compliant, one global repair
@@ -345,11 +348,7 @@ TEST_F(SchedulerTest, CronIntervalsRunAGlobalDeployAndAGlobalRepair) {
   scheduler_->fireDueTimers();
   settle();
   EXPECT_EQ(callsOf(b), 2);
-  bool repaired = false;
-  for (const RunReport& report : reports_)
-    repaired = repaired ||
-               (report.resource_id == b.id() && report.reason == "a global repair was triggered by a cron expression");
-  EXPECT_TRUE(repaired);
+  EXPECT_TRUE(ranBecause(b, "a global repair was triggered by a cron expression"));
 }
 
 TEST_F(SchedulerTest, ZeroIntervalsArmNoTimers) {
