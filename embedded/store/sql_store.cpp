@@ -717,6 +717,7 @@ class SqlStore : public Store {
       // New actions are inserted many rows per statement, and each resource's state row once, with
       // its last value: the transaction makes the batch one step, so only the end result shows.
       std::vector<Params> actions, actionResources;
+      std::map<std::string, std::vector<std::pair<std::string, std::string>>> dryRunEntries;
       std::unordered_map<std::string, const ResourceState*> states;
       std::vector<const ResourceState*> stateOrder;
       auto keep = [&](const std::vector<ResourceState>& rows) {
@@ -746,12 +747,14 @@ class SqlStore : public Store {
             break;
           case JournalWrite::Kind::saveStates: break;
           case JournalWrite::Kind::dryRunResource:
-            recordDryRun(c, env, w.dryrun_id, w.resource_version_id, w.entry);
+            dryRunEntries[w.dryrun_id].emplace_back(w.resource_version_id, dump(w.entry));
             break;
         }
         keep(w.states);
       }
       flushActions();
+      // a dry-run's entries are rows of their own tables: they go in one step each at the end
+      for (const auto& [dryrun_id, entries] : dryRunEntries) recordDryRuns(c, env, dryrun_id, entries);
       std::vector<ResourceState> last;
       last.reserve(stateOrder.size());
       for (const ResourceState* first : stateOrder) last.push_back(*states[first->resource_id]);
@@ -950,7 +953,7 @@ class SqlStore : public Store {
 
   void recordDryRunResource(const std::string& env, const std::string& dryrun_id,
                             const std::string& resource_version_id, const json& entry) override {
-    db_->write([&](Connection& c) { recordDryRun(c, env, dryrun_id, resource_version_id, entry); });
+    db_->write([&](Connection& c) { recordDryRuns(c, env, dryrun_id, {{resource_version_id, dump(entry)}}); });
   }
 
   std::optional<DryRun> getDryRun(const std::string& env, const std::string& dryrun_id) override {
@@ -1179,21 +1182,26 @@ class SqlStore : public Store {
     saveStates(c, env, states);
   }
 
-  static void recordDryRun(Connection& c, const std::string& env, const std::string& dryrun_id,
-                           const std::string& resource_version_id, const json& entry) {
+  // The entries of one dry-run, {resource version id, entry as JSON text} in the order they came
+  // (a later entry of a resource replaces an earlier one): many rows per statement, and the count
+  // of resources still to do set once from the rows, as one entry at a time would leave it.
+  static void recordDryRuns(Connection& c, const std::string& env, const std::string& dryrun_id,
+                            const std::vector<std::pair<std::string, std::string>>& entries) {
     if (!c.scalar("SELECT 1 FROM dryrun WHERE id = $1 AND environment = $2", {dryrun_id, env}))
       throw NotFound("The given dryrun does not exist!");
-    bool added = !c.query(
-                       "INSERT INTO dryrun_resource (dryrun_id, resource_version_id, entry) VALUES ($1, $2, $3) "
-                       "ON CONFLICT (dryrun_id, resource_version_id) DO NOTHING RETURNING dryrun_id",
-                       {dryrun_id, resource_version_id, dump(entry)})
-                      .empty();
-    if (added) {
-      c.exec("UPDATE dryrun SET todo = todo - 1 WHERE id = $1 AND todo > 0", {dryrun_id});
-    } else {
-      c.exec("UPDATE dryrun_resource SET entry = $3 WHERE dryrun_id = $1 AND resource_version_id = $2",
-             {dryrun_id, resource_version_id, dump(entry)});
+    std::unordered_map<std::string, std::size_t> rowOf;
+    std::vector<Params> rows;
+    for (const auto& [rvid, entry] : entries) {
+      auto [at, added] = rowOf.emplace(rvid, rows.size());
+      if (added) rows.push_back({dryrun_id, rvid, entry});
+      else rows[at->second][2] = Param(entry);
     }
+    insertMany(c, "INSERT INTO dryrun_resource (dryrun_id, resource_version_id, entry)", 3, std::move(rows),
+               " ON CONFLICT (dryrun_id, resource_version_id) DO UPDATE SET entry = excluded.entry");
+    c.exec(
+        "UPDATE dryrun SET todo = CASE WHEN total > (SELECT COUNT(*) FROM dryrun_resource WHERE dryrun_id = $1) "
+        "THEN total - (SELECT COUNT(*) FROM dryrun_resource WHERE dryrun_id = $1) ELSE 0 END WHERE id = $1",
+        {dryrun_id});
   }
 
   static void saveStates(Connection& c, const std::string& env, const std::vector<ResourceState>& states) {

@@ -588,8 +588,27 @@ TYPED_TEST(StoreTest, DryRuns) {
   EXPECT_EQ(got.todo, 1);
   EXPECT_EQ(got.resources[rvid]["changes"]["x"], 1);
   EXPECT_THROW(s.recordDryRunResource(env, newUuid(), rvid, json::object()), NotFound);
+
+  // through the journal, many entries in one step: the last of a resource wins, todo counts both
+  auto batch = s.createDryRun(env, v, 2);
+  std::string other = "std::File[localhost,path=/b],v=" + std::to_string(v);
+  std::vector<JournalWrite> writes;
+  for (auto [id, x] : std::vector<std::pair<std::string, int>>{{rvid, 1}, {other, 2}, {rvid, 3}}) {
+    JournalWrite w;
+    w.kind = JournalWrite::Kind::dryRunResource;
+    w.dryrun_id = batch.id;
+    w.resource_version_id = id;
+    w.entry = {{"id", id}, {"changes", {{"x", x}}}};
+    writes.push_back(w);
+  }
+  s.writeJournal(env, writes);
+  auto recorded = *s.getDryRun(env, batch.id);
+  EXPECT_EQ(recorded.todo, 0);
+  EXPECT_EQ(recorded.resources.size(), 2u);
+  EXPECT_EQ(recorded.resources[rvid]["changes"]["x"], 3);
+  EXPECT_EQ(recorded.resources[other]["changes"]["x"], 2);
   s.createDryRun(env, v, 0);
-  EXPECT_EQ(s.listDryRuns(env, v).size(), 2u);
+  EXPECT_EQ(s.listDryRuns(env, v).size(), 3u);
   EXPECT_TRUE(s.listDryRuns(env, v + 1).empty());
   EXPECT_EQ(s.getDryRun(env, newUuid()), std::nullopt);
 }
