@@ -754,7 +754,7 @@ class SqlStore : public Store {
       }
       flushActions();
       // a dry-run's entries are rows of their own tables: they go in one step each at the end
-      for (const auto& [dryrun_id, entries] : dryRunEntries) recordDryRuns(c, env, dryrun_id, entries);
+      for (const auto& [dryrun_id, entries] : dryRunEntries) recordDryRuns(c, env, dryrun_id, entries, true);
       std::vector<ResourceState> last;
       last.reserve(stateOrder.size());
       for (const ResourceState* first : stateOrder) last.push_back(*states[first->resource_id]);
@@ -1185,10 +1185,14 @@ class SqlStore : public Store {
   // The entries of one dry-run, {resource version id, entry as JSON text} in the order they came
   // (a later entry of a resource replaces an earlier one): many rows per statement, and the count
   // of resources still to do set once from the rows, as one entry at a time would leave it.
+  // A dry-run that does not exist is NotFound, or with `skipMissing` (the journal: the dry-run was
+  // deleted with its version while its tasks ran) leaves its entries out.
   static void recordDryRuns(Connection& c, const std::string& env, const std::string& dryrun_id,
-                            const std::vector<std::pair<std::string, std::string>>& entries) {
-    if (!c.scalar("SELECT 1 FROM dryrun WHERE id = $1 AND environment = $2", {dryrun_id, env}))
+                            const std::vector<std::pair<std::string, std::string>>& entries, bool skipMissing = false) {
+    if (!c.scalar("SELECT 1 FROM dryrun WHERE id = $1 AND environment = $2", {dryrun_id, env})) {
+      if (skipMissing) return;
       throw NotFound("The given dryrun does not exist!");
+    }
     std::unordered_map<std::string, std::size_t> rowOf;
     std::vector<Params> rows;
     for (const auto& [rvid, entry] : entries) {

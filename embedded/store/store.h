@@ -395,7 +395,9 @@ class Store {
   virtual void appendActionMessages(const std::string& env, const std::string& action_id,
                                     const nlohmann::json& messages) = 0;
   // Applies the writes in order in one transaction (insertResourceAction, finishResourceAction,
-  // saveResourceStates, recordDryRunResource each as its method does); all or nothing.
+  // saveResourceStates, recordDryRunResource each as its method does); all or nothing. The one
+  // exception: the entries of a dry-run that no longer exists (deleted with its version while its
+  // tasks ran) are left out rather than failing the batch and the deploy records in it.
   virtual void writeJournal(const std::string& env, const std::vector<JournalWrite>& writes) = 0;
   virtual std::optional<ResourceAction> getResourceAction(const std::string& env, const std::string& action_id) = 0;
   virtual std::vector<ResourceAction> queryResourceActions(const std::string& env, const ActionQuery& query) = 0;

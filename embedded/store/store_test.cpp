@@ -459,6 +459,14 @@ TYPED_TEST(StoreTest, TheJournalAppliesItsWritesInOrderInOneStep) {
   EXPECT_EQ(s.getResourceState(env, a.resource_id)->last_non_deploying_status, "deployed");
   EXPECT_EQ(s.getDryRun(env, dryrun.id)->todo, 0);
 
+  // the entries of a dry-run that is gone are left out; the rest of the batch is kept
+  JournalWrite kept = start;
+  kept.action.action_id = newUuid();
+  JournalWrite gone = dry;
+  gone.dryrun_id = newUuid();
+  EXPECT_NO_THROW(s.writeJournal(env, {kept, gone}));
+  EXPECT_TRUE(s.getResourceAction(env, kept.action.action_id).has_value());
+
   // all or nothing: a finish of an action that does not exist undoes the batch
   JournalWrite second = start;
   second.action.action_id = newUuid();
