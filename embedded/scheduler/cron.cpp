@@ -17,18 +17,23 @@ struct Field {
   int low, high;
   const char* const* names;  // names of low, low+1, …; nullptr when the field has none
   int nameCount;
+  int end;  // where `*` and `N/S` stop: high, but Saturday for a day of the week (7 repeats Sunday)
 };
 
 const char* const kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"};
 const char* const kDayNames[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
-const Field kSecond{"second", 0, 59, nullptr, 0};
-const Field kMinute{"minute", 0, 59, nullptr, 0};
-const Field kHour{"hour", 0, 23, nullptr, 0};
-const Field kDayOfMonth{"day of the month", 1, 31, nullptr, 0};
-const Field kMonth{"month", 1, 12, kMonthNames, 12};
-const Field kDayOfWeek{"day of the week", 0, 7, kDayNames, 7};  // 7 is Sunday too
-const Field kYear{"year", kFirstYear, kLastYear, nullptr, 0};
+const Field kSecond{"second", 0, 59, nullptr, 0, 59};
+const Field kMinute{"minute", 0, 59, nullptr, 0, 59};
+const Field kHour{"hour", 0, 23, nullptr, 0, 23};
+const Field kDayOfMonth{"day of the month", 1, 31, nullptr, 0, 31};
+const Field kMonth{"month", 1, 12, kMonthNames, 12, 12};
+const Field kDayOfWeek{"day of the week", 0, 7, kDayNames, 7, 6};  // 7 is Sunday too
+const Field kYear{"year", kFirstYear, kLastYear, nullptr, 0, kLastYear};
+
+bool allDigits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+}
 
 std::invalid_argument invalid(const std::string& why) { return std::invalid_argument(why); }
 
@@ -37,8 +42,7 @@ int valueOf(const Field& field, const std::string& token) {
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   for (int i = 0; i < field.nameCount; ++i)
     if (lower == field.names[i]) return field.low + i;
-  if (token.empty() || !std::all_of(token.begin(), token.end(), [](unsigned char c) { return std::isdigit(c); }))
-    throw invalid("'" + token + "' is not a valid " + field.name);
+  if (!allDigits(token)) throw invalid("'" + token + "' is not a valid " + field.name);
   if (token.size() > 9) throw invalid(std::string("the ") + field.name + " " + token + " is out of range");
   int value = std::stoi(token);
   if (value < field.low || value > field.high)
@@ -59,25 +63,20 @@ std::vector<bool> parseField(const Field& field, const std::string& text) {
     std::string range = item;
     if (auto slash = item.find('/'); slash != std::string::npos) {
       std::string stepText = item.substr(slash + 1);
-      if (stepText.empty() ||
-          !std::all_of(stepText.begin(), stepText.end(), [](unsigned char c) { return std::isdigit(c); }) ||
-          stepText.size() > 9 || std::stoi(stepText) == 0)
+      if (!allDigits(stepText) || stepText.size() > 9 || std::stoi(stepText) == 0)
         throw invalid("'" + stepText + "' is not a valid step in the " + field.name + " field '" + text + "'");
       step = std::stoi(stepText);
       range = item.substr(0, slash);
     }
-    int first = field.low, last = field.high;
-    if (range == "*") {
-      if (field.low == 0 && field.high == 7) last = 6;  // a day of the week: 7 repeats Sunday
-    } else if (auto dash = range.find('-'); dash != std::string::npos) {
+    int first = field.low, last = field.end;  // `*`
+    if (auto dash = range.find('-'); dash != std::string::npos) {
       first = valueOf(field, range.substr(0, dash));
       last = valueOf(field, range.substr(dash + 1));
       if (first > last) throw invalid("the range " + range + " of the " + field.name + " field goes backwards");
-    } else {
+    } else if (range != "*") {
       first = valueOf(field, range);
       // `N/S` runs from N to the end; a lone N is itself
       if (item.find('/') == std::string::npos) last = first;
-      else if (field.low == 0 && field.high == 7) last = 6;
     }
     for (int v = first; v <= last; v += step) on[static_cast<std::size_t>(v - field.low)] = true;
     any = true;
@@ -110,7 +109,6 @@ void civilFromDays(long z, int& y, unsigned& m, unsigned& d) {
 
 Cron Cron::parse(const std::string& text) {
   Cron cron;
-  cron.text_ = text;
   std::string expression = text;
   expression.erase(0, expression.find_first_not_of(" \t"));
   expression.erase(expression.find_last_not_of(" \t") + 1);

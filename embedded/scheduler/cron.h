@@ -10,7 +10,6 @@
 // and the day of the week are restricted (neither starts with `*`), a day matching either fires.
 #pragma once
 
-#include <array>
 #include <bitset>
 #include <chrono>
 #include <optional>
@@ -24,17 +23,11 @@ class Cron {
 
   // Throws std::invalid_argument naming what is wrong with `text`.
   static Cron parse(const std::string& text);
-  // The expression as it was given.
-  const std::string& text() const { return text_; }
-
   // The first whole second after `after` that the expression names; nullopt when there is none
   // (a year in the past, the 31st of February).
   std::optional<Time> next(Time after) const;
 
-  bool operator==(const Cron& other) const { return text_ == other.text_; }
-
  private:
-  std::string text_;
   std::bitset<60> seconds_, minutes_;
   std::bitset<24> hours_;
   std::bitset<32> daysOfMonth_;  // 1..31

@@ -886,14 +886,14 @@ void Scheduler::fireDueTimers() {
                "previous repair happened more than " + std::to_string(intervals_.repair) + "s ago", false);
   }
   // the global jobs of cron intervals (§6.7), each then set to its next time
-  if (deployCronAt_ && *deployCronAt_ <= now) {
+  bool deployDue = deployCronAt_ && *deployCronAt_ <= now, repairDue = repairCronAt_ && *repairCronAt_ <= now;
+  if (deployDue || repairDue) readNewVersions(lock);
+  if (deployDue) {
     deployCronAt_ = intervals_.deployCron->next(now);
-    readNewVersions(lock);
     scheduleDirty(lock, Priority::periodicDeploy, "a global deploy was triggered by a cron expression", {});
   }
-  if (repairCronAt_ && *repairCronAt_ <= now) {
+  if (repairDue) {
     repairCronAt_ = intervals_.repairCron->next(now);
-    readNewVersions(lock);
     repairAll(lock, {}, Priority::periodicRepair, "a global repair was triggered by a cron expression");
   }
   changed_.notify_all();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "embedded/scheduler/cron.h"
@@ -171,6 +172,16 @@ const char* typeName(SettingType type) {
 
 HttpError invalid(const std::string& reason) { return badRequest("Invalid value. " + reason); }
 
+// Why `text` is not a cron expression, in the reference's words; nullopt when it is one.
+std::optional<std::string> cronProblem(const std::string& text) {
+  try {
+    scheduler::Cron::parse(text);
+    return std::nullopt;
+  } catch (const std::invalid_argument& e) {
+    return "'" + text + "' is not a valid cron expression: " + e.what();
+  }
+}
+
 // A number from a JSON number or numeric text (as a request argument converts it); nullopt
 // otherwise.
 std::optional<double> numberOf(const json& value) {
@@ -232,23 +243,14 @@ json SettingsService::validate(const SettingDefinition& d, const json& value) {
       if (trimmed.empty())
         throw invalid("'" + text +
                       "' is not a valid cron expression or int: The given cron expression is an empty string");
-      try {
-        scheduler::Cron::parse(text);
-      } catch (const std::invalid_argument& e) {
-        throw invalid("'" + text + "' is not a valid cron expression or int: '" + text +
-                      "' is not a valid cron expression: " + e.what());
-      }
+      if (std::optional<std::string> why = cronProblem(text))
+        throw invalid("'" + text + "' is not a valid cron expression or int: " + *why);
       return text;
     }
     case SettingType::cron:
       if (!value.is_string()) throw invalid(d.name + " must be a string, got " + value.dump());
-      if (!value.get_ref<const std::string&>().empty()) {
-        try {
-          scheduler::Cron::parse(value.get<std::string>());
-        } catch (const std::invalid_argument& e) {
-          throw invalid("'" + value.get<std::string>() + "' is not a valid cron expression: " + e.what());
-        }
-      }
+      if (!value.get_ref<const std::string&>().empty())
+        if (std::optional<std::string> why = cronProblem(value.get<std::string>())) throw invalid(*why);
       return value;
     case SettingType::string:
       if (!value.is_string()) throw invalid(d.name + " must be a string, got " + value.dump());
