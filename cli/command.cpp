@@ -9,7 +9,7 @@ using Factory = std::unique_ptr<Command> (*)();
 // The table of commands, in the order of `inmanta --help`.
 constexpr Factory kCommands[] = {
     makeCompileCommand, makeProjectCommand, makeModuleCommand, makeExportCommand,
-    makeDeployCommand,  makeServerCommand,  makeTokenCommand,
+    makeDeployCommand,  makeServerCommand,  makeTokenCommand,   makeExecutorCommand,
 };
 
 }  // namespace

@@ -38,6 +38,7 @@ std::unique_ptr<Command> makeExportCommand();
 std::unique_ptr<Command> makeDeployCommand();
 std::unique_ptr<Command> makeServerCommand();
 std::unique_ptr<Command> makeTokenCommand();
+std::unique_ptr<Command> makeExecutorCommand();
 
 // Every command, in the order `inmanta --help` lists them.
 std::vector<std::unique_ptr<Command>> makeCommands();
