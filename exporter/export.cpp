@@ -1,6 +1,13 @@
 #include "exporter/export.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -32,6 +39,34 @@ bool writeFile(const std::string& path, const std::string& text, std::ostream& e
     return false;
   }
   return true;
+}
+
+// Writes the -j file so that a reader (or a failed run) never sees half of it: the text goes to
+// a temporary file in the same folder, renamed over `path` only once it is complete. A target
+// that exists and is not a regular file (-j /dev/stdout, a FIFO) cannot be renamed over and is
+// written directly.
+bool writeFileWhole(const std::string& path, const std::string& text, std::ostream& err) {
+  struct stat target {};
+  if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) return writeFile(path, text, err);
+  std::filesystem::path full(path);
+  std::filesystem::path tmp = full.parent_path() /
+                              ("." + full.filename().string() + "." + std::to_string(::getpid()) + ".tmp");
+  // 0666 less the umask, as the file the rename replaces would have been created
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  bool written = fd >= 0;
+  for (size_t done = 0; written && done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = EIO;  // no progress and no reason given
+    written = n > 0;
+    if (written) done += static_cast<size_t>(n);
+  }
+  if (fd >= 0 && ::close(fd) != 0) written = false;
+  if (written && ::rename(tmp.c_str(), path.c_str()) == 0) return true;
+  std::string reason = std::strerror(errno);
+  if (fd >= 0) ::unlink(tmp.c_str());
+  err << logLine("exporter", "ERROR", "Unable to write " + path + ": " + reason) << "\n";
+  return false;
 }
 
 }  // namespace
@@ -226,17 +261,16 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     ResourceSet set;
     if (std::optional<std::string> error = makeResourceSet(model, types, settings, options, set, err)) return error;
     if (!toServer) {
-      if (!writeFile(options.jsonFile, resourcesJson(set.resources), err))
+      if (!writeFileWhole(options.jsonFile, resourcesJson(set.resources), err))
         return "Unable to write the export to " + options.jsonFile;
       return std::nullopt;
     }
     return pushResources(*client, push, model.project, set, version, err);
   };
   compiler::CompileStatus status = compiler::runCompile(compile, out, err);
-  if (status == compiler::CompileStatus::Success) return 0;
-  // a compile that failed still leaves `[]` in the -j file (2.2)
-  if (status == compiler::CompileStatus::Failed && !toServer) writeFile(options.jsonFile, "[]", err);
-  return 1;
+  // a failed run leaves an existing -j file as it was and creates none (issue 32; the reference
+  // writes `[]` after a failed compile, export spec 2.2)
+  return status == compiler::CompileStatus::Success ? 0 : 1;
 }
 
 }  // namespace inmanta::exporter

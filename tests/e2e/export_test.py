@@ -83,6 +83,10 @@ KEYS = {
 proc, data, raw, d = export(E1)
 res = by_id(data)
 check("E-1 exit and summary", proc.returncode == 0 and "= SUCCESS =" in proc.stderr, proc.stderr)
+UMASK = os.umask(0o022)
+os.umask(UMASK)
+MODE = os.stat(os.path.join(d, "out.json")).st_mode & 0o777
+check("E-1 file mode as any new file", MODE == 0o666 & ~UMASK, oct(MODE))
 check("E-1 ids", set(res) == {
     "std::Service[h1,name=nginx]", "std::File[h1,path=/etc/app/a.conf]", "std::File[h1,path=/etc/app/sub/b.conf]",
     "std::File[h2,path=/etc/motd]", "std::Directory[h1,path=/etc/app]", "std::Directory[h2,path=/etc]",
@@ -303,10 +307,39 @@ std::ResourceSet(name="A", resources=[n])
 std::ResourceSet(name="B", resources=[n])
 """, f"resource '{N('n')}' can not be part of multiple ResourceSets:")
 
-# E-17 compile failure writes [], empty model
+# E-17 a failed compile creates no -j file (the reference writes `[]`; issue 32 asks for honest
+# files), empty model
 proc, data, raw, d = export("x = 1 + \"a\"\n")
-check("E-17 compile failure", proc.returncode == 1 and raw == b"[]" and "= COMPILATION FAILURE =" in proc.stderr,
+check("E-17 compile failure", proc.returncode == 1 and raw is None and "= COMPILATION FAILURE =" in proc.stderr
+      and sorted(os.listdir(d)) == ["main.cf", "project.yml"],
       f"{proc.returncode} {raw} {proc.stderr}")
+
+
+def export_over(main, old=b"OLD CONTENT\n"):
+    """Runs `export -j out.json` in a project whose out.json already holds `old`; returns
+    (proc, the file's bytes after the run, the folder's names)."""
+    d = project(main)
+    out = os.path.join(d, "out.json")
+    with open(out, "wb") as fd:
+        fd.write(old)
+    proc = subprocess.run([INMANTA, "export", "-j", out], cwd=d, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    with open(out, "rb") as fd:
+        return proc, fd.read(), sorted(os.listdir(d))
+
+
+# an existing -j file survives a failed compile and a failed export phase untouched, and no
+# temporary file is left beside it; a successful run replaces it whole
+NAMES = ["main.cf", "out.json", "project.yml"]
+proc, after, names = export_over("x = 1 + \"a\"\n")
+check("E-17 compile failure keeps file", proc.returncode == 1 and after == b"OLD CONTENT\n" and names == NAMES,
+      f"{proc.returncode} {after} {names}")
+proc, after, names = export_over("import std::testing\nstd::testing::NullResource(agentname=\"a,b\")\n")
+check("E-17 export failure keeps file", proc.returncode == 1 and "= EXPORT FAILURE =" in proc.stderr
+      and after == b"OLD CONTENT\n" and names == NAMES, f"{proc.returncode} {after} {names}")
+proc, after, names = export_over("import std::testing\nstd::testing::NullResource(name=\"n\")\n", b"x" * 100000)
+check("E-17 success replaces file", proc.returncode == 0 and after.startswith(b"[") and len(json.loads(after)) == 1
+      and names == NAMES, f"{proc.returncode} {after[:80]} {names}")
 proc, data, raw, d = export("x = 1\n")
 check("E-17 empty model", proc.returncode == 0 and raw == b"[]" and "Empty deployment model." in proc.stderr,
       proc.stderr)
