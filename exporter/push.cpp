@@ -406,9 +406,18 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
                     {"agent_trigger_method", options.full ? "push_full_deploy" : "push_incremental_deploy"}};
     std::string releasePath = "/api/v1/version/" + std::to_string(version);
     RestReply released = client.call("POST", releasePath, release.dump(), true);
-    if (!released.ok())
+    // with auto_deploy on (the default) the server released the version when it was stored and
+    // answers 409: what -d asked for is done, so that is an info line at -v, not a warning
+    // (orchestrator spec 4.1 step 6). A 409 for a version older than the newest released one
+    // stays a warning: that version will not be deployed.
+    if (released.status == 409 && released.message().find("is already released") != std::string::npos) {
+      if (options.verbosity >= 1)
+        err << logLine("exporter", "INFO", "Version " + std::to_string(version) + " was already released by the server")
+            << "\n";
+    } else if (!released.ok()) {
       log(err, options.verbosity, "WARNING",
           "Version " + std::to_string(version) + " was not released: " + client.explain("POST", releasePath, released));
+    }
   }
   return std::nullopt;
 }

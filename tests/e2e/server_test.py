@@ -222,6 +222,39 @@ def auth_scenario():  # O-8
         check("O-8 expired token → 403", call("GET", "/api/v1/project", headers=bearer(proc.stdout.strip()))[0] == 403)
 
 
+def already_released_scenario():
+    """`inmanta export -d` into a server whose auto_deploy releases each stored version: the
+    release call answers 409 "already released", which is what -d asked for — exit 0, no warning
+    by default, an info line at -v (issue 32)."""
+    with LiveServer(INMANTA) as server:
+        env_id = server.make_environment("released", "e")
+        status, body = server.call("POST", "/api/v2/environment_settings/auto_deploy", {"value": True}, tid=env_id)
+        check("released: auto_deploy on", status == 200, f"{status} {body}")
+        project_dir = tempfile.mkdtemp(prefix="inmanta-server-e2e-")
+        for name, text in {
+                "main.cf": 'import std::testing\nstd::testing::NullResource(name="released")\n',
+                "project.yml": "name: released\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n",
+                ".inmanta": f"[config]\nenvironment = {env_id}\n\n[compiler_rest_transport]\nhost = 127.0.0.1\n"
+                            f"port = {server.port}\n"}.items():
+            with open(os.path.join(project_dir, name), "w") as fd:
+                fd.write(text)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
+        env["HOME"] = project_dir
+        for verbose, version in (([], 1), (["-v"], 2)):
+            proc = subprocess.run([INMANTA, "--config-dir", project_dir, *verbose, "export", "-d"], cwd=project_dir,
+                                  capture_output=True, text=True, env=env, timeout=120)
+            _, versions = server.call("GET", "/api/v1/version", tid=env_id)
+            released = {v["version"]: v["released"] for v in versions.get("versions", [])}
+            info = f"INFO    Version {version} was already released by the server"
+            label = " ".join([*verbose, "export", "-d"])
+            check(f"released: {label} exits 0 with the version released",
+                  proc.returncode == 0 and released.get(version) is True, f"{released} {proc.stderr[-1500:]}")
+            check(f"released: {label} prints no warning about the release",
+                  "was not released" not in proc.stderr and "409" not in proc.stderr, proc.stderr[-1500:])
+            check(f"released: {label} " + ("says so" if verbose else "is quiet about it"),
+                  (info in proc.stderr) == bool(verbose), proc.stderr[-1500:])
+
+
 def tls_scenario():
     """ssl_cert_file + ssl_key_file: the server speaks HTTPS (a self-signed certificate)."""
     import http.client
@@ -313,6 +346,7 @@ if pg_settings() is not None:
 elif os.environ.get("INMANTA_TEST_PG_REQUIRED"):
     check("PostgreSQL fixture available", False, "INMANTA_TEST_PG_REQUIRED is set but there is no PostgreSQL")
 auth_scenario()
+already_released_scenario()
 tls_scenario()
 lifecycle()
 finish()
