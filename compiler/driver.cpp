@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "compiler/compile.h"
+#include "compiler/diag/warning_report.h"
 #include "compiler/exec/evaluator.h"
 #include "compiler/project/project.h"
 #include "compiler/sema/define.h"
@@ -102,21 +104,58 @@ std::string logLine(const std::string& logger, const std::string& level, const s
   return out + lvl + message;
 }
 
+namespace {
+
+// Whether a file of the compile lies in the std module shipped with the binary (not a std in the
+// project's libs/): the user cannot act on warnings about it. Asked once per file.
+class BundledStdFiles {
+ public:
+  bool operator()(const SourceManager& sources, FileId file) {
+    auto [it, added] = known_.try_emplace(file, false);
+    if (added) {
+      std::error_code ec;
+      std::filesystem::path path = std::filesystem::weakly_canonical(sources.file(file).path, ec);
+      if (!ec)
+        it->second = std::mismatch(stdDir_.begin(), stdDir_.end(), path.begin(), path.end()).first == stdDir_.end();
+    }
+    return it->second;
+  }
+
+ private:
+  std::filesystem::path stdDir_ = canonicalOrSelf(bundledStdDir());
+  std::map<FileId, bool> known_;
+
+  static std::filesystem::path canonicalOrSelf(const std::filesystem::path& path) {
+    std::error_code ec;
+    std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+    return ec ? path : canonical;
+  }
+};
+
+}  // namespace
+
 CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::ostream& err) {
   std::unique_ptr<CompileSession> session;
+  // printed before the summary banner, whichever it is; the bundled std's only with -v
+  WarningReport warnings;
+  auto printWarnings = [&] { warnings.print(err, options.verbosity >= 1); };
   try {
     std::string start = options.projectDir.empty() ? std::filesystem::current_path().string() : options.projectDir;
     auto dir = findProjectDir(start);
     if (!dir)
       throw CompileError(
           Diagnostic(ErrorKind::ProjectException, "no project.yml found in " + start + " or any folder above it"));
-    auto warn = [&err, &session](const Diagnostic& d) {
+    auto warn = [&warnings, &session, inBundledStd = BundledStdFiles()](const Diagnostic& d) mutable {
       std::string kind = !d.warningName.empty()                 ? d.warningName
                          : d.kind == ErrorKind::ParserException ? "ParserWarning"
                                                                 : "CompilerRuntimeWarning";
-      err << kind << ": " << d.message;
-      if (session && d.location.valid()) err << " (" << session->sources().format(d.location, d.showColumn) << ")";
-      err << "\n";
+      std::string place;
+      bool bundled = false;
+      if (session && d.location.valid()) {
+        place = session->sources().format(d.location, d.showColumn);
+        bundled = inBundledStd(session->sources(), d.location.file);
+      }
+      warnings.add(kind, d.message, place, bundled);
     };
     ProjectConfig project = loadProjectConfig(*dir);
     if (!options.mainFile.empty()) project.mainFile = options.mainFile;
@@ -198,22 +237,26 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
 #endif
     evaluator.run();
     out.flush();
+    printWarnings();
     if (options.afterCompile) {
       if (std::optional<std::string> failure = options.afterCompile(
               CompiledModel{evaluator.instances(), session->project(), evaluator.unknownParameters(), resourceTypes,
                             code ? &code->exportHooks : nullptr, code ? &code->handlers : nullptr})) {
+        printWarnings();
         err << "\n"
             << banner("EXPORT FAILURE") << "\n"
             << "Error: " << *failure << "\n";
         return CompileStatus::ExportFailed;
       }
     }
+    printWarnings();
     if (options.successBanner) err << "\n" << banner("SUCCESS") << "\n";
 #if !defined(__SANITIZE_ADDRESS__)
     if (options.keepMemoryAtExit) (void)session.release();
 #endif
     return CompileStatus::Success;
   } catch (const CompileError& e) {
+    printWarnings();
     err << "\n" << banner("COMPILATION FAILURE") << "\n";
     static const SourceManager kNoSources;
     err << "Error: " << renderDiagnostic(e.diagnostic(), session ? session->sources() : kNoSources);

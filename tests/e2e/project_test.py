@@ -131,8 +131,13 @@ proc, _ = run(["project", "init", "fresh", "-o", root], root)
 fresh = os.path.join(root, "fresh")
 check("init", proc.returncode == 0 and os.path.isfile(os.path.join(fresh, "main.cf")), proc.stderr)
 proc, _ = run(["compile"], fresh)
-check("init compiles", proc.returncode == 0 and "Warning" not in proc.stderr.replace("TypeDeprecationWarning", ""),
-      proc.stderr)
+# quiet success (issue 32): nothing but the success line, no warning about the bundled std
+check("init compiles quietly", proc.returncode == 0 and proc.stdout == ""
+      and proc.stderr.strip() == "=" * 35 + " SUCCESS " + "=" * 35, repr(proc.stderr))
+proc, _ = run(["-v", "compile"], fresh)
+check("init: -v shows the bundled std's warning once with its other place", proc.returncode == 0
+      and proc.stderr.count("TypeDeprecationWarning: Type 'number' is deprecated") == 1
+      and "/modules/std/model/_init.cf:" in proc.stderr and "    also at " in proc.stderr, proc.stderr)
 proc, _ = run(["project", "init", "fresh", "-o", root], root)
 check("init refuses an existing project", proc.returncode == 1 and "exists" in proc.stderr, proc.stderr)
 shutil.rmtree(root)
