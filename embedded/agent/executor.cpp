@@ -121,7 +121,8 @@ RunResult HandlerExecutor::run(const RunRequest& request) {
   if (!intent.attributes.is_object()) {
     ctx.error("Unable to deserialize " + rvid + ": the attributes are not an object", {{"resource_id", rvid}});
     ctx.setStatus(handlers::ResultState::unavailable);
-  } else if (!(handler = registry_.find(intent.type, services_, why))) {
+  } else if (!(handler = registry_.find(intent.type, services_, why)) &&
+             !(fallback_ && !registry_.knows(intent.type) && (handler = fallback_(intent, why)))) {
     ctx.error("Unable to find a handler for " + rvid, {{"resource_id", rvid}, {"reason", why}});
     ctx.setStatus(handlers::ResultState::unavailable);
   } else if (request.dryRun || intent.flag("report_only") || dependenciesAllow(ctx, request)) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,6 +57,10 @@ class HandlerExecutor : public Executor {
   HandlerExecutor(const handlers::HandlerRegistry& registry, handlers::HandlerServices services,
                   std::function<std::string()> clock = {});
   RunResult run(const RunRequest& request) override;
+  // Where the handler of a type the registry does not know comes from (the server's executors of
+  // the modules' Python code, python_executors.h): the handler, or nullptr with `why` set.
+  using Fallback = std::function<std::unique_ptr<handlers::Handler>(const handlers::ResourceIntent&, std::string& why)>;
+  void setFallback(Fallback fallback) { fallback_ = std::move(fallback); }
 
  private:
   // §6.5 step 2: the reason to skip this run, if a dependency is not deployed.
@@ -64,6 +69,7 @@ class HandlerExecutor : public Executor {
   const handlers::HandlerRegistry& registry_;
   handlers::HandlerServices services_;
   std::function<std::string()> clock_;
+  Fallback fallback_;
   // INMANTA_TEST_HANDLER_DELAY_MS: a pause before every handler call, for the ordering and
   // concurrency tests of the real binary (O-30, O-36, O-40); unset in normal use.
   std::chrono::milliseconds testDelay_{0};

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -139,7 +140,12 @@ int serve(const ServerLaunch& launch) {
 
   Services services(*store, *options, *auth, launch.version);
   // every environment that is not halted gets its scheduler, with retries and repairs (§8)
-  Schedulers schedulers(services, SchedulersConfig{});
+  SchedulersConfig schedulersConfig;
+  // the modules' Python handlers run in executor processes of this binary (cli/executor.cpp)
+  std::error_code ec;
+  schedulersConfig.executors.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (!ec) schedulersConfig.executors.codeRoot = options->stateDir + "/executors";
+  Schedulers schedulers(services, schedulersConfig);
   if (options->deploy) services.setDeployTrigger(schedulers);
   try {
     if (options->deploy) schedulers.startAll();

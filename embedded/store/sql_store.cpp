@@ -504,10 +504,11 @@ class SqlStore : public Store {
         throw Conflict("The given version is already defined. Versions should be unique.");
       const Timestamp stamp = now();
       c.exec(std::string("INSERT INTO model_version (") + kVersionColumns +
-                 ") VALUES ($1, $2, $3, FALSE, $4, $5, $6, $7, $8, $9, $10, $11)",
+                 ", module_version_info) VALUES ($1, $2, $3, FALSE, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
              {v.environment, number, time(stamp), dump(v.version_info), static_cast<std::int64_t>(v.resources.size()),
               dump(v.undeployable), dump(v.skipped_for_undeployable), Param::optional(v.partial_base),
-              v.is_suitable_for_partial_compiles, dump(v.pip_config), dump(v.project_constraints)});
+              v.is_suitable_for_partial_compiles, dump(v.pip_config), dump(v.project_constraints),
+              v.module_version_info.is_null() ? Param() : Param(dump(v.module_version_info))});
 
       std::vector<Params> resources;
       std::set<std::string> agents;
@@ -584,6 +585,17 @@ class SqlStore : public Store {
 
   ModelVersion getVersion(const std::string& env, std::int64_t version) override {
     return db_->read([&](Connection& c) { return loadVersion(c, env, version); });
+  }
+
+  nlohmann::json moduleCode(const std::string& env, std::int64_t version) override {
+    return db_->read([&](Connection& c) {
+      requireEnvironment(c, env);
+      Rows rows = c.query("SELECT module_version_info FROM model_version WHERE environment = $1 AND version = $2",
+                          {env, version});
+      if (rows.empty()) throw NotFound("The given configuration model does not exist yet.");
+      std::optional<std::string> text = rows[0].optionalText(0);
+      return text ? parse(*text) : nlohmann::json();
+    });
   }
 
   VersionPage listVersions(const std::string& env, std::int64_t offset, std::int64_t limit) override {

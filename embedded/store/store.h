@@ -154,6 +154,10 @@ struct NewVersion {
   bool is_suitable_for_partial_compiles = true;
   nlohmann::json pip_config;
   nlohmann::json project_constraints;
+  // The modules' Python code of the version (put_version's module_version_info): {module:
+  // {"name", "version", "files_in_module": [{"name", "hash_value", "is_byte_code"}],
+  // "requirements", "for_agents"}}; null when the export sent none. Read back with moduleCode().
+  nlohmann::json module_version_info;
 };
 
 // The persistent state of one resource of an environment (spec §6.2), across versions.
@@ -359,6 +363,9 @@ class Store {
   virtual ModelVersion releaseVersion(const std::string& env, std::int64_t version) = 0;
   // NotFound("The given configuration model does not exist yet.")
   virtual ModelVersion getVersion(const std::string& env, std::int64_t version) = 0;
+  // The module_version_info the version was stored with (null when none). NotFound as getVersion.
+  // Apart from getVersion, as only the executors need it and it can be large.
+  virtual nlohmann::json moduleCode(const std::string& env, std::int64_t version) = 0;
   // `limit` versions newest first, skipping the `offset` newest.
   virtual VersionPage listVersions(const std::string& env, std::int64_t offset, std::int64_t limit) = 0;
   // Deletes the version, its resources, unknowns, dry-runs and resource actions, and the state

@@ -160,6 +160,29 @@ TYPED_TEST(StoreTest, Files) {
   EXPECT_EQ(s.missingFiles({"bbbb", "aaaa", "cccc"}), (std::vector<std::string>{"bbbb", "cccc"}));
 }
 
+TYPED_TEST(StoreTest, AVersionKeepsItsModuleCode) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  NewVersion v;
+  v.environment = env;
+  v.version = s.reserveVersion(env);
+  v.module_version_info = {
+      {"runner",
+       {{"name", "runner"},
+        {"version", "v1"},
+        {"files_in_module", {{{"name", "inmanta_plugins.runner"}, {"hash_value", "aaaa"}, {"is_byte_code", false}}}},
+        {"for_agents", {"internal"}}}}};
+  s.putVersion(v);
+  EXPECT_EQ(s.moduleCode(env, v.version), v.module_version_info);
+  NewVersion without;
+  without.environment = env;
+  without.version = s.reserveVersion(env);
+  s.putVersion(without);
+  EXPECT_TRUE(s.moduleCode(env, without.version).is_null());
+  EXPECT_THROW(s.moduleCode(env, 99), NotFound);
+  EXPECT_THROW(s.moduleCode(newUuid(), v.version), NotFound);
+}
+
 TYPED_TEST(StoreTest, PutAndReleaseVersions) {
   Store& s = *this->store_;
   auto env = this->environment();

@@ -22,6 +22,9 @@ import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runner_module import runner_module_files  # noqa: E402
+
 INMANTA = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else os.environ.get("INMANTA_BINARY", "inmanta"))
 OWNER = pwd.getpwuid(os.getuid()).pw_name
 GROUP = grp.getgrgid(os.getgid()).gr_name
@@ -44,55 +47,6 @@ entity Thing extends std::PurgeableResource:
 end
 implement Thing using std::none
 '''
-
-# The issue's check: a module with its own Python handler (an exec::Run-style resource written for
-# the suite) deploys through `inmanta deploy`; `command` runs when `creates` does not exist yet.
-RUNNER_PLUGIN = '''\
-import os
-import subprocess
-import time
-
-from inmanta.agent.handler import CRUDHandler, ResourcePurged, provider
-from inmanta.resources import PurgeableResource, resource
-
-
-@resource("runner::Run", agent="agent", id_attribute="name")
-class Run(PurgeableResource):
-    fields = ("name", "command", "creates")
-
-
-@provider("runner::Run", name="posix")
-class RunHandler(CRUDHandler):
-    def read_resource(self, ctx, resource):
-        if not os.path.exists(resource.creates):
-            raise ResourcePurged()
-
-    def create_resource(self, ctx, resource):
-        if resource.command.startswith("hang"):
-            time.sleep(60)
-        result = subprocess.run(resource.command, shell=True, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise Exception("command failed with exit code %d" % result.returncode)
-        ctx.info("ran %(command)s", command=resource.command)
-        ctx.set_created()
-
-    def update_resource(self, ctx, changes, resource):
-        ctx.set_updated()
-
-    def delete_resource(self, ctx, resource):
-        os.remove(resource.creates)
-        ctx.set_purged()
-'''
-RUNNER_MODEL = '''\
-entity Run extends std::PurgeableResource:
-  string name
-  string command
-  string creates
-  string agent = "internal"
-end
-implement Run using std::none
-'''
-
 
 class Deploy(unittest.TestCase):
     """One fresh project per test; helpers write its model and run `inmanta deploy` in it."""
@@ -412,9 +366,8 @@ class Deploy(unittest.TestCase):
         self.assertOutcome(report, self.null_id("other"), "deployed")
 
     def runner_module(self):
-        self.write("libs/runner/module.yml", "name: runner\nversion: 1.0.0\nlicense: ASL\n")
-        self.write("libs/runner/model/_init.cf", RUNNER_MODEL)
-        self.write("libs/runner/plugins/__init__.py", RUNNER_PLUGIN)
+        for path, text in runner_module_files().items():
+            self.write(path, text)
 
     def test_python_handler_of_a_module_deploys_and_reruns_without_change(self):
         self.runner_module()

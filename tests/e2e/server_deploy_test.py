@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
 from live_server import LiveServer  # noqa: E402
+from runner_module import RUNNER_PLUGIN, runner_module_files  # noqa: E402
 
 INMANTA = os.path.abspath(sys.argv[1])
 POSTGRES = "--postgres" in sys.argv[2:]
@@ -109,15 +110,19 @@ class DeployScenario(unittest.TestCase):
             self.assertEqual(status, 200, f"setting {name}={value}: {body}")
         return self.env
 
-    def export(self, main, *args):
-        """Writes `main` as the project's main.cf and runs `inmanta export ARGS` against the server."""
+    def export(self, main, *args, files=None):
+        """Writes `main` as the project's main.cf (and `files`: relative path -> text) and runs
+        `inmanta export ARGS` against the server."""
         if self.project_dir is None:
             self.project_dir = checks.project({
                 "project.yml": "name: serverdeploy\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n",
                 ".inmanta": f"[config]\nenvironment = {self.env}\n\n[compiler_rest_transport]\n"
                             f"host = 127.0.0.1\nport = {self.server.port}\n"}, "inmanta-srv-deploy-project-")
-        with open(os.path.join(self.project_dir, "main.cf"), "w") as fd:
-            fd.write(HEADER + main)
+        for path, text in {"main.cf": HEADER + main, **(files or {})}.items():
+            full = os.path.join(self.project_dir, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w") as fd:
+                fd.write(text)
         env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
         env["HOME"] = self.project_dir
         result = subprocess.run([INMANTA, "--config-dir", os.path.join(self.project_dir, "none"), "export", *args],
@@ -199,13 +204,79 @@ class DeployScenario(unittest.TestCase):
         self.assertTrue(wait_for(lambda: file_text(f"{self.tmp}/manual") == "off", 10), "the release deploys it")
 
     def test_o13_export_d_deploys(self):
-        self.environment(self.serve())  # auto_deploy releases first, so the release of -d answers 409
+        self.environment(self.serve())  # auto_deploy releases first, so the release of -d answers 409 (issue 32: quietly)
         result = self.export(self.file_model("f", "thirteen"), "-d")
-        self.assertIn("409", result.stdout + result.stderr, "the double release shows as a warning")
+        self.assertNotIn("409", result.stdout + result.stderr, "a version auto_deploy released is not a warning")
         self.assertTrue(wait_for(lambda: file_text(f"{self.tmp}/f") == "thirteen", 10), "export -d deploys the file")
         self.assert_statuses({self.file_id("f"): "deployed"})
         action = self.deploy_actions(self.file_id("f"))[-1]
         self.assertEqual(action["change"], "created", str(action))
+
+    def test_a_module_python_handler_runs_from_the_code_the_export_uploaded(self):
+        """`export -d` uploads the runner module's Python code with the version; the server writes it
+        out, loads it in an executor process and deploys runner::Run with the module's handler; a
+        version with changed handler code runs the new code; a failing handler fails its resource."""
+        self.environment(self.serve())
+        done, boom = f"{self.tmp}/done", f"{self.tmp}/boom"
+        model = (f'import runner\nrunner::Run(name="touch", command="touch {done}", creates="{done}")\n'
+                 f'runner::Run(name="boom", command="false", creates="{boom}")\n')
+        self.export(model, "-d", files=runner_module_files())
+        touch_id, boom_id = "runner::Run[internal,name=touch]", "runner::Run[internal,name=boom]"
+        self.assert_statuses({touch_id: "deployed", boom_id: "failed"}, timeout=30)
+        self.assertTrue(os.path.exists(done))
+        action = self.deploy_actions(touch_id)[-1]
+        self.assertEqual(action["change"], "created", str(action))
+        self.assertTrue(any(m["msg"] == f"ran touch {done}" for m in action["messages"]), action["messages"])
+        failed = self.deploy_actions(boom_id)[-1]
+        self.assertTrue(any("command failed with exit code 1" in m["msg"] and m["level"] == "ERROR"
+                            for m in failed["messages"]), failed["messages"])
+        # the code is stored with the version and written out under the state dir
+        version = self.latest_version()["version"]
+        code_root = os.path.join(self.server.state_dir, "executors")
+        written = [os.path.join(d, f) for d, _, fs in os.walk(code_root) for f in fs]
+        self.assertTrue(any(p.endswith("runner/plugins/__init__.py") for p in written), written)
+
+        # new handler code in a new version: its executor runs the new code
+        os.remove(done)
+        changed = runner_module_files(RUNNER_PLUGIN.replace('"ran %(command)s"', '"executed %(command)s"'))
+        self.export(model, "-d", files=changed)
+        self.assertTrue(wait_for(lambda: self.latest_version()["version"] > version, 10))
+        # the resource did not change, so only a repair runs it again
+        self.call("POST", "/api/v1/deploy", {"agent_trigger_method": "push_full_deploy"})
+        self.assertTrue(wait_for(lambda: os.path.exists(done), 30), "the repair runs the handler")
+        self.assert_statuses({touch_id: "deployed"}, timeout=30)
+        action = self.deploy_actions(touch_id)[-1]
+        self.assertTrue(any(m["msg"] == f"executed touch {done}" for m in action["messages"]), action["messages"])
+
+    def test_a_module_without_its_code_on_the_server_is_unavailable_with_the_reason(self):
+        """A version whose module code names a file the server does not have: the resource is
+        unavailable, and the reason names the missing file."""
+        server = self.serve()
+        self.environment(server, auto_deploy=False)
+        status, answer = server.call("POST", "/api/v2/reserve_version", None, tid=self.env)
+        self.assertEqual(status, 200, answer)
+        version = answer["data"]
+        rid = "runner::Run[internal,name=x]"
+        resource = {"id": f"{rid},v={version}", "name": "x", "command": "true", "creates": f"{self.tmp}/x",
+                    "purged": False, "requires": [], "send_event": False, "receive_events": True}
+        info = {"runner": {"name": "runner", "version": "0" * 40, "requirements": [], "for_agents": ["internal"],
+                           "files_in_module": [{"name": "inmanta_plugins.runner", "hash_value": "1" * 40,
+                                                "is_byte_code": False}]}}
+        status, answer = server.call("PUT", "/api/v1/version", {"version": version, "resources": [resource],
+                                                                 "module_version_info": info}, tid=self.env)
+        self.assertEqual(status, 200, answer)
+        self.call("POST", f"/api/v1/version/{version}", {"push": True})
+        self.assert_statuses({rid: "unavailable"}, timeout=20)
+        messages = self.deploy_actions(rid)[-1]["messages"]
+        reasons = [m.get("kwargs", {}).get("reason", "") for m in messages]
+        self.assertTrue(any("1" * 40 in r and "not in the file store" in r for r in reasons), messages)
+        # and a malformed module_version_info is refused with what is wrong
+        status, answer = server.call("POST", "/api/v2/reserve_version", None, tid=self.env)
+        bad = {"runner": {"name": "runner", "version": "1", "files_in_module": [{"name": "x"}]}}
+        status, answer = server.call("PUT", "/api/v1/version", {"version": answer["data"], "resources": [],
+                                                                 "module_version_info": bad}, tid=self.env)
+        self.assertEqual(status, 400, answer)
+        self.assertIn("module_version_info.runner.files_in_module", str(answer))
 
     def test_a_server_with_deploy_false_releases_but_deploys_nothing(self):
         self.environment(self.serve(extra_config="[server]\ndeploy = false\n"))

@@ -30,6 +30,8 @@ VersionUpload uploadOf(Request& r) {
   upload.removed_resource_sets = arg(r, "removed_resource_sets");
   upload.pip_config = arg(r, "pip_config");
   upload.project_constraints = arg(r, "project_constraints");
+  upload.module_version_info = arg(r, "module_version_info");
+  if (r.has("allow_handler_code_update")) upload.allow_handler_code_update = r.boolean("allow_handler_code_update");
   return upload;
 }
 

@@ -53,12 +53,37 @@ class EnvironmentSettings : public handlers::SettingsAccess {
   std::string env_;
 };
 
+// The module code of an environment's recent versions (a store read per version, not per run).
+class ModuleCodeCache {
+ public:
+  ModuleCodeCache(store::Store& store, std::string env) : store_(store), env_(std::move(env)) {}
+  nlohmann::json of(std::int64_t version) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto found = versions_.find(version); found != versions_.end()) return found->second;
+    nlohmann::json info;
+    try {
+      info = store_.moduleCode(env_, version);
+    } catch (const store::NotFound&) {
+      // the version was deleted meanwhile: no code
+    }
+    if (versions_.size() >= 4) versions_.erase(versions_.begin());  // the oldest
+    return versions_[version] = info;
+  }
+
+ private:
+  store::Store& store_;
+  std::string env_;
+  std::mutex mutex_;
+  std::map<std::int64_t, nlohmann::json> versions_;
+};
+
 }  // namespace
 
 // What one environment's scheduler needs, kept together.
 struct Schedulers::Lane {
   StoreFiles files;
   EnvironmentSettings settings;
+  ModuleCodeCache moduleCode;
   agent::HandlerExecutor executor;
   scheduler::Scheduler scheduler;
 
@@ -66,6 +91,7 @@ struct Schedulers::Lane {
        scheduler::Clock& clock, scheduler::SchedulerOptions options)
       : files(services.store),
         settings(services.settings, env),
+        moduleCode(services.store, env),
         executor(registry, handlers::HandlerServices{&host, &files, &settings}),
         scheduler(services.store, env, executor, clock, std::move(options)) {}
 };
@@ -74,6 +100,12 @@ Schedulers::Schedulers(Services& services, SchedulersConfig config)
     : services_(services), config_(std::move(config)), host_(handlers::makeLocalHost()) {
   handlers::registerStdHandlers(registry_);
   if (config_.registerHandlers) config_.registerHandlers(registry_);
+  if (!config_.executors.codeRoot.empty()) {
+    store::Store& store = services_.store;
+    executors_ = std::make_unique<agent::PythonExecutors>(config_.executors, [&store](const std::string& hash) {
+      return store.getFile(hash);
+    });
+  }
 }
 
 Schedulers::~Schedulers() { stopAll(); }
@@ -137,6 +169,13 @@ scheduler::Scheduler* Schedulers::get(const std::string& env) {
   ResourceService& resources = services_.resources;
   options.onStateChange = [&resources, env] { resources.invalidate(env); };
   auto lane = std::make_unique<Lane>(services_, env, registry_, *host_, clock_, std::move(options));
+  if (executors_) {
+    agent::PythonExecutors& executors = *executors_;
+    ModuleCodeCache& moduleCode = lane->moduleCode;
+    lane->executor.setFallback([&executors, &moduleCode](const handlers::ResourceIntent& intent, std::string& why) {
+      return executors.handlerFor(moduleCode.of(intent.version), intent.type, why);
+    });
+  }
   lane->scheduler.start();
   return &lanes_.emplace(env, std::move(lane)).first->second->scheduler;
 }

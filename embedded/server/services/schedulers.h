@@ -11,6 +11,7 @@
 #include <string>
 
 #include "embedded/agent/executor.h"
+#include "embedded/agent/python_executors.h"
 #include "embedded/handlers/handler.h"
 #include "embedded/handlers/host.h"
 #include "embedded/scheduler/scheduler.h"
@@ -28,6 +29,10 @@ struct SchedulersConfig {
   std::function<void(const std::string& env, const scheduler::RunReport&)> onRun;
   // extra handlers (modules' Python handlers), after the std ones
   std::function<void(handlers::HandlerRegistry&)> registerHandlers;
+  // Where the module code of versions is written for executor processes that run the modules'
+  // Python handlers (`inmanta server`: <state_dir>/executors); empty: a type without a registered
+  // handler is unavailable.
+  agent::PythonExecutorsConfig executors;
 };
 
 class Schedulers : public DeployTrigger {
@@ -59,6 +64,7 @@ class Schedulers : public DeployTrigger {
   SchedulersConfig config_;
   handlers::HandlerRegistry registry_;
   std::unique_ptr<handlers::Host> host_;
+  std::unique_ptr<agent::PythonExecutors> executors_;  // null without config_.executors.codeRoot
   scheduler::SystemClock clock_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Lane>> lanes_;  // by environment

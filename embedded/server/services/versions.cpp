@@ -117,6 +117,37 @@ void blockDependents(store::NewVersion& version, const std::unordered_map<std::s
   std::sort(version.undeployable.begin(), version.undeployable.end());
 }
 
+// The modules' code of an export (InmantaModule of the reference, by module name), checked; only
+// the modules some agent uses are kept, as the reference registers only those. Null stays null.
+json moduleCodeOf(const json& info) {
+  if (info.is_null()) return info;
+  if (!info.is_object()) throw badRequest("module_version_info must be a dict");
+  json kept = json::object();
+  for (const auto& [name, module] : info.items()) {
+    const std::string where = "module_version_info." + name;
+    if (!module.is_object()) throw badRequest(where + " must be a dict");
+    for (const char* field : {"name", "version"})
+      if (!module.contains(field) || !module[field].is_string())
+        throw badRequest(where + "." + field + " is required and must be a string");
+    if (!module.contains("files_in_module") || !module["files_in_module"].is_array())
+      throw badRequest(where + ".files_in_module is required and must be a list");
+    for (const json& file : module["files_in_module"]) {
+      if (!file.is_object() || !file.contains("name") || !file["name"].is_string() || !file.contains("hash_value") ||
+          !file["hash_value"].is_string() || !file.contains("is_byte_code") || !file["is_byte_code"].is_boolean())
+        throw badRequest(where +
+                         ".files_in_module: each file needs name, hash_value (strings) and is_byte_code (a bool)");
+    }
+    for (const char* field : {"requirements", "for_agents"}) {
+      if (!module.contains(field)) continue;
+      if (!module[field].is_array()) throw badRequest(where + "." + field + " must be a list of strings");
+      for (const json& item : module[field])
+        if (!item.is_string()) throw badRequest(where + "." + field + " must be a list of strings");
+    }
+    if (module.contains("for_agents") && !module["for_agents"].empty()) kept[name] = module;
+  }
+  return kept;
+}
+
 }  // namespace
 
 bool VersionService::autoDeploy(const store::Environment& env) {
@@ -211,6 +242,7 @@ store::NewVersion VersionService::prepare(const store::Environment& env, Version
   }
   version.pip_config = upload.pip_config;
   version.project_constraints = upload.project_constraints;
+  version.module_version_info = moduleCodeOf(upload.module_version_info);
   return version;
 }
 
@@ -267,6 +299,23 @@ std::int64_t VersionService::putPartial(const store::Environment& env, VersionUp
                        " to " + (set ? *set : std::string("the shared set")) + ", which a partial compile cannot do");
   }
   store::NewVersion version = prepare(env, upload, inherited);
+  // the base's module code stays, so its resources can still be deployed; a module the partial
+  // export sends again must have the same code unless the client allows the update
+  json code = store_.moduleCode(env.id, *base);
+  if (!code.is_object()) code = json::object();
+  if (version.module_version_info.is_object()) {
+    for (const auto& [name, module] : version.module_version_info.items()) {
+      if (!upload.allow_handler_code_update && code.contains(name) &&
+          code[name].value("version", "") != module.value("version", ""))
+        throw badRequest("Cannot perform partial export because the source code for module " + name +
+                         " in this partial version is different from the currently registered source code. Consider "
+                         "running a full export instead. Alternatively, if you are sure the new code is compatible and "
+                         "want to forcefully update, you can bypass this version check with the "
+                         "`--allow-handler-code-update` CLI option.");
+      code[name] = module;
+    }
+  }
+  version.module_version_info = code.empty() ? json() : code;
   std::set<std::string> kept;
   for (const store::Resource& resource : inherited) kept.insert(resource.resource_id);
   for (store::UnknownParameter& unknown : store_.versionUnknowns(env.id, *base))

@@ -28,6 +28,8 @@ struct VersionUpload {
   nlohmann::json removed_resource_sets;  // partial only
   nlohmann::json pip_config;
   nlohmann::json project_constraints;
+  nlohmann::json module_version_info;
+  bool allow_handler_code_update = false;  // partial only
 };
 
 // A version with the status the desired-state list shows.

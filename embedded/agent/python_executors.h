@@ -1,0 +1,73 @@
+// The modules' Python handlers in `inmanta server` (orchestrator spec §7.6): a version stores the
+// module code it was exported with (put_version's module_version_info, the files in the file store).
+// For a resource whose type no C++ handler serves, the server writes that code out once per set of
+// module versions and runs it in an executor process of its own (`inmanta executor --code DIR`,
+// cli/executor.cpp), which answers handler calls as JSON lines. One process per code set keeps the
+// versions' code apart; a call that does not finish in time stops its process (a hung Python
+// handler cannot be stopped otherwise), and the next call starts a new one.
+//
+// std's code is never loaded: std's types have their C++ handlers (std_handlers.h).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "embedded/handlers/handler.h"
+
+namespace inmanta::agent {
+
+struct PythonExecutorsConfig {
+  std::string codeRoot;    // where the code sets are written: <state_dir>/executors
+  std::string executable;  // the `inmanta` binary
+  std::chrono::milliseconds callTimeout{std::chrono::minutes(10)};
+  std::chrono::milliseconds startTimeout{std::chrono::minutes(2)};
+  std::size_t maxProcesses = 8;  // idle ones beyond it are stopped, least recently used first
+};
+
+// Where a file of the store comes from, by its hash.
+using FileSource = std::function<std::optional<std::string>(const std::string& hash)>;
+
+// The folder a code set is written to, relative to its root: `<module>/plugins/<a>/<b>/__init__.py`
+// for the Python module `inmanta_plugins.<module>.a.b` (every Python module a package, as the
+// reference's executors lay them out). nullopt when the name is not a safe dotted name under
+// inmanta_plugins.<module>.
+std::optional<std::string> codeFilePath(const std::string& module, const std::string& pythonName, bool byteCode);
+
+class PythonExecutors {
+ public:
+  PythonExecutors(PythonExecutorsConfig config, FileSource files);
+  ~PythonExecutors();  // stops every process
+  PythonExecutors(const PythonExecutors&) = delete;
+  PythonExecutors& operator=(const PythonExecutors&) = delete;
+
+  // The handler of `type` from the module code of a version (its module_version_info), or nullptr
+  // with `why` set: no module code, the code cannot be written or loaded (the reason), or it has
+  // no handler for the type.
+  std::unique_ptr<handlers::Handler> handlerFor(const nlohmann::json& moduleVersionInfo, const std::string& type,
+                                                std::string& why);
+
+  class Process;
+
+ private:
+  std::shared_ptr<Process> processFor(const nlohmann::json& moduleVersionInfo, std::string& why);
+  // Writes the code set out under codeRoot/<key> unless it is there; the folder, or nullopt with why.
+  std::optional<std::string> writeCode(const std::string& key, const nlohmann::json& modules, std::string& why);
+  void stopIdleBeyondLimit();
+
+  PythonExecutorsConfig config_;
+  FileSource files_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<Process>> processes_;  // by code key
+  std::map<std::string, std::string> failures_;                // code key → why it cannot load
+  std::uint64_t uses_ = 0;
+};
+
+}  // namespace inmanta::agent
