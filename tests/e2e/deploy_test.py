@@ -23,7 +23,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runner_module import runner_module_files  # noqa: E402
+from runner_module import RUNNER_MODEL, RUNNER_PLUGIN, runner_module_files  # noqa: E402
 
 INMANTA = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else os.environ.get("INMANTA_BINARY", "inmanta"))
 OWNER = pwd.getpwuid(os.getuid()).pw_name
@@ -393,6 +393,27 @@ class Deploy(unittest.TestCase):
         proc, report = self.deploy("--dry-run", "--json")
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertFalse(os.path.exists(done))
+
+    def test_o38_report_only_reports_non_compliant_and_changes_nothing(self):
+        """O-38 with a module resource type that has report_only: the difference is reported, the
+        resource is non_compliant and the handler changes nothing; without report_only it deploys."""
+        files = runner_module_files(RUNNER_PLUGIN.replace('fields = ("name", "command", "creates")',
+                                                          'fields = ("name", "command", "creates", "report_only")'))
+        files["libs/runner/model/_init.cf"] = RUNNER_MODEL.replace("  string creates\n",
+                                                                   "  string creates\n  bool report_only = false\n")
+        for path, text in files.items():
+            self.write(path, text)
+        done = self.path("done")
+        self.model(f'import runner\nrunner::Run(name="r", command="touch {done}", creates="{done}", report_only=true)\n')
+        rid = "runner::Run[internal,name=r]"
+        proc, report = self.deploy("--json")
+        self.assertEqual(proc.returncode, 0, "D3: non_compliant is not among the failing states")
+        outcome = self.assertOutcome(report, rid, "non_compliant")
+        self.assertEqual(outcome["changes"], {"purged": {"current": True, "desired": False}}, json.dumps(outcome))
+        self.assertFalse(os.path.exists(done), "report_only changes nothing")
+        self.model(f'import runner\nrunner::Run(name="r", command="touch {done}", creates="{done}")\n')
+        self.assertOutcome(self.deployed(), rid, "deployed", "created")
+        self.assertTrue(os.path.exists(done))
 
     def test_python_handler_that_throws_or_hangs_fails_only_its_resource(self):
         self.runner_module()
