@@ -8,8 +8,8 @@ using Factory = std::unique_ptr<Command> (*)();
 
 // The table of commands, in the order of `inmanta --help`.
 constexpr Factory kCommands[] = {
-    makeCompileCommand, makeProjectCommand, makeModuleCommand, makeExportCommand,
-    makeDeployCommand,  makeServerCommand,  makeTokenCommand,   makeExecutorCommand,
+    makeCompileCommand, makeProjectCommand, makeModuleCommand,   makeExportCommand,     makeDeployCommand,
+    makeServerCommand,  makeTokenCommand,   makeExecutorCommand, makeCompletionCommand, makeManCommand,
 };
 
 }  // namespace

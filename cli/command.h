@@ -39,6 +39,8 @@ std::unique_ptr<Command> makeDeployCommand();
 std::unique_ptr<Command> makeServerCommand();
 std::unique_ptr<Command> makeTokenCommand();
 std::unique_ptr<Command> makeExecutorCommand();
+std::unique_ptr<Command> makeCompletionCommand();
+std::unique_ptr<Command> makeManCommand();
 
 // Every command, in the order `inmanta --help` lists them.
 std::vector<std::unique_ptr<Command>> makeCommands();

@@ -112,4 +112,7 @@ CLI::Option* addJsonFlag(CLI::App& command, bool& target);
 namespace inmanta::cli {
 // `inmanta-cli` (main.cpp calls it when argv[0]'s base name is inmanta-cli); returns the exit status.
 int runInmantaCli(int argc, char** argv);
+// The inmanta-cli command line, its commands' callbacks working with `session`; also what
+// `inmanta completion` and `inmanta man` describe.
+std::unique_ptr<CLI::App> makeInmantaCliApp(client::Session& session);
 }  // namespace inmanta::cli
