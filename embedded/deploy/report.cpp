@@ -64,6 +64,7 @@ std::string DeployReport::summaryLine() const {
                      " failed, " + std::to_string(count["skipped"]) + " skipped, " +
                      std::to_string(count["unavailable"]) + " unavailable, " +
                      std::to_string(count["undefined"] + count["skipped_for_undefined"]) + " undefined";
+  if (count["non_compliant"] > 0) line += ", " + std::to_string(count["non_compliant"]) + " non-compliant";
   int waiting = count["available"] + count["deploying"];
   if (waiting > 0) line += ", " + std::to_string(waiting) + " not finished";
   return line + ", in " + formatSeconds(seconds) + " s";
@@ -108,6 +109,8 @@ void DeployReport::printText(std::ostream& out, bool color) const {
   section("Skipped", [](const ResourceOutcome& r) {
     return r.status == "skipped" || r.status == "undefined" || r.status == "skipped_for_undefined";
   });
+  // report_only resources that differ: what would change, nothing was changed
+  section("Non-compliant (report only)", [](const ResourceOutcome& r) { return r.status == "non_compliant"; });
   section("Not finished", [](const ResourceOutcome& r) { return r.status == "available" || r.status == "deploying"; });
   if (!orphaned.empty()) {
     out << "\nOrphaned (no longer in the model, left untouched; set purged=true in the model to remove them):\n";

@@ -407,10 +407,14 @@ class Deploy(unittest.TestCase):
         self.model(f'import runner\nrunner::Run(name="r", command="touch {done}", creates="{done}", report_only=true)\n')
         rid = "runner::Run[internal,name=r]"
         proc, report = self.deploy("--json")
-        self.assertEqual(proc.returncode, 0, "D3: non_compliant is not among the failing states")
+        self.assertEqual(proc.returncode, 3, "D3: a non-compliant resource has not reached its desired state")
         outcome = self.assertOutcome(report, rid, "non_compliant")
+        self.assertIn("1 non-compliant", report["summary"])
         self.assertEqual(outcome["changes"], {"purged": {"current": True, "desired": False}}, json.dumps(outcome))
         self.assertFalse(os.path.exists(done), "report_only changes nothing")
+        proc, _ = self.deploy()
+        self.assertIn("Non-compliant (report only):\n  " + rid + "  non_compliant\n      purged: true -> false",
+                      proc.stdout)
         self.model(f'import runner\nrunner::Run(name="r", command="touch {done}", creates="{done}")\n')
         self.assertOutcome(self.deployed(), rid, "deployed", "created")
         self.assertTrue(os.path.exists(done))
