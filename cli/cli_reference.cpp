@@ -82,35 +82,45 @@ std::string rootNames(const std::vector<const CLI::App*>& roots) {
   return join(names);
 }
 
-// The table as a POSIX-shell function (bash and zsh read the same text): sets subs, opts and
-// valued for the command path in $1. The names are words of [-A-Za-z0-9_], safe in quotes.
-std::string shellTable(const std::vector<Level>& levels) {
+// The table as a function that bash and zsh both read: sets subs, opts and valued for the
+// command path in $1 (the names are words of [-A-Za-z0-9_], safe in quotes); and the walk over
+// the words before the cursor: a subcommand name goes one level down (cmd), a flag that takes a
+// value skips that value (value_next: the word at the cursor is one).
+std::string shellFunctions(const std::vector<Level>& levels) {
   std::string out = "_inmanta_words() {\n  subs='' opts='' valued=''\n  case \"$1\" in\n";
   for (const Level& l : levels)
     out += "    '" + l.path + "') subs='" + l.subcommands + "' opts='" + l.options + "' valued='" + l.valued + "' ;;\n";
-  return out + "  esac\n}\n";
+  return out + R"(  esac
+}
+_inmanta_walk() {
+  local word
+  value_next=0
+  for word in "$@"; do
+    if ((value_next)); then
+      value_next=0
+      continue
+    fi
+    _inmanta_words "$cmd"
+    if [[ " $valued " == *" $word "* ]]; then
+      value_next=1
+    elif [[ $word != -* && " $subs " == *" $word "* ]]; then
+      cmd="$cmd $word"
+    fi
+  done
+  _inmanta_words "$cmd"
+}
+)";
 }
 
 std::string bashScript(const std::vector<const CLI::App*>& roots) {
   return "# bash completion for " + rootNames(roots) +
          ", made by `inmanta completion bash` from the command-line definitions.\n"
          "# Load it with: source <(inmanta completion bash)\n" +
-         shellTable(levelsOf(roots)) +
+         shellFunctions(levelsOf(roots)) +
          R"(_inmanta() {
-  local cur=${COMP_WORDS[COMP_CWORD]} cmd=${1##*/} word i subs opts valued
-  # walk the words before the cursor: a subcommand name goes one level down, a flag that takes a
-  # value skips that value
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    word=${COMP_WORDS[i]}
-    _inmanta_words "$cmd"
-    if [[ " $valued " == *" $word "* ]]; then
-      ((i++))
-    elif [[ $word != -* && " $subs " == *" $word "* ]]; then
-      cmd="$cmd $word"
-    fi
-  done
-  _inmanta_words "$cmd"
-  if ((COMP_CWORD > 1)) && [[ " $valued " == *" ${COMP_WORDS[COMP_CWORD - 1]} "* ]]; then
+  local cur=${COMP_WORDS[COMP_CWORD]} cmd=${1##*/} subs opts valued value_next
+  _inmanta_walk "${COMP_WORDS[@]:1:COMP_CWORD-1}"
+  if ((value_next)); then
     mapfile -t COMPREPLY < <(compgen -f -- "$cur")
   elif [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
@@ -128,20 +138,11 @@ std::string zshScript(const std::vector<const CLI::App*>& roots) {
   return "#compdef " + rootNames(roots) + "\n# zsh completion for " + rootNames(roots) +
          ", made by `inmanta completion zsh` from the command-line definitions.\n"
          "# Load it with: source <(inmanta completion zsh), or save it as _inmanta in a folder of $fpath\n" +
-         shellTable(levelsOf(roots)) +
+         shellFunctions(levelsOf(roots)) +
          R"(_inmanta() {
-  local cmd=${words[1]:t} word i subs opts valued
-  for ((i = 2; i < CURRENT; i++)); do
-    word=${words[i]}
-    _inmanta_words "$cmd"
-    if [[ " $valued " == *" $word "* ]]; then
-      ((i++))
-    elif [[ $word != -* && " $subs " == *" $word "* ]]; then
-      cmd="$cmd $word"
-    fi
-  done
-  _inmanta_words "$cmd"
-  if ((CURRENT > 2)) && [[ " $valued " == *" ${words[CURRENT-1]} "* ]]; then
+  local cmd=${words[1]:t} subs opts valued value_next
+  _inmanta_walk "${(@)words[2,CURRENT-1]}"
+  if ((value_next)); then
     _files
   elif [[ $PREFIX == -* ]]; then
     compadd -- ${=opts}

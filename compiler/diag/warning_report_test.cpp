@@ -7,7 +7,9 @@
 namespace inmanta::compiler {
 namespace {
 
-constexpr const char* kNumber = "Type 'number' is deprecated, use 'float' or 'int' instead";
+const std::string kNumber = "Type 'number' is deprecated, use 'float' or 'int' instead";
+const std::string kNumberLine = "TypeDeprecationWarning: " + kNumber;
+const std::string kStdPlace = "/usr/share/inmanta/modules/std/model/_init.cf:157:5";
 
 std::string printed(WarningReport& report, bool verbose) {
   std::ostringstream out;
@@ -15,24 +17,25 @@ std::string printed(WarningReport& report, bool verbose) {
   return out.str();
 }
 
+// The deprecation of `number` at each of `places`; those starting with '/' are in the bundled std.
+void warnNumber(WarningReport& report, std::initializer_list<std::string> places) {
+  for (const std::string& place : places) report.add("TypeDeprecationWarning", kNumber, place, place.front() == '/');
+}
+
 TEST(WarningReport, BundledPlacesOnlyWhenVerbose) {
   WarningReport report;
-  report.add("TypeDeprecationWarning", kNumber, "/usr/share/inmanta/modules/std/model/_init.cf:157:5", true);
+  warnNumber(report, {kStdPlace});
   EXPECT_EQ(printed(report, false), "");
-  report.add("TypeDeprecationWarning", kNumber, "/usr/share/inmanta/modules/std/model/_init.cf:157:5", true);
-  EXPECT_EQ(printed(report, true), std::string("TypeDeprecationWarning: ") + kNumber +
-                                       " (/usr/share/inmanta/modules/std/model/_init.cf:157:5)\n");
+  warnNumber(report, {kStdPlace});
+  EXPECT_EQ(printed(report, true), kNumberLine + " (" + kStdPlace + ")\n");
 }
 
 TEST(WarningReport, OneLinePerWarningWithTheCountOfItsOtherPlaces) {
   WarningReport report;
-  report.add("TypeDeprecationWarning", kNumber, "std/_init.cf:1:5", true);
-  report.add("TypeDeprecationWarning", kNumber, "./main.cf:3:5", false);
+  warnNumber(report, {kStdPlace, "./main.cf:3:5"});
   report.add("VariableShadowWarning", "Variable `x` shadowed", "./main.cf:9", false);
-  report.add("TypeDeprecationWarning", kNumber, "./main.cf:7:5", false);
-  report.add("TypeDeprecationWarning", kNumber, "./main.cf:3:5", false);  // the same place again
-  report.add("TypeDeprecationWarning", kNumber, "./main.cf:8:5", false);
-  EXPECT_EQ(printed(report, false), std::string("TypeDeprecationWarning: ") + kNumber +
+  warnNumber(report, {"./main.cf:7:5", "./main.cf:3:5", "./main.cf:8:5"});  // 3:5 again: listed once
+  EXPECT_EQ(printed(report, false), kNumberLine +
                                         " (./main.cf:3:5)\n"
                                         "    and 2 more places (-v lists them)\n"
                                         "VariableShadowWarning: Variable `x` shadowed (./main.cf:9)\n");
@@ -40,11 +43,10 @@ TEST(WarningReport, OneLinePerWarningWithTheCountOfItsOtherPlaces) {
 
 TEST(WarningReport, VerboseListsEveryPlace) {
   WarningReport report;
-  report.add("TypeDeprecationWarning", kNumber, "std/_init.cf:1:5", true);
-  report.add("TypeDeprecationWarning", kNumber, "./main.cf:3:5", false);
+  warnNumber(report, {kStdPlace, "./main.cf:3:5"});
   report.add("PluginDeprecationWarning", "Plugin 'std::select' is deprecated.", "", false);
-  EXPECT_EQ(printed(report, true), std::string("TypeDeprecationWarning: ") + kNumber +
-                                       " (std/_init.cf:1:5)\n"
+  EXPECT_EQ(printed(report, true), kNumberLine + " (" + kStdPlace +
+                                       ")\n"
                                        "    also at ./main.cf:3:5\n"
                                        "PluginDeprecationWarning: Plugin 'std::select' is deprecated.\n");
 }

@@ -161,6 +161,22 @@ def api_scenarios(engine, postgres):
               "GET /api/v2/health 200" not in server.output())
 
 
+def export_project(server, environment, name, main):
+    """A project whose .inmanta exports to `environment` on `server`; returns its folder and the
+    environment to run `inmanta` in (no INMANTA_* variables, HOME in the project)."""
+    project_dir = tempfile.mkdtemp(prefix="inmanta-server-e2e-")
+    for path, text in {
+            "main.cf": main,
+            "project.yml": f"name: {name}\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n",
+            ".inmanta": f"[config]\nenvironment = {environment}\n\n[compiler_rest_transport]\nhost = 127.0.0.1\n"
+                        f"port = {server.port}\n"}.items():
+        with open(os.path.join(project_dir, path), "w") as fd:
+            fd.write(text)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
+    env["HOME"] = project_dir
+    return project_dir, env
+
+
 def auth_scenario():  # O-8
     with LiveServer(INMANTA, extra_config=AUTH_CONFIG) as server:
         call = server.call
@@ -190,17 +206,9 @@ def auth_scenario():  # O-8
         check("O-8 environment_auth mints a token", status == 200 and body.get("token"), f"{status} {body}")
         # a compiler token scoped to the environment runs a whole `inmanta export -d`
         compiler = token(server, "--client-types", "compiler", "--environment", envs[0])
-        project_dir = tempfile.mkdtemp(prefix="inmanta-server-e2e-")
-        for name, text in {
-                "main.cf": 'import std\nhost = std::Host(name="localhost", os=std::linux)\n'
-                           'std::ConfigFile(host=host, path="/tmp/inmanta-o8.conf", content="o8")\n',
-                "project.yml": "name: o8\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n",
-                ".inmanta": f"[config]\nenvironment = {envs[0]}\n\n[compiler_rest_transport]\nhost = 127.0.0.1\n"
-                            f"port = {server.port}\n"}.items():
-            with open(os.path.join(project_dir, name), "w") as fd:
-                fd.write(text)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
-        env["HOME"] = project_dir
+        project_dir, env = export_project(server, envs[0], "o8", 'import std\nhost = std::Host(name="localhost", '
+                                          'os=std::linux)\nstd::ConfigFile(host=host, path="/tmp/inmanta-o8.conf", '
+                                          'content="o8")\n')
         proc = subprocess.run([INMANTA, "--config-dir", project_dir, "export", "-d", "--token", compiler], cwd=project_dir,
                               capture_output=True, text=True, env=env, timeout=120)
         check("O-8 export -d with a scoped compiler token", proc.returncode == 0, proc.stderr[-1500:])
@@ -230,16 +238,8 @@ def already_released_scenario():
         env_id = server.make_environment("released", "e")
         status, body = server.call("POST", "/api/v2/environment_settings/auto_deploy", {"value": True}, tid=env_id)
         check("released: auto_deploy on", status == 200, f"{status} {body}")
-        project_dir = tempfile.mkdtemp(prefix="inmanta-server-e2e-")
-        for name, text in {
-                "main.cf": 'import std::testing\nstd::testing::NullResource(name="released")\n',
-                "project.yml": "name: released\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n",
-                ".inmanta": f"[config]\nenvironment = {env_id}\n\n[compiler_rest_transport]\nhost = 127.0.0.1\n"
-                            f"port = {server.port}\n"}.items():
-            with open(os.path.join(project_dir, name), "w") as fd:
-                fd.write(text)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
-        env["HOME"] = project_dir
+        project_dir, env = export_project(server, env_id, "released",
+                                          'import std::testing\nstd::testing::NullResource(name="released")\n')
         for verbose, version in (([], 1), (["-v"], 2)):
             proc = subprocess.run([INMANTA, "--config-dir", project_dir, *verbose, "export", "-d"], cwd=project_dir,
                                   capture_output=True, text=True, env=env, timeout=120)
