@@ -4,8 +4,7 @@
 
 namespace inmanta::compiler {
 
-void WarningReport::add(const std::string& kind, const std::string& message, const std::string& place,
-                        bool bundled) {
+void WarningReport::add(const std::string& kind, const std::string& message, const std::string& place, bool bundled) {
   auto [it, added] = index_.try_emplace({kind, message}, warnings_.size());
   if (added) warnings_.push_back(Warning{kind, message, {}});
   std::vector<Place>& places = warnings_[it->second].places;
