@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -48,7 +49,10 @@ struct Scope {
   PluginContext* context = nullptr;                            // during a plugin call
   const std::vector<runtime::Instance*>* instances = nullptr;  // during the export
   ExportSink* sink = nullptr;                                  // during the export
-  std::optional<CompileError> optionalValue;                   // the last OptionalValueException raised to Python
+  // a resource's getters (exporter.upload_file in get_hash): kept with its fields, which the
+  // exporter may compute before it asks for a field (whether to ignore the resource)
+  std::map<std::string, std::string>* uploads = nullptr;
+  std::optional<CompileError> optionalValue;  // the last OptionalValueException raised to Python
 };
 INMANTA_MODULE_TLS Scope* scope = nullptr;
 
@@ -266,8 +270,9 @@ void log(const std::string& logger, int level, const std::string& message) {
 
 void uploadFile(const std::string& hash, const py::bytes& content) {
   Scope& s = current();
-  if (s.sink == nullptr) python::raise(PyExc_RuntimeError, "files can only be uploaded during the export");
-  s.sink->addFile(hash, std::string(content));
+  if (s.uploads != nullptr) (*s.uploads)[hash] = std::string(content);
+  else if (s.sink != nullptr) s.sink->addFile(hash, std::string(content));
+  else python::raise(PyExc_RuntimeError, "files can only be uploaded during the export");
 }
 
 void configure(const py::kwargs& classes) {
@@ -371,6 +376,7 @@ struct LoadedCode {
   struct Fields {
     bool ignored = false;
     std::unordered_map<std::string, Value> values;
+    std::map<std::string, std::string> files;  // what the getters uploaded, by hash
   };
   std::vector<std::unordered_map<const runtime::InstanceBase*, Fields>> fieldCache;
 
@@ -550,8 +556,9 @@ const LoadedCode::Fields& exportFields(LoadedCode& code, size_t type, const runt
   python::Gil gil;
   Scope s;
   s.host = code.host;
-  Enter enter(s);
   LoadedCode::Fields fields;
+  s.uploads = &fields.files;
+  Enter enter(s);
   py::tuple result = python::callPython([&] {
     return py::tuple(support->hostModule.attr("export_fields")(
         code.resourceClasses[type],
@@ -603,6 +610,7 @@ ResourceTypeSpec resourceSpec(const std::shared_ptr<LoadedCode>& code, const py:
                              s.sink = &sink;
                              Enter enter(s);
                              const LoadedCode::Fields& fields = exportFields(*raw, type, i);
+                             for (const auto& [hash, content] : fields.files) sink.addFile(hash, content);
                              auto it = fields.values.find(name);
                              return it == fields.values.end() ? Value() : it->second;
                            }});
