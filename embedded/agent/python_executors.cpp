@@ -351,7 +351,7 @@ std::shared_ptr<PythonExecutors::Process> PythonExecutors::processFor(const json
 }
 
 std::unique_ptr<handlers::Handler> PythonExecutors::handlerFor(const json& moduleVersionInfo, const std::string& type,
-                                                               std::string& why) {
+                                                               handlers::FileStore* files, std::string& why) {
   std::shared_ptr<Process> process = processFor(moduleVersionInfo, why);
   if (!process) return nullptr;
   if (!process->serves(type)) {
@@ -363,7 +363,7 @@ std::unique_ptr<handlers::Handler> PythonExecutors::handlerFor(const json& modul
     return process->call(request, timeout);
   };
   // the process's own time-out stops a hung call first; the handler's is a last resort
-  return std::make_unique<handlers::ForeignHandler>(std::move(call), timeout + std::chrono::seconds(30));
+  return std::make_unique<handlers::ForeignHandler>(std::move(call), timeout + std::chrono::seconds(30), files);
 }
 
 }  // namespace inmanta::agent

@@ -50,9 +50,9 @@ class PythonExecutors {
 
   // The handler of `type` from the module code of a version (its module_version_info), or nullptr
   // with `why` set: no module code, the code cannot be written or loaded (the reason), or it has
-  // no handler for the type.
+  // no handler for the type. `files`: the file store the handler's get_file reads (may be null).
   std::unique_ptr<handlers::Handler> handlerFor(const nlohmann::json& moduleVersionInfo, const std::string& type,
-                                                std::string& why);
+                                                handlers::FileStore* files, std::string& why);
 
   class Process;
 

@@ -6,6 +6,9 @@
 #include <mutex>
 #include <thread>
 
+#include "util/base64.h"
+#include "util/sha1.h"
+
 namespace inmanta::handlers {
 
 using nlohmann::json;
@@ -31,6 +34,22 @@ std::optional<ResultState> resultNamed(const std::string& name) {
   return std::nullopt;
 }
 
+bool isSha1(const std::string& text) {
+  return text.size() == 40 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// The files the resource's attributes name by hash, as base64.
+json filesNamedBy(const ResourceIntent& resource, FileStore& store) {
+  json files = json::object();
+  for (const auto& [name, value] : resource.attributes.items()) {
+    if (!value.is_string() || !isSha1(value.get_ref<const std::string&>())) continue;
+    const std::string& hash = value.get_ref<const std::string&>();
+    if (files.contains(hash)) continue;
+    if (std::optional<std::string> content = store.get(hash)) files[hash] = util::base64Encode(*content);
+  }
+  return files;
+}
+
 }  // namespace
 
 void ForeignHandler::execute(Context& ctx, const ResourceIntent& resource) { run(ctx, resource, "execute"); }
@@ -45,7 +64,9 @@ void ForeignHandler::reload(Context& ctx, const ResourceIntent& resource) {
 void ForeignHandler::run(Context& ctx, const ResourceIntent& resource, const char* action) {
   json payload = resource.attributes;
   payload["id"] = resource.versionedId();
-  std::string request = json{{"resource", std::move(payload)}, {"dry_run", ctx.dryRun()}, {"action", action}}.dump();
+  json body{{"resource", std::move(payload)}, {"dry_run", ctx.dryRun()}, {"action", action}};
+  if (files_ != nullptr) body["files"] = filesNamedBy(resource, *files_);
+  std::string request = body.dump();
 
   auto pending = std::make_shared<PendingCall>();
   std::thread([pending, call = call_, request = std::move(request)] {
@@ -88,6 +109,17 @@ void ForeignHandler::run(Context& ctx, const ResourceIntent& resource, const cha
     return;
   }
   canReload_ = answer.value("can_reload", false);
+  if (files_ != nullptr && answer.contains("uploads") && answer["uploads"].is_object()) {
+    for (const auto& [hash, text] : answer["uploads"].items()) {
+      std::optional<std::string> content = text.is_string() ? util::base64Decode(text.get<std::string>())
+                                                            : std::nullopt;
+      if (!content)
+        ctx.warning("The handler uploaded the file " + hash + " as something that is not base64: not stored");
+      else if (util::sha1Hex(*content) != hash)
+        ctx.warning("The handler uploaded a file under the hash " + hash + ", which is not its SHA-1: not stored");
+      else files_->put(hash, *content);
+    }
+  }
   if (answer.contains("logs") && answer["logs"].is_array())
     for (const json& line : answer["logs"])
       if (line.is_object())
@@ -108,7 +140,9 @@ void registerForeignHandlers(HandlerRegistry& registry, const std::vector<std::s
   for (const std::string& type : types)
     registry.add(
         type, "python", [](const HandlerServices&) { return true; },
-        [call, timeout](const HandlerServices&) { return std::make_unique<ForeignHandler>(call, timeout); });
+        [call, timeout](const HandlerServices& services) {
+          return std::make_unique<ForeignHandler>(call, timeout, services.files);
+        });
 }
 
 }  // namespace inmanta::handlers

@@ -1,7 +1,13 @@
 // A handler whose code lives outside this library: the modules' Python `@provider` classes, which
-// the binary's embedded CPython runs (compiler/module_code.h, PythonHandlers). The call crosses as
-// JSON text; a call that does not return within the time-out fails the resource and is abandoned
-// (Python code cannot be stopped from outside), so a hung handler never hangs the agent.
+// the binary's embedded CPython runs (compiler/module_code.h, PythonHandlers) or an executor process
+// of the server (agent/python_executors.h). The call crosses as JSON text; a call that does not
+// return within the time-out fails the resource and is abandoned (Python code cannot be stopped
+// from outside), so a hung handler never hangs the agent.
+//
+// Files of the file store cross with the call, as the call is one JSON text each way: the request
+// carries (base64, "files") every file an attribute of the resource names by its hash (a 40-digit
+// SHA-1, as std::File's `hash`), which the handler's get_file/stat_file read; the answer's
+// "uploads" (hash → base64) are the files its upload_file stored.
 #pragma once
 
 #include <chrono>
@@ -16,7 +22,9 @@ using ForeignCall = std::function<std::string(const std::string& request)>;
 
 class ForeignHandler : public Handler {
  public:
-  ForeignHandler(ForeignCall call, std::chrono::milliseconds timeout) : call_(std::move(call)), timeout_(timeout) {}
+  // `files`: the file store (may be null: no files cross).
+  ForeignHandler(ForeignCall call, std::chrono::milliseconds timeout, FileStore* files = nullptr)
+      : call_(std::move(call)), timeout_(timeout), files_(files) {}
   void execute(Context& ctx, const ResourceIntent& resource) override;
   bool canReload() const override { return canReload_; }
   void reload(Context& ctx, const ResourceIntent& resource) override;
@@ -27,6 +35,7 @@ class ForeignHandler : public Handler {
 
   ForeignCall call_;
   std::chrono::milliseconds timeout_;
+  FileStore* files_;
   bool canReload_ = false;
 };
 

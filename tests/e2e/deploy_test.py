@@ -8,6 +8,7 @@ handler (deployed, re-run without change, one that throws and one that hangs).
     deploy_test.py path/to/inmanta [unittest arguments]
 """
 import grp
+import hashlib
 import json
 import os
 import pwd
@@ -23,7 +24,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runner_module import RUNNER_MODEL, RUNNER_PLUGIN, runner_module_files  # noqa: E402
+from runner_module import RUNNER_MODEL, RUNNER_PLUGIN, copier_module_files, runner_module_files  # noqa: E402
 
 INMANTA = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else os.environ.get("INMANTA_BINARY", "inmanta"))
 OWNER = pwd.getpwuid(os.getuid()).pw_name
@@ -418,6 +419,20 @@ class Deploy(unittest.TestCase):
         self.model(f'import runner\nrunner::Run(name="r", command="touch {done}", creates="{done}")\n')
         self.assertOutcome(self.deployed(), rid, "deployed", "created")
         self.assertTrue(os.path.exists(done))
+
+    def test_python_handler_reads_and_uploads_files_of_the_file_store(self):
+        for path, text in copier_module_files().items():
+            self.write(path, text)
+        target = self.path("copy.txt")
+        self.model(f'import copier\ncopier::Copy(path="{target}", content="from the file store\\n")\n')
+        outcome = self.assertOutcome(self.deployed(), f"copier::Copy[internal,path={target}]", "deployed", "created")
+        with open(target) as fd:
+            self.assertEqual(fd.read(), "from the file store\n", json.dumps(outcome))
+        reverse = "\nerots elif eht morf".encode()
+        digest = hashlib.sha1(reverse).hexdigest()
+        with sqlite3.connect(os.path.join(self.project, "data", "deploy", "inmanta.db")) as db:
+            stored = db.execute("SELECT content FROM file WHERE content_hash = ?", (digest,)).fetchall()
+        self.assertEqual([bytes(row[0]) for row in stored], [reverse], "the handler's upload_file is stored")
 
     def test_python_handler_that_throws_or_hangs_fails_only_its_resource(self):
         self.runner_module()

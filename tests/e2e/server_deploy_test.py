@@ -11,6 +11,7 @@ talks to a stub systemctl that records its arguments).
 
 Usage: server_deploy_test.py INMANTA [--postgres] [unittest options]
 """
+import base64
 import grp
 import hashlib
 import os
@@ -28,7 +29,7 @@ from datetime import datetime, timezone
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
 from live_server import LiveServer  # noqa: E402
-from runner_module import RUNNER_PLUGIN, runner_module_files  # noqa: E402
+from runner_module import RUNNER_PLUGIN, copier_module_files, runner_module_files  # noqa: E402
 
 INMANTA = os.path.abspath(sys.argv[1])
 POSTGRES = "--postgres" in sys.argv[2:]
@@ -247,6 +248,18 @@ class DeployScenario(unittest.TestCase):
         self.assert_statuses({touch_id: "deployed"}, timeout=30)
         action = self.deploy_actions(touch_id)[-1]
         self.assertTrue(any(m["msg"] == f"executed touch {done}" for m in action["messages"]), action["messages"])
+
+    def test_a_module_python_handler_reads_and_uploads_files_of_the_file_store(self):
+        self.environment(self.serve())
+        target = f"{self.tmp}/copy.txt"
+        self.export(f'import copier\ncopier::Copy(path="{target}", content="served\\n")\n', "-d",
+                    files=copier_module_files())
+        self.assert_statuses({f"copier::Copy[internal,path={target}]": "deployed"}, timeout=30)
+        self.assertEqual(file_text(target), "served\n")
+        reverse = base64.b64encode(b"\ndevres").decode()
+        digest = hashlib.sha1(b"\ndevres").hexdigest()
+        status, answer = self.server.call("GET", f"/api/v1/file/{digest}", None, tid=self.env)
+        self.assertEqual((status, answer.get("content")), (200, reverse), "the handler's upload_file is stored")
 
     def test_a_module_without_its_code_on_the_server_is_unavailable_with_the_reason(self):
         """A version whose module code names a file the server does not have: the resource is

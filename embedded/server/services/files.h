@@ -33,10 +33,6 @@ class FileService {
   store::Store& store_;
 };
 
-// Base64 of RFC 4648 (with padding) both ways; decode gives nullopt for text that is not base64.
-std::string base64Encode(const std::string& bytes);
-std::optional<std::string> base64Decode(const std::string& text);
-
 // The lines of Python's difflib.unified_diff(a, b, fromfile, tofile) with `a` and `b` split after
 // each newline.
 std::vector<std::string> unifiedDiff(const std::string& a, const std::string& b, const std::string& fromName,

@@ -172,9 +172,11 @@ scheduler::Scheduler* Schedulers::get(const std::string& env) {
   if (executors_) {
     agent::PythonExecutors& executors = *executors_;
     ModuleCodeCache& moduleCode = lane->moduleCode;
-    lane->executor.setFallback([&executors, &moduleCode](const handlers::ResourceIntent& intent, std::string& why) {
-      return executors.handlerFor(moduleCode.of(intent.version), intent.type, why);
-    });
+    StoreFiles& files = lane->files;
+    lane->executor.setFallback(
+        [&executors, &moduleCode, &files](const handlers::ResourceIntent& intent, std::string& why) {
+          return executors.handlerFor(moduleCode.of(intent.version), intent.type, &files, why);
+        });
   }
   lane->scheduler.start();
   return &lanes_.emplace(env, std::move(lane)).first->second->scheduler;

@@ -699,6 +699,7 @@ def run_handler(request_text: str) -> str:
     "dry_run": bool, "action": "execute" | "reload"}; the answer = {"status", "change", "changes", "logs",
     "can_reload"}, JSON texts both ways. Every failure is part of the answer: this function does not raise.
     """
+    import base64
     import json
 
     from inmanta import resources as resources_module
@@ -716,6 +717,7 @@ def run_handler(request_text: str) -> str:
             return json.dumps(answer)
         dry_run = bool(request.get("dry_run", False))
         provider = handler_class(agent=None)
+        provider._files = {h: base64.b64decode(c) for h, c in (request.get("files") or {}).items()}
         ctx = handler_module.HandlerContext(resource, dry_run=dry_run)
         try:
             answer["can_reload"] = bool(provider.can_reload())
@@ -731,6 +733,8 @@ def run_handler(request_text: str) -> str:
         answer["change"] = ctx.change.value
         answer["changes"] = ctx.changes
         answer["logs"] = [_formatted(entry) for entry in ctx.logs]
+        if provider._uploads:
+            answer["uploads"] = {h: base64.b64encode(c).decode("ascii") for h, c in provider._uploads.items()}
     except Exception as e:  # the handler's own failures are in ctx; this is a resource or handler that cannot be made
         answer["status"] = "failed"
         answer["logs"].append(

@@ -295,6 +295,8 @@ class HandlerAPI(ABC, Generic[TResource]):
         self._agent = agent
         self._client = None
         self._io = io if io is not None else LocalIO("local:", {})
+        self._files: dict[str, bytes] = {}  # sent with the call, by hash
+        self._uploads: dict[str, bytes] = {}  # upload_file's, returned with the answer
         self.cache: AgentCache = AgentCache()
 
     def close(self) -> None:
@@ -377,14 +379,17 @@ class HandlerAPI(ABC, Generic[TResource]):
             self._client = protocol.Client("agent")  # type: ignore[assignment]
         return self._client
 
+    # The files of the file store cross with the handler call (CONTRACT.md, run_handler): the agent
+    # sends those the resource's attributes name by hash, and stores what upload_file adds.
     def get_file(self, hash_id: str) -> Optional[bytes]:
-        raise NotImplementedError("Files are fetched by the agent of the deploy")
+        """The file's content, or None when the agent did not send it (no attribute names it)."""
+        return self._files.get(hash_id, self._uploads.get(hash_id))
 
     def stat_file(self, hash_id: str) -> bool:
-        raise NotImplementedError("Files are fetched by the agent of the deploy")
+        return hash_id in self._files or hash_id in self._uploads
 
     def upload_file(self, hash_id: str, content: bytes) -> None:
-        raise NotImplementedError("Files are uploaded by the agent of the deploy")
+        self._uploads[hash_id] = bytes(content)
 
 
 def _run_action(handler: "HandlerAPI[Any]", ctx: HandlerContext, resource: resources.Resource, action: Callable[[], None]) -> None:
