@@ -20,6 +20,14 @@ struct GlobalOptions {
   std::string configDir = "/etc/inmanta/inmanta.d";
 };
 
+// -v and -X, on `inmanta` itself and after the commands that compile, into `globals`.
+inline void addLogFlags(CLI::App& app, GlobalOptions& globals) {
+  app.add_flag("-v,--verbose", globals.verbosity,
+               "More log output: -v for the warnings about the bundled std and every place of a repeated one, "
+               "-vv for info, -vvv for debug");
+  app.add_flag("-X,--extended-errors", globals.trace, "Show internal details of failures");
+}
+
 class Command {
  public:
   virtual ~Command() = default;

@@ -16,13 +16,14 @@ namespace {
 
 class CompileCommand : public Command {
  public:
-  CLI::App* add(CLI::App& app, GlobalOptions&) override {
+  CLI::App* add(CLI::App& app, GlobalOptions& globals) override {
     CLI::App* cmd = app.add_subcommand("compile", "Compile the project's model (main.cf with its modules)");
     cmd->add_option("--project", options_.projectDir,
                     "The project folder (default: the nearest folder upwards with a project.yml)");
     server_.add(cmd);
     cmd->add_flag("--install", install_,
                   "Install the project's missing modules and Python requirements first (as `inmanta project install`)");
+    addLogFlags(*cmd, globals);  // as after export and deploy
     return cmd;
   }
 

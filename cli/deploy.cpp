@@ -36,8 +36,7 @@ class DeployCommand : public Command {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--listen", deploy_.listen,
                     "Serve the REST API on [ADDR:]PORT while the deploy runs (default: 127.0.0.1, any free port)");
-    cmd->add_flag("-v,--verbose", globals.verbosity, "More log output: -v for info, -vv for debug");
-    cmd->add_flag("-X,--extended-errors", globals.trace, "Show internal details of failures");
+    addLogFlags(*cmd, globals);
     return cmd;
   }
 

@@ -37,8 +37,7 @@ class ExportCommand : public Command {
     cmd->add_option("--export-plugin", ex.exportPlugin,
                     "Run only this export plugin (a module's @export hook), not those config.export lists");
     // -v and -X are also taken after `export`, into the global flags
-    cmd->add_flag("-v,--verbose", globals.verbosity, "More log output: -v for info, -vv for debug");
-    cmd->add_flag("-X,--extended-errors", globals.trace, "Show internal details of failures");
+    addLogFlags(*cmd, globals);
     return cmd;
   }
 

@@ -24,8 +24,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("-V,--version", std::string("inmanta-cpp ") + INMANTA_VERSION +
                                            " (language of inmanta-core 19.1.0 with std 5.2.8)");
   inmanta::cli::GlobalOptions globals;
-  app.add_flag("-v,--verbose", globals.verbosity, "More log output: -v for info, -vv for debug");
-  app.add_flag("-X,--extended-errors", globals.trace, "Show internal details of failures");
+  inmanta::cli::addLogFlags(app, globals);
   app.add_option("-c,--config", globals.configFile, "Also read this configuration file (after .inmanta)")
       ->check(CLI::ExistingFile);
   app.add_option("--config-dir", globals.configDir,
