@@ -7,12 +7,15 @@
 // one answer line per request line (inmanta._host.run_handler), until stdin closes.
 //
 // One process per set of module code keeps the versions' code apart and lets the server stop a
-// handler that hangs, which a thread of its own interpreter could not.
+// handler that hangs, which a thread of its own interpreter could not. The modules' Python
+// requirements (DIR/executor.json, with the version's pip settings) are installed into DIR/.env
+// before the code loads, the first time, as the reference's executors install theirs.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -22,6 +25,8 @@
 #include "compiler/diag/diagnostic.h"
 #include "compiler/module_code.h"
 #include "compiler/source/source.h"
+#include "installer/installer.h"
+#include "installer/python_env.h"
 
 namespace inmanta::cli {
 
@@ -64,6 +69,50 @@ std::string describe(const compiler::CompileError& e, const compiler::SourceMana
   return text;
 }
 
+// put_version's pip_config as project.yml's pip settings.
+compiler::ProjectConfig::Pip pipSettings(const json& config) {
+  compiler::ProjectConfig::Pip pip;
+  if (!config.is_object()) return pip;
+  if (config.contains("index-url") && config["index-url"].is_string()) pip.indexUrl = config["index-url"];
+  if (config.contains("extra-index-url") && config["extra-index-url"].is_array())
+    for (const json& url : config["extra-index-url"])
+      if (url.is_string()) pip.extraIndexUrl.push_back(url);
+  if (config.contains("pre") && config["pre"].is_boolean()) pip.pre = config["pre"].get<bool>();
+  pip.useSystemConfig = config.value("use-system-config", false);
+  return pip;
+}
+
+// Installs the code set's requirements into DIR/.env once (a marker names what was installed);
+// returns the Python path it adds. Throws installer::ProjectError.
+std::vector<std::string> installRequirements(const fs::path& dir) {
+  std::ifstream in(dir / "executor.json");
+  if (!in) return {};
+  json config = json::parse(in, nullptr, false);
+  if (!config.is_object() || !config.contains("requirements") || !config["requirements"].is_array()) return {};
+  std::vector<installer::PythonRequirement> requirements;
+  for (const json& entry : config["requirements"]) {
+    std::string module = entry.value("module", "?");
+    for (installer::PythonRequirement& r :
+         installer::parseRequirementsTxt(entry.value("requirement", ""), "the requirements of module " + module,
+                                         "module " + module))
+      if (installer::notInstalledReason(r.name).empty()) requirements.push_back(std::move(r));
+  }
+  if (requirements.empty()) return {};
+  fs::path env = dir / ".env";
+  std::string wanted;
+  for (const installer::PythonRequirement& r : requirements) wanted += r.text + "\n";
+  std::ifstream marker(env / "inmanta-installed");
+  std::string installed(std::istreambuf_iterator<char>(marker), {});
+  if (installed != wanted) {
+    const std::string label = "the executor's Python environment " + env.string();
+    std::string python = installer::ensurePythonEnvironment(env, label, std::cerr);
+    installer::pipInstallInto(python, label, pipSettings(config.value("pip_config", json())), {}, requirements,
+                              std::cerr);
+    std::ofstream(env / "inmanta-installed") << wanted;
+  }
+  return compiler::projectSitePackages(dir.string());
+}
+
 class ExecutorCommand : public Command {
  public:
   CLI::App* add(CLI::App& app, GlobalOptions&) override {
@@ -97,12 +146,14 @@ class ExecutorCommand : public Command {
     try {
       compiler::ModuleCodeSettings settings;
       settings.projectDir = codeDir_;
+      settings.pythonPath = installRequirements(codeDir_);
       code = compiler::moduleCodeLoader().load(modules, settings, *host, [&sources](const std::string& path) {
         return sources.add(path, path, "");
       });
     } catch (const compiler::CompileError& e) {
       channel.send(json{{"error", describe(e, sources)}}.dump());
       return 1;
+
     } catch (const std::exception& e) {
       channel.send(json{{"error", e.what()}}.dump());
       return 1;

@@ -37,23 +37,6 @@ std::optional<size_t> positiveFromEnvironment(const char* name, const char* what
   return number;
 }
 
-// The message of a compile over `limit` bytes of resident memory after `instances` instances, or
-// nothing (the resident size is the second number of Linux's /proc/self/statm, in pages).
-// The site-packages of the project's virtual environment (`.env`, as the reference's), where
-// `inmanta project install` puts what the modules' requirements.txt name.
-std::vector<std::string> projectSitePackages(const std::string& projectDir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  std::filesystem::path lib = std::filesystem::path(projectDir) / ".env" / "lib";
-  for (std::filesystem::directory_iterator it(lib, ec), end; !ec && it != end; it.increment(ec)) {
-    std::filesystem::path site = it->path() / "site-packages";
-    if (it->path().filename().string().rfind("python3", 0) == 0 && std::filesystem::is_directory(site, ec))
-      out.push_back(site.string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // Every module folder (one with module.yml) on the module path; the first of a name wins.
 std::vector<PythonModule> modulesOnPath(const std::vector<std::string>& modulepath) {
   std::vector<PythonModule> out;
@@ -70,6 +53,8 @@ std::vector<PythonModule> modulesOnPath(const std::vector<std::string>& modulepa
   return out;
 }
 
+// The message of a compile over `limit` bytes of resident memory after `instances` instances, or
+// nothing (the resident size is the second number of Linux's /proc/self/statm, in pages).
 std::optional<std::string> memoryExceeded(size_t limit, size_t instances) {
   std::ifstream statm("/proc/self/statm");
   size_t size = 0;

@@ -1,5 +1,6 @@
 #include "compiler/module_code.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -132,6 +133,19 @@ ModuleCodeLoader& moduleCodeLoader() {
   static ModuleCodeLoader* loader = loadLoader(error);
   if (loader == nullptr) throw CompileError(Diagnostic(ErrorKind::CompilerException, error));
   return *loader;
+}
+
+std::vector<std::string> projectSitePackages(const std::string& projectDir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::filesystem::path lib = std::filesystem::path(projectDir) / ".env" / "lib";
+  for (std::filesystem::directory_iterator it(lib, ec), end; !ec && it != end; it.increment(ec)) {
+    std::filesystem::path site = it->path() / "site-packages";
+    if (it->path().filename().string().rfind("python3", 0) == 0 && std::filesystem::is_directory(site, ec))
+      out.push_back(site.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::unique_ptr<ModuleCodeHost> makeModuleCodeHost(

@@ -128,6 +128,10 @@ class ModuleCodeLoader {
 std::vector<PythonModule> modulesWithPythonCode(const std::vector<PythonModule>& imported,
                                                 const std::function<bool(const std::string&)>& builtIn);
 
+// The site-packages folders of the virtual environment `<dir>/.env` (a project's, where `inmanta
+// project install` puts what the modules' requirements.txt name, or an executor's code set's).
+std::vector<std::string> projectSitePackages(const std::string& dir);
+
 // The loader of this process (the shared module, loaded on first use). Throws CompileError when
 // it cannot be loaded.
 ModuleCodeLoader& moduleCodeLoader();

@@ -289,27 +289,20 @@ ProcessResult runProcess(const ProcessSpec& spec) {
 
 std::string embeddedPythonInterpreter() { return INMANTA_EMBEDDED_PYTHON; }
 
-void installPythonRequirements(const ResolveResult& resolved, const PipOptions& options, std::ostream& progress,
-                               const ProcessRunner& run) {
-  PythonRequirements reqs = collectPythonRequirements(resolved);
-  for (const auto& [r, reason] : reqs.skipped)
-    progress << "Python requirement " << describe(r) << " is not installed: " << reason << "\n";
-  if (reqs.install.empty()) return;
-
-  fs::path env = fs::path(resolved.project.dir) / ".env";
+std::string ensurePythonEnvironment(const fs::path& env, const std::string& label, std::ostream& progress,
+                                    const ProcessRunner& run) {
   fs::path python = env / "bin" / "python";
   std::string interpreter = embeddedPythonInterpreter();
   std::string pythonName = fs::path(interpreter).filename().string();  // python3.11
   std::error_code ec;
   if (!fs::exists(python, ec)) {
     if (fs::exists(env, ec) && !fs::is_empty(env, ec))
-      throw ProjectError(
-          "the folder .env exists but is not a Python environment (no bin/python): remove it, and the next "
-          "`inmanta project install` makes one");
+      throw ProjectError("the folder " + env.string() + " exists but is not a Python environment (no bin/python): " +
+                         "remove it, and the next install makes one");
     ProcessResult made =
         run(ProcessSpec{{interpreter, "-m", "venv", "--system-site-packages", "--without-pip", env.string()}, {}});
     if (made.exitCode != 0 || !fs::exists(python, ec))
-      throw ProjectError("cannot create the project's Python environment .env with " + interpreter +
+      throw ProjectError("cannot create " + label + " with " + interpreter +
                          " (the Python the compile embeds):" + lastLines(made.output, 10));
     // as the reference's environments: `pip` runs the environment's python (and the system's pip)
     fs::path pipStub = env / "bin" / "pip";
@@ -318,17 +311,21 @@ void installPythonRequirements(const ResolveResult& resolved, const PipOptions& 
                     fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
                         fs::perms::others_exec,
                     ec);
-    progress << "created the project's Python environment .env (" << pythonName << ", with the system's packages)\n";
+    progress << "created " << label << " (" << pythonName << ", with the system's packages)\n";
   } else if (pythonName.rfind("python3.", 0) == 0 && !fs::is_directory(env / "lib" / pythonName, ec)) {
-    throw ProjectError(
-        "the project's Python environment .env is not made for " + pythonName +
-        ", the Python the compile embeds: remove it, and the next `inmanta project install` makes it again");
+    throw ProjectError(label + " is not made for " + pythonName +
+                       ", the Python the compile embeds: remove it, and the next install makes it again");
   }
+  return python.string();
+}
 
+void pipInstallInto(const std::string& python, const std::string& label, const compiler::ProjectConfig::Pip& pip,
+                    const PipOptions& options, const std::vector<PythonRequirement>& requirements,
+                    std::ostream& progress, const ProcessRunner& run) {
   std::vector<std::string> texts;
-  for (const PythonRequirement& r : reqs.install) texts.push_back(r.text);
-  progress << "installing Python requirements into .env with pip: " << join(texts, ", ") << "\n";
-  ProcessSpec command = pipInstallCommand(python.string(), resolved.project.pip, options, reqs.install);
+  for (const PythonRequirement& r : requirements) texts.push_back(r.text);
+  progress << "installing Python requirements into " << label << " with pip: " << join(texts, ", ") << "\n";
+  ProcessSpec command = pipInstallCommand(python, pip, options, requirements);
   ProcessResult result = run(command);
   if (result.exitCode == 0) {
     std::istringstream in(result.output);
@@ -339,16 +336,27 @@ void installPythonRequirements(const ResolveResult& resolved, const PipOptions& 
     return;
   }
   if (result.output.find("No module named pip") != std::string::npos)
-    throw ProjectError("cannot install the Python requirements: pip is not available to " + python.string() + " (" +
-                       pythonName + " with the system's packages): install Debian's python3-pip");
+    throw ProjectError("cannot install the Python requirements: pip is not available to " + python +
+                       " (with the system's packages): install Debian's python3-pip");
   std::vector<std::string> all;
-  for (const PythonRequirement& r : reqs.install) all.push_back(describe(r));
-  std::string summary = pipFailureSummary(result.output, command, reqs.install);
-  throw ProjectError("pip could not install the Python requirements into .env (" +
+  for (const PythonRequirement& r : requirements) all.push_back(describe(r));
+  std::string summary = pipFailureSummary(result.output, command, requirements);
+  throw ProjectError("pip could not install the Python requirements into " + label + " (" +
                      (result.exitCode < 0 ? std::string("it did not run to its end")
                                           : "exit status " + std::to_string(result.exitCode)) +
                      "): " + (summary.empty() ? join(all, ", ") : summary) +
                      "\npip's last lines:" + lastLines(result.output, 12));
+}
+
+void installPythonRequirements(const ResolveResult& resolved, const PipOptions& options, std::ostream& progress,
+                               const ProcessRunner& run) {
+  PythonRequirements reqs = collectPythonRequirements(resolved);
+  for (const auto& [r, reason] : reqs.skipped)
+    progress << "Python requirement " << describe(r) << " is not installed: " << reason << "\n";
+  if (reqs.install.empty()) return;
+  std::string python = ensurePythonEnvironment(fs::path(resolved.project.dir) / ".env",
+                                               "the project's Python environment .env", progress, run);
+  pipInstallInto(python, ".env", resolved.project.pip, options, reqs.install, progress, run);
 }
 
 }  // namespace inmanta::installer

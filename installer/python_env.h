@@ -4,6 +4,7 @@
 // The compile's embedded Python puts that environment's site-packages on its path.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -86,6 +87,19 @@ ProcessSpec pipInstallCommand(const std::string& python, const compiler::Project
 
 // The interpreter the compile embeds (`/usr/bin/python3.11`), which makes `.env`.
 std::string embeddedPythonInterpreter();
+
+// Makes `env` a Python environment of the embedded interpreter unless it is one (with the system's
+// site-packages, without a pip of its own: the system's pip, Debian's python3-pip, runs in it, as the
+// reference's environments use their parent's); returns its python. `label` names it in messages.
+// Throws ProjectError.
+std::string ensurePythonEnvironment(const std::filesystem::path& env, const std::string& label, std::ostream& progress,
+                                    const ProcessRunner& run = runProcess);
+
+// `pip install` of `requirements` into the environment whose interpreter is `python` (pipInstallCommand);
+// a failure throws ProjectError naming the requirements, who set them and pip's last lines.
+void pipInstallInto(const std::string& python, const std::string& label, const compiler::ProjectConfig::Pip& pip,
+                    const PipOptions& options, const std::vector<PythonRequirement>& requirements,
+                    std::ostream& progress, const ProcessRunner& run = runProcess);
 
 // Installs what collectPythonRequirements() finds into `<project>/.env`, creating it first (with
 // the system's site-packages, without a pip of its own: the system's pip, Debian's python3-pip,

@@ -65,7 +65,11 @@ json codeModules(const json& info) {
                            {"is_byte_code", f.value("is_byte_code", false)}});
     std::sort(files.begin(), files.end(),
               [](const json& a, const json& b) { return a["name"].get<std::string>() < b["name"].get<std::string>(); });
-    modules[name] = json{{"files", std::move(files)}};
+    json requirements = json::array();
+    if (module.contains("requirements") && module["requirements"].is_array())
+      for (const json& r : module["requirements"])
+        if (r.is_string()) requirements.push_back(r);
+    modules[name] = json{{"files", std::move(files)}, {"requirements", std::move(requirements)}};
   }
   return modules;
 }
@@ -244,7 +248,8 @@ PythonExecutors::~PythonExecutors() {
   processes_.clear();
 }
 
-std::optional<std::string> PythonExecutors::writeCode(const std::string& key, const json& modules, std::string& why) {
+std::optional<std::string> PythonExecutors::writeCode(const std::string& key, const json& codeSet, std::string& why) {
+  const json& modules = codeSet["modules"];
   fs::path target = fs::path(config_.codeRoot) / key;
   std::error_code ec;
   if (fs::is_directory(target, ec)) return target.string();
@@ -292,6 +297,12 @@ std::optional<std::string> PythonExecutors::writeCode(const std::string& key, co
         !fs::exists(partial / module / "plugins" / "__init__.pyc"))
       std::ofstream(partial / module / "plugins" / "__init__.py").flush();
   }
+  // what the executor installs before it loads the code (cli/executor.cpp)
+  json requirements = json::array();
+  for (const auto& [module, entry] : modules.items())
+    for (const json& r : entry["requirements"]) requirements.push_back({{"module", module}, {"requirement", r}});
+  std::ofstream(partial / "executor.json")
+      << json{{"requirements", requirements}, {"pip_config", codeSet["pip_config"]}}.dump(2);
   fs::rename(partial, target, ec);
   if (ec && !fs::is_directory(target)) {
     why = "cannot rename " + partial.string() + " to " + target.string() + ": " + ec.message();
@@ -313,13 +324,15 @@ void PythonExecutors::stopIdleBeyondLimit() {
   }
 }
 
-std::shared_ptr<PythonExecutors::Process> PythonExecutors::processFor(const json& moduleVersionInfo, std::string& why) {
-  json modules = codeModules(moduleVersionInfo);
+std::shared_ptr<PythonExecutors::Process> PythonExecutors::processFor(const VersionCode& code, std::string& why) {
+  json modules = codeModules(code.modules);
   if (modules.empty()) {
     why = "its version has no module code (module_version_info) besides std's";
     return nullptr;
   }
-  const std::string key = util::sha1Hex(modules.dump());
+  // the code set: the modules' files and requirements, and how pip installs them
+  const json codeSet{{"modules", std::move(modules)}, {"pip_config", code.pipConfig}};
+  const std::string key = util::sha1Hex(codeSet.dump());
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto failed = failures_.find(key); failed != failures_.end()) {
     why = failed->second;
@@ -330,7 +343,7 @@ std::shared_ptr<PythonExecutors::Process> PythonExecutors::processFor(const json
     found->second->lastUse = ++uses_;
     return found->second;
   }
-  std::optional<std::string> dir = writeCode(key, modules, why);
+  std::optional<std::string> dir = writeCode(key, codeSet, why);
   if (!dir) return nullptr;
   try {
     auto process = std::make_shared<Process>(config_.executable, *dir, config_.startTimeout);
@@ -350,9 +363,9 @@ std::shared_ptr<PythonExecutors::Process> PythonExecutors::processFor(const json
   }
 }
 
-std::unique_ptr<handlers::Handler> PythonExecutors::handlerFor(const json& moduleVersionInfo, const std::string& type,
+std::unique_ptr<handlers::Handler> PythonExecutors::handlerFor(const VersionCode& code, const std::string& type,
                                                                handlers::FileStore* files, std::string& why) {
-  std::shared_ptr<Process> process = processFor(moduleVersionInfo, why);
+  std::shared_ptr<Process> process = processFor(code, why);
   if (!process) return nullptr;
   if (!process->serves(type)) {
     why = "the module code of its version has no handler for " + type;

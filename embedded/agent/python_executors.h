@@ -6,6 +6,8 @@
 // versions' code apart; a call that does not finish in time stops its process (a hung Python
 // handler cannot be stopped otherwise), and the next call starts a new one.
 //
+// The modules' Python requirements are installed by the executor into a virtual environment of its
+// code set, with the version's pip settings (`<code set>/.env`), as the reference's executors do.
 // std's code is never loaded: std's types have their C++ handlers (std_handlers.h).
 #pragma once
 
@@ -28,8 +30,15 @@ struct PythonExecutorsConfig {
   std::string codeRoot;    // where the code sets are written: <state_dir>/executors
   std::string executable;  // the `inmanta` binary
   std::chrono::milliseconds callTimeout{std::chrono::minutes(10)};
-  std::chrono::milliseconds startTimeout{std::chrono::minutes(2)};
+  // loading the code, with the pip install of its requirements the first time
+  std::chrono::milliseconds startTimeout{std::chrono::minutes(10)};
   std::size_t maxProcesses = 8;  // idle ones beyond it are stopped, least recently used first
+};
+
+// What a version says of its module code: put_version's module_version_info and pip_config.
+struct VersionCode {
+  nlohmann::json modules;    // module_version_info (null: none)
+  nlohmann::json pipConfig;  // null: pip's defaults
 };
 
 // Where a file of the store comes from, by its hash.
@@ -51,15 +60,16 @@ class PythonExecutors {
   // The handler of `type` from the module code of a version (its module_version_info), or nullptr
   // with `why` set: no module code, the code cannot be written or loaded (the reason), or it has
   // no handler for the type. `files`: the file store the handler's get_file reads (may be null).
-  std::unique_ptr<handlers::Handler> handlerFor(const nlohmann::json& moduleVersionInfo, const std::string& type,
+  std::unique_ptr<handlers::Handler> handlerFor(const VersionCode& code, const std::string& type,
                                                 handlers::FileStore* files, std::string& why);
 
   class Process;
 
  private:
-  std::shared_ptr<Process> processFor(const nlohmann::json& moduleVersionInfo, std::string& why);
-  // Writes the code set out under codeRoot/<key> unless it is there; the folder, or nullopt with why.
-  std::optional<std::string> writeCode(const std::string& key, const nlohmann::json& modules, std::string& why);
+  std::shared_ptr<Process> processFor(const VersionCode& code, std::string& why);
+  // Writes the code set out under codeRoot/<key> unless it is there — the modules' files, and
+  // executor.json with their requirements and the pip settings —; the folder, or nullopt with why.
+  std::optional<std::string> writeCode(const std::string& key, const nlohmann::json& codeSet, std::string& why);
   void stopIdleBeyondLimit();
 
   PythonExecutorsConfig config_;

@@ -105,7 +105,7 @@ const char* const kAnswering =
 TEST_F(PythonExecutorsTest, TheCodeIsWrittenOnceAndTheHandlersRunInTheProcess) {
   PythonExecutors executors(config(script(kAnswering)), files());
   std::string why;
-  auto handler = executors.handlerFor(info(), "runner::Run", nullptr, why);
+  auto handler = executors.handlerFor({info(), {}}, "runner::Run", nullptr, why);
   ASSERT_TRUE(handler) << why;
   handlers::Context ctx(false);
   handler->execute(ctx, intent());
@@ -124,7 +124,7 @@ TEST_F(PythonExecutorsTest, TheCodeIsWrittenOnceAndTheHandlersRunInTheProcess) {
   EXPECT_FALSE(fs::exists(sets[0] / "std")) << "std's code is never loaded";
 
   // the same code again: the same process, nothing written again
-  auto again = executors.handlerFor(info(), "runner::Run", nullptr, why);
+  auto again = executors.handlerFor({info(), {}}, "runner::Run", nullptr, why);
   ASSERT_TRUE(again) << why;
   handlers::Context ctx2(false);
   again->execute(ctx2, intent());
@@ -134,14 +134,14 @@ TEST_F(PythonExecutorsTest, TheCodeIsWrittenOnceAndTheHandlersRunInTheProcess) {
   EXPECT_EQ(std::count(std::istreambuf_iterator<char>(starts), {}, '\n'), 1);
 
   // a type the code has no handler for
-  EXPECT_FALSE(executors.handlerFor(info(), "runner::Other", nullptr, why));
+  EXPECT_FALSE(executors.handlerFor({info(), {}}, "runner::Other", nullptr, why));
   EXPECT_NE(why.find("no handler for runner::Other"), std::string::npos) << why;
 }
 
 TEST_F(PythonExecutorsTest, AHungCallStopsItsProcessAndTheNextCallStartsANewOne) {
   PythonExecutors executors(config(script(kAnswering)), files());
   std::string why;
-  auto handler = executors.handlerFor(info(), "runner::Run", nullptr, why);
+  auto handler = executors.handlerFor({info(), {}}, "runner::Run", nullptr, why);
   ASSERT_TRUE(handler) << why;
   handlers::ResourceIntent hung = intent();
   hung.attributes["command"] = "hang";
@@ -155,7 +155,7 @@ TEST_F(PythonExecutorsTest, AHungCallStopsItsProcessAndTheNextCallStartsANewOne)
     told = told || line["msg"].get<std::string>().find("did not finish within") != std::string::npos;
   EXPECT_TRUE(told);
 
-  auto next = executors.handlerFor(info(), "runner::Run", nullptr, why);
+  auto next = executors.handlerFor({info(), {}}, "runner::Run", nullptr, why);
   ASSERT_TRUE(next) << why;
   handlers::Context ctx2(false);
   next->execute(ctx2, intent());
@@ -171,10 +171,10 @@ TEST_F(PythonExecutorsTest, CodeThatCannotLoadGivesItsReasonWithoutStartingAgain
       "exit 1\n");
   PythonExecutors executors(config(executable), files());
   std::string why;
-  EXPECT_FALSE(executors.handlerFor(info(), "runner::Run", nullptr, why));
+  EXPECT_FALSE(executors.handlerFor({info(), {}}, "runner::Run", nullptr, why));
   EXPECT_NE(why.find("Unable to load all plug-ins for module runner"), std::string::npos) << why;
   why.clear();
-  EXPECT_FALSE(executors.handlerFor(info(), "runner::Run", nullptr, why));
+  EXPECT_FALSE(executors.handlerFor({info(), {}}, "runner::Run", nullptr, why));
   EXPECT_NE(why.find("Unable to load"), std::string::npos) << why;
   std::ifstream starts(dir_ / "code/starts");
   EXPECT_EQ(std::count(std::istreambuf_iterator<char>(starts), {}, '\n'), 1);
@@ -183,7 +183,7 @@ TEST_F(PythonExecutorsTest, CodeThatCannotLoadGivesItsReasonWithoutStartingAgain
 TEST_F(PythonExecutorsTest, AFileMissingFromTheStoreIsNamed) {
   PythonExecutors executors(config(script(kAnswering)), files());
   std::string why;
-  EXPECT_FALSE(executors.handlerFor(info("bbbb"), "runner::Run", nullptr, why));
+  EXPECT_FALSE(executors.handlerFor({info("bbbb"), {}}, "runner::Run", nullptr, why));
   EXPECT_NE(why.find("inmanta_plugins.runner.sub of module runner (bbbb) is not in the file store"), std::string::npos)
       << why;
   // nothing half-written is left
@@ -193,11 +193,11 @@ TEST_F(PythonExecutorsTest, AFileMissingFromTheStoreIsNamed) {
 TEST_F(PythonExecutorsTest, WithoutModuleCodeBesidesStdThereIsNoHandler) {
   PythonExecutors executors(config(script(kAnswering)), files());
   std::string why;
-  EXPECT_FALSE(executors.handlerFor(json(), "runner::Run", nullptr, why));
+  EXPECT_FALSE(executors.handlerFor({}, "runner::Run", nullptr, why));
   EXPECT_NE(why.find("no module code"), std::string::npos) << why;
   json onlyStd = info();
   onlyStd.erase("runner");
-  EXPECT_FALSE(executors.handlerFor(onlyStd, "runner::Run", nullptr, why));
+  EXPECT_FALSE(executors.handlerFor({onlyStd, {}}, "runner::Run", nullptr, why));
 }
 
 }  // namespace

@@ -6,14 +6,11 @@ of .env; pip's failure names the requirement; the compile's Python sees the pack
 
 Usage: python_deps_test.py INMANTA
 """
-import base64
 import glob
-import hashlib
 import os
 import shutil
 import subprocess
 import sys
-import zipfile
 
 import checks
 from checks import check, finish, project
@@ -25,26 +22,6 @@ PACKAGE, MODULE, VERSION = "e2e-probe-pkg", "e2e_probe_pkg", "1.2.0"
 def run(args, cwd):
     return subprocess.run([INMANTA] + args, cwd=cwd, capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
-
-
-def make_wheel(folder):
-    """A pure-Python wheel of PACKAGE, written by hand (no build tool, no index)."""
-    dist_info = f"{MODULE}-{VERSION}.dist-info"
-    files = {
-        f"{MODULE}/__init__.py": "VALUE = 42\n",
-        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {PACKAGE}\nVersion: {VERSION}\n",
-        f"{dist_info}/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for name, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{name},sha256={digest},{len(text.encode())}")
-    record.append(f"{dist_info}/RECORD,,")
-    files[f"{dist_info}/RECORD"] = "\n".join(record) + "\n"
-    os.makedirs(folder, exist_ok=True)
-    with zipfile.ZipFile(os.path.join(folder, f"{MODULE}-{VERSION}-py3-none-any.whl"), "w") as whl:
-        for name, text in files.items():
-            whl.writestr(name, text)
 
 
 def site_packages(proj):
@@ -76,7 +53,7 @@ proj = project({
     "libs/unused/requirements.txt": "not-there-anywhere\n",
 }, prefix="inmanta-python-deps-e2e-")
 wheels = os.path.join(proj, "wheels")
-make_wheel(wheels)
+checks.make_wheel(wheels, PACKAGE, MODULE, VERSION)
 
 proc = run(["project", "install", "--no-index", "--find-links", wheels], proj)
 check("install from the wheel folder", proc.returncode == 0, proc.stderr)

@@ -12,6 +12,7 @@ talks to a stub systemctl that records its arguments).
 Usage: server_deploy_test.py INMANTA [--postgres] [unittest options]
 """
 import base64
+import glob
 import grp
 import hashlib
 import os
@@ -82,9 +83,9 @@ class DeployScenario(unittest.TestCase):
 
     # ------------------------------------------------------------------ server and project
 
-    def serve(self, delay_ms=0, systemctl=None, state_dir=None, port=None, database=None, extra_config=""):
-        """A running server; the test hooks go into its environment through a wrapper script."""
-        hooks = {}
+    def serve(self, delay_ms=0, systemctl=None, state_dir=None, port=None, database=None, extra_config="", env=None):
+        """A running server; the test hooks (and `env`) go into its environment through a wrapper script."""
+        hooks = dict(env or {})
         if delay_ms:
             hooks["INMANTA_TEST_HANDLER_DELAY_MS"] = str(delay_ms)
         if systemctl:
@@ -111,26 +112,34 @@ class DeployScenario(unittest.TestCase):
             self.assertEqual(status, 200, f"setting {name}={value}: {body}")
         return self.env
 
-    def export(self, main, *args, files=None):
-        """Writes `main` as the project's main.cf (and `files`: relative path -> text) and runs
-        `inmanta export ARGS` against the server."""
+    def write_project(self, files):
+        """Writes `files` (relative path -> text) into the project, made on first use for the server."""
         if self.project_dir is None:
             self.project_dir = checks.project({
                 "project.yml": "name: serverdeploy\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n",
                 ".inmanta": f"[config]\nenvironment = {self.env}\n\n[compiler_rest_transport]\n"
                             f"host = 127.0.0.1\nport = {self.server.port}\n"}, "inmanta-srv-deploy-project-")
-        for path, text in {"main.cf": HEADER + main, **(files or {})}.items():
+        for path, text in files.items():
             full = os.path.join(self.project_dir, path)
             os.makedirs(os.path.dirname(full), exist_ok=True)
             with open(full, "w") as fd:
                 fd.write(text)
+
+    def run_inmanta(self, *args):
+        """`inmanta ARGS` in the project, which must succeed."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("INMANTA_")}
         env["HOME"] = self.project_dir
-        result = subprocess.run([INMANTA, "--config-dir", os.path.join(self.project_dir, "none"), "export", *args],
+        result = subprocess.run([INMANTA, "--config-dir", os.path.join(self.project_dir, "none"), *args],
                                 cwd=self.project_dir, capture_output=True, text=True, timeout=120, env=env,
                                 stdin=subprocess.DEVNULL)
-        self.assertEqual(result.returncode, 0, f"inmanta export {' '.join(args)}:\n{result.stderr[-2000:]}")
+        self.assertEqual(result.returncode, 0, f"inmanta {' '.join(args)}:\n{result.stderr[-2000:]}")
         return result
+
+    def export(self, main, *args, files=None):
+        """Writes `main` as the project's main.cf (and `files`) and runs `inmanta export ARGS`
+        against the server."""
+        self.write_project({"main.cf": HEADER + main, **(files or {})})
+        return self.run_inmanta("export", *args)
 
     def file_model(self, name, content, **extra):
         attrs = "".join(f", {k}={v}" for k, v in extra.items())
@@ -260,6 +269,34 @@ class DeployScenario(unittest.TestCase):
         digest = hashlib.sha1(b"\ndevres").hexdigest()
         status, answer = self.server.call("GET", f"/api/v1/file/{digest}", None, tid=self.env)
         self.assertEqual((status, answer.get("content")), (200, reverse), "the handler's upload_file is stored")
+
+    def test_a_module_python_handler_gets_its_requirements_installed_by_the_executor(self):
+        """The module's requirements.txt travels with its code; the executor installs it with the
+        version's pip settings (here: the system's configuration, pip offline on a folder of wheels)
+        into the code set's environment before it loads the code, which imports the package."""
+        wheels = os.path.join(self.tmp, "wheels")
+        checks.make_wheel(wheels, "e2e-executor-pkg", "e2e_executor_pkg", "1.0.0", value=7)
+        self.environment(self.serve(env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": wheels}))
+        plugin = RUNNER_PLUGIN.replace("import time\n", "import time\n\nimport e2e_executor_pkg\n").replace(
+            'ctx.info("ran %(command)s", command=resource.command)',
+            'ctx.info("ran with %(value)s: %(command)s", value=e2e_executor_pkg.VALUE, command=resource.command)')
+        files = runner_module_files(plugin)
+        files["libs/runner/requirements.txt"] = "e2e-executor-pkg>=1.0\n"
+        files["project.yml"] = ("name: serverdeploy\nmodulepath: libs\ndownloadpath: libs\nrepo: []\n"
+                                "pip:\n  use-system-config: true\n")
+        done = f"{self.tmp}/done"
+        main = f'import runner\nrunner::Run(name="touch", command="touch {done}", creates="{done}")\n'
+        self.write_project({"main.cf": HEADER + main, **files})
+        # the compile imports the plugin too: the project's own environment, as a user installs it
+        self.run_inmanta("project", "install", "--no-index", "--find-links", wheels)
+        self.export(main, "-d")
+        rid = "runner::Run[internal,name=touch]"
+        self.assert_statuses({rid: "deployed"}, timeout=120)
+        action = self.deploy_actions(rid)[-1]
+        self.assertTrue(any(m["msg"] == f"ran with 7: touch {done}" for m in action["messages"]), action["messages"])
+        installed = glob.glob(os.path.join(self.server.state_dir, "executors", "*", ".env", "lib", "python3*",
+                                           "site-packages", "e2e_executor_pkg"))
+        self.assertEqual(len(installed), 1, "installed into the code set's environment")
 
     def test_a_module_without_its_code_on_the_server_is_unavailable_with_the_reason(self):
         """A version whose module code names a file the server does not have: the resource is

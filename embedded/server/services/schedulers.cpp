@@ -57,24 +57,25 @@ class EnvironmentSettings : public handlers::SettingsAccess {
 class ModuleCodeCache {
  public:
   ModuleCodeCache(store::Store& store, std::string env) : store_(store), env_(std::move(env)) {}
-  nlohmann::json of(std::int64_t version) {
+  agent::VersionCode of(std::int64_t version) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto found = versions_.find(version); found != versions_.end()) return found->second;
-    nlohmann::json info;
+    agent::VersionCode code;
     try {
-      info = store_.moduleCode(env_, version);
+      code.modules = store_.moduleCode(env_, version);
+      code.pipConfig = store_.getVersion(env_, version).pip_config;
     } catch (const store::NotFound&) {
       // the version was deleted meanwhile: no code
     }
     if (versions_.size() >= 4) versions_.erase(versions_.begin());  // the oldest
-    return versions_[version] = info;
+    return versions_[version] = code;
   }
 
  private:
   store::Store& store_;
   std::string env_;
   std::mutex mutex_;
-  std::map<std::int64_t, nlohmann::json> versions_;
+  std::map<std::int64_t, agent::VersionCode> versions_;
 };
 
 }  // namespace
