@@ -169,7 +169,7 @@ class PythonExecutors::Process {
     }
     std::string answer;
     if (!readLine(answer, timeout)) {
-      bool died = socket_ >= 0 && exited();
+      bool died = closed_;
       stopLocked();
       if (died) throw std::runtime_error("the executor process ended during the handler call");
       throw std::runtime_error("the handler did not finish within " +
@@ -196,16 +196,21 @@ class PythonExecutors::Process {
       pollfd p{socket_, POLLIN, 0};
       int ready = poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 60000)));
       if (ready < 0 && errno == EINTR) continue;
-      if (ready < 0) return false;
+      if (ready < 0) {
+        closed_ = true;
+        return false;
+      }
       if (ready == 0) continue;
       char chunk[65536];
       ssize_t n = recv(socket_, chunk, sizeof chunk, 0);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
+      if (n <= 0) {
+        closed_ = true;
+        return false;
+      }
       buffer_.append(chunk, static_cast<size_t>(n));
     }
   }
-  bool exited() { return waitpid(pid_, nullptr, WNOHANG) == pid_ && (pid_ = -1, true); }
   void stop() {
     std::lock_guard<std::mutex> lock(mutex_);
     stopLocked();
@@ -236,6 +241,7 @@ class PythonExecutors::Process {
   int socket_ = -1;
   pid_t pid_ = -1;
   std::string buffer_;
+  bool closed_ = false;  // the process closed its end (it ended)
   std::set<std::string> types_;
   std::string loadError_;
 };

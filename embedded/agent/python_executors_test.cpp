@@ -97,6 +97,7 @@ const char* const kAnswering =
     "while read line; do\n"
     "  case \"$line\" in\n"
     "    *hang*) sleep 30 ;;\n"
+    "    *crash*) exit 3 ;;\n"
     "    *) echo '{\"status\": \"deployed\", \"change\": \"created\", \"changes\": {}, \"logs\": [{\"level\": "
     "\"INFO\", \"msg\": \"ran\", \"kwargs\": {}}]}' ;;\n"
     "  esac\n"
@@ -162,6 +163,27 @@ TEST_F(PythonExecutorsTest, AHungCallStopsItsProcessAndTheNextCallStartsANewOne)
   EXPECT_EQ(*ctx2.status(), handlers::ResultState::deployed);
   std::ifstream starts(dir_ / "code/starts");
   EXPECT_EQ(std::count(std::istreambuf_iterator<char>(starts), {}, '\n'), 2);
+}
+
+TEST_F(PythonExecutorsTest, AProcessThatEndsDuringACallFailsThatCallOnly) {
+  PythonExecutors executors(config(script(kAnswering)), files());
+  std::string why;
+  auto handler = executors.handlerFor({info(), {}}, "runner::Run", nullptr, why);
+  ASSERT_TRUE(handler) << why;
+  handlers::ResourceIntent crash = intent();
+  crash.attributes["command"] = "crash";
+  handlers::Context ctx(false);
+  handler->execute(ctx, crash);
+  EXPECT_EQ(*ctx.status(), handlers::ResultState::failed);
+  std::string messages;
+  for (const handlers::LogLine& line : ctx.takeLogs()) messages += line["msg"].get<std::string>() + "\n";
+  EXPECT_NE(messages.find("the executor process ended during the handler call"), std::string::npos) << messages;
+
+  auto next = executors.handlerFor({info(), {}}, "runner::Run", nullptr, why);
+  ASSERT_TRUE(next) << why;
+  handlers::Context ctx2(false);
+  next->execute(ctx2, intent());
+  EXPECT_EQ(*ctx2.status(), handlers::ResultState::deployed);
 }
 
 TEST_F(PythonExecutorsTest, CodeThatCannotLoadGivesItsReasonWithoutStartingAgain) {
