@@ -40,15 +40,36 @@ class CompilerHost final : public ModuleCodeHost {
   }
 
   std::optional<std::vector<std::string>> parents(std::string_view entity) const override {
-    if (model_ == nullptr) return std::nullopt;
-    size_t sep = entity.rfind("::");
-    if (sep == std::string_view::npos) return std::nullopt;
-    const model::Namespace* ns = model_->findNamespace(entity.substr(0, sep));
-    if (ns == nullptr) return std::nullopt;
-    auto it = ns->definitions.find(entity.substr(sep + 2));
-    if (it == ns->definitions.end() || it->second.entity() == nullptr) return std::nullopt;
+    const model::Entity* found = entityNamed(entity);
+    if (found == nullptr) return std::nullopt;
     std::vector<std::string> out;
-    for (const model::Entity* parent : it->second.entity()->parents) out.push_back(parent->fullName);
+    for (const model::Entity* parent : found->parents) out.push_back(parent->fullName);
+    return out;
+  }
+
+  std::optional<std::vector<AttributeInfo>> attributes(std::string_view entity) const override {
+    const model::Entity* found = entityNamed(entity);
+    if (found == nullptr) return std::nullopt;
+    std::vector<AttributeInfo> out;
+    for (const model::Attribute* a : found->own) {
+      AttributeInfo info;
+      info.name = a->name;
+      info.type = a->type != nullptr ? a->type->name() : "any";
+      info.relation = a->isRelation;
+      if (a->isRelation) {
+        info.low = a->multiplicity.low;
+        info.high = a->multiplicity.high;
+        if (a->inverse != nullptr) info.otherEnd = a->inverse->name;
+      }
+      out.push_back(std::move(info));
+    }
+    return out;
+  }
+
+  std::vector<std::string> entities() const override {
+    std::vector<std::string> out;
+    if (model_ == nullptr) return out;
+    for (const auto& e : model_->entities()) out.push_back(e->fullName);
     return out;
   }
 
@@ -97,6 +118,16 @@ class CompilerHost final : public ModuleCodeHost {
   }
 
  private:
+  const model::Entity* entityNamed(std::string_view entity) const {
+    if (model_ == nullptr) return nullptr;
+    size_t sep = entity.rfind("::");
+    if (sep == std::string_view::npos) return nullptr;
+    const model::Namespace* ns = model_->findNamespace(entity.substr(0, sep));
+    if (ns == nullptr) return nullptr;
+    auto it = ns->definitions.find(entity.substr(sep + 2));
+    return it == ns->definitions.end() ? nullptr : it->second.entity();
+  }
+
   const model::Model* model_ = nullptr;
   const SourceManager& sources_;
   std::function<std::optional<std::string>(std::string_view, std::string_view)> settings_;

@@ -24,7 +24,7 @@ namespace inmanta::compiler {
 
 // Changed whenever this header or a type it passes changes shape: a shared module built against
 // another version is refused instead of called.
-inline constexpr int kModuleCodeAbi = 3;
+inline constexpr int kModuleCodeAbi = 4;
 // The shared module's entry point, looked up with dlsym().
 inline constexpr const char* kModuleCodeEntry = "inmanta_module_code";
 
@@ -98,6 +98,20 @@ class ModuleCodeHost {
   // The direct parents of an entity (`std::File`: `std::PurgeableResource`, ...), by full name;
   // nothing when no entity has that name (or before the model is defined).
   virtual std::optional<std::vector<std::string>> parents(std::string_view entity) const = 0;
+  // An entity's own attributes and relation ends, in declaration order (the reference's
+  // Entity.get_attributes(), which export hooks such as graph's read); nothing when no entity has
+  // that name (or before the model is defined).
+  struct AttributeInfo {
+    std::string name;
+    std::string type;  // as the model writes it: `string`, `int[]`, `string?`; a relation's entity
+    bool relation = false;
+    std::int64_t low = 0;              // relations: the multiplicity
+    std::optional<std::int64_t> high;  // nullopt: no upper bound
+    std::string otherEnd;              // a bidirectional relation's name on the other entity
+  };
+  virtual std::optional<std::vector<AttributeInfo>> attributes(std::string_view entity) const = 0;
+  // The full names of every entity of the model.
+  virtual std::vector<std::string> entities() const = 0;
   // Called by the compiler once the model is defined (the entities `parents` reads).
   virtual void setModel(const model::Model* model) = 0;
   // A setting of the .inmanta files / environment (`config`, `environment`), or nothing.

@@ -210,6 +210,23 @@ py::list parents(const std::string& entity) {
   return out;
 }
 
+// (name, type, is_relation, low, high or None, other end or None) per own attribute of the entity
+py::list attributesOf(const std::string& entity) {
+  std::optional<std::vector<ModuleCodeHost::AttributeInfo>> found = current().host->attributes(entity);
+  if (!found) raiseClass(support->notFound, "could not find type " + entity);
+  py::list out;
+  for (const ModuleCodeHost::AttributeInfo& a : *found)
+    out.append(py::make_tuple(a.name, a.type, a.relation, a.low, a.high ? py::object(py::int_(*a.high)) : py::none(),
+                              a.otherEnd.empty() ? py::object(py::none()) : py::object(py::str(a.otherEnd))));
+  return out;
+}
+
+py::list entityNames() {
+  py::list out;
+  for (const std::string& name : current().host->entities()) out.append(name);
+  return out;
+}
+
 py::list instancesOf(const std::string& name) {
   py::list out;
   Scope& s = current();
@@ -322,6 +339,8 @@ Support& loadSupport() {
     python::defineNative(s->native, "display", &display);
     python::defineNative(s->native, "parents", &parents);
     python::defineNative(s->native, "instances_of", &instancesOf);
+    python::defineNative(s->native, "attributes", &attributesOf);
+    python::defineNative(s->native, "entities", &entityNames);
     python::defineNative(s->native, "call_location", &callLocation);
     python::defineNative(s->native, "project_dir", &projectDir);
     python::defineNative(s->native, "calling_module", &callingModule);

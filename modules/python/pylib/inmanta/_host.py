@@ -656,9 +656,10 @@ def dependency_managers(managers: Sequence[Callable[..., None]], resources: Sequ
 
 def export_hook(function: Callable[..., None], types: Sequence[str]) -> None:
     """Run an ``@export`` function, given the instances of the entities it names (CONTRACT.md)."""
-    from inmanta.export import Exporter
+    from inmanta.export import Exporter, ModelTypes
 
     exporter = Exporter()
+    exporter.types = ModelTypes(every_entity=True)  # as the reference's: every type of the model
     if not types:
         function(exporter)
         return

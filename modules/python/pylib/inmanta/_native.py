@@ -61,3 +61,16 @@ def entity_exists(entity: str) -> bool:
     except not_found_class:
         return False
     return True
+
+
+def attributes(entity: str) -> list[tuple]:
+    """An entity's own attributes: (name, type, is_relation, low, high, other_end); [] when the
+    compiler does not answer this question."""
+    function = getattr(get(), "attributes", None)
+    return [] if function is None else [tuple(a) for a in function(entity)]
+
+
+def entities() -> list[str]:
+    """The full names of every entity of the model; [] when the compiler does not answer."""
+    function = getattr(get(), "entities", None)
+    return [] if function is None else list(function())

@@ -74,23 +74,27 @@ class ModelTypes(Mapping[str, Any]):
     """
     The ``types`` a dependency manager or an export hook receives: entity name -> entity type
     (:class:`inmanta.ast.entity.Entity`). Any entity of the model can be looked up by name;
-    iterating gives the entities this export knows of (those of its resources and their parents).
+    iterating gives the entities this export knows of (those of its resources and their parents; for
+    an export hook, every entity of the model, as the reference's exporter.types).
     """
 
-    def __init__(self, known: Sequence[str] = ()) -> None:
+    def __init__(self, known: Sequence[str] = (), every_entity: bool = False) -> None:
         self._known: dict[str, Any] = {}
         for name in known:
             self._add(name)
+        if every_entity:
+            for name in _native.entities():
+                self._add(name)
 
     def _add(self, name: str) -> Any:
         from inmanta.ast.entity import Entity
 
         if name not in self._known:
-            entity = Entity(name)
+            entity = Entity.named(name)
             self._known[name] = entity
             try:
                 for parent in entity.get_all_parent_names():
-                    self._known.setdefault(parent, Entity(parent))
+                    self._known.setdefault(parent, Entity.named(parent))
             except Exception:
                 pass
         return self._known[name]

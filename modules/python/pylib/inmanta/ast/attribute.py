@@ -1,4 +1,8 @@
-"""Names of the reference's attribute classes, for ``isinstance`` checks in module code."""
+"""
+The attributes and relation ends of an entity (:meth:`inmanta.ast.entity.Entity.get_attributes`), as
+the compiler describes them: their name, type and, for relations, multiplicity and other end.
+"""
+from typing import Optional
 
 
 class Attribute:
@@ -16,6 +20,31 @@ class Attribute:
     def get_entity(self) -> object:
         return self.entity
 
+    def __repr__(self) -> str:
+        return "%s.%s" % (self.entity, self.name)
+
 
 class RelationAttribute(Attribute):
-    pass
+    """One end of a relation: ``low``/``high`` its multiplicity (``high`` None: unbounded), ``end``
+    the relation's other end (None for a relation without one)."""
+
+    def __init__(
+        self,
+        entity: object = None,
+        value_type: object = None,
+        name: str = "",
+        low: int = 0,
+        high: Optional[int] = None,
+        other_end: Optional[str] = None,
+    ) -> None:
+        super().__init__(entity, value_type, name)
+        self.low = low
+        self.high = high
+        self._other_end = other_end
+
+    @property
+    def end(self) -> Optional["RelationAttribute"]:
+        if self._other_end is None:
+            return None
+        other = self.type.get_attributes().get(self._other_end)  # type: ignore[attr-defined]
+        return other if isinstance(other, RelationAttribute) else None

@@ -14,6 +14,19 @@ class Type:
         return self.type_string()
 
 
+class ModelType(Type):
+    """A type as the model writes it (``string``, ``int[]``, ``std::port``), for an attribute."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def type_string(self) -> str:
+        return self._text
+
+    def get_full_name(self) -> str:
+        return self._text
+
+
 class _Named(Type):
     _name = "any"
 
