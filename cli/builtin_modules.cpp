@@ -1,5 +1,7 @@
 #include "cli/builtin_modules.h"
 
+#include <unistd.h>
+
 #include "cli/huge_pages.h"
 #include "modules/std/plugins/std_plugins.h"
 
@@ -14,6 +16,7 @@ void prepareExportCompile(exporter::ExportOptions& options, BuiltinModules& modu
   preferHugePages();
   options.compile.verbosity = globals.verbosity;
   options.compile.trace = globals.trace;
+  options.compile.color = useColor(globals.color, STDERR_FILENO);
   registerBuiltinModules(modules.plugins, modules.types);
   options.compile.plugins = &modules.plugins;
   options.compile.keepMemoryAtExit = true;

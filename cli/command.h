@@ -18,14 +18,25 @@ struct GlobalOptions {
   bool trace = false;      // -X
   std::string configFile;  // -c
   std::string configDir = "/etc/inmanta/inmanta.d";
+  std::string color = "auto";  // --color: auto, always or never
 };
 
-// -v and -X, on `inmanta` itself and after the commands that compile, into `globals`.
+// Whether to colour what goes to file descriptor `fd`: --color always or never decides; with
+// auto, NO_COLOR (set, not empty) says no, CLICOLOR_FORCE (set, not 0) says yes, TERM=dumb says
+// no, and otherwise only a terminal gets colour (never a pipe or a file).
+bool useColor(const std::string& mode, int fd);
+
+// -v, -X and --color, on `inmanta` itself and after the commands that compile, into `globals`.
 inline void addLogFlags(CLI::App& app, GlobalOptions& globals) {
   app.add_flag("-v,--verbose", globals.verbosity,
                "More log output: -v for the warnings about the bundled std and every place of a repeated one, "
                "-vv for info, -vvv for debug");
   app.add_flag("-X,--extended-errors", globals.trace, "Show internal details of failures");
+  app.add_option("--color", globals.color,
+                 "Colour the diagnostics: auto (on a terminal, unless NO_COLOR is set or TERM is dumb; "
+                 "CLICOLOR_FORCE forces it), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->default_str("auto");
 }
 
 class Command {

@@ -1,8 +1,11 @@
 // `inmanta compile [--install]`: compile the project's model with the run's settings.
+#include <unistd.h>
+
 #include <iostream>
 
 #include "cli/builtin_modules.h"
 #include "cli/command.h"
+#include "cli/diagnostics_format.h"
 #include "cli/huge_pages.h"
 #include "cli/server_flags.h"
 #include "compiler/driver.h"
@@ -24,6 +27,7 @@ class CompileCommand : public Command {
     cmd->add_flag("--install", install_,
                   "Install the project's missing modules and Python requirements first (as `inmanta project install`)");
     addLogFlags(*cmd, globals);  // as after export and deploy
+    format_.add(cmd, true);
     return cmd;
   }
 
@@ -42,15 +46,19 @@ class CompileCommand : public Command {
     options_.plugins = &plugins;
     options_.resourceTypes = &types;
     options_.keepMemoryAtExit = true;
+    options_.color = useColor(globals.color, STDERR_FILENO);
+    // with --json, stdout carries the document alone: the model's std::print output goes to stderr
+    if (format_.json()) options_.diagnosticsJson = &std::cout;
     exporter::SettingsFlags settings;
     server_.applyTo(settings, globals.configFile, globals.configDir);
-    return exporter::runCompileWithSettings(options_, settings, std::cout, std::cerr);
+    return exporter::runCompileWithSettings(options_, settings, format_.json() ? std::cerr : std::cout, std::cerr);
   }
 
  private:
   compiler::CompileOptions options_;
   ServerFlags server_;
   bool install_ = false;
+  DiagnosticsFormat format_;
 };
 
 }  // namespace

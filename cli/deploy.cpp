@@ -46,11 +46,11 @@ class DeployCommand : public Command {
     options_.compile.successBanner = false;
     options_.settings.configFile = globals.configFile;
     options_.settings.configDir = globals.configDir;
-    // on a terminal: a live progress line, and colour unless NO_COLOR or TERM=dumb says otherwise
+    // on a terminal: a live progress line; colour as --color, NO_COLOR, CLICOLOR_FORCE and TERM say
     const char* term = std::getenv("TERM");
     bool dumb = term && std::string(term) == "dumb";
     deploy_.progressBar = isatty(STDOUT_FILENO) && !dumb;
-    deploy_.color = deploy_.progressBar && !std::getenv("NO_COLOR");
+    deploy_.color = useColor(globals.color, STDOUT_FILENO);
 
     int status = 1;
     auto ready = [&](const compiler::CompiledModel& model, const exporter::ResourceSet& set,

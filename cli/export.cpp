@@ -3,6 +3,7 @@
 
 #include "cli/builtin_modules.h"
 #include "cli/command.h"
+#include "cli/diagnostics_format.h"
 #include "cli/server_flags.h"
 #include "exporter/export.h"
 
@@ -38,6 +39,7 @@ class ExportCommand : public Command {
                     "Run only this export plugin (a module's @export hook), not those config.export lists");
     // -v and -X are also taken after `export`, into the global flags
     addLogFlags(*cmd, globals);
+    format_.add(cmd, false);  // -j,--json names the resource file
     return cmd;
   }
 
@@ -45,12 +47,15 @@ class ExportCommand : public Command {
     BuiltinModules modules;
     prepareExportCompile(options_, modules, globals);
     server_.applyTo(options_.settings, globals.configFile, globals.configDir);
-    return exporter::runExport(options_, std::cout, std::cerr);
+    // with --format json, stdout carries the document alone: std::print output goes to stderr
+    if (format_.json()) options_.compile.diagnosticsJson = &std::cout;
+    return exporter::runExport(options_, format_.json() ? std::cerr : std::cout, std::cerr);
   }
 
  private:
   exporter::ExportOptions options_;
   ServerFlags server_;
+  DiagnosticsFormat format_;
 };
 
 }  // namespace

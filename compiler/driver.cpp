@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "compiler/compile.h"
+#include "compiler/diag/diagnostics_json.h"
 #include "compiler/diag/warning_report.h"
 #include "compiler/exec/evaluator.h"
 #include "compiler/project/project.h"
@@ -123,7 +124,17 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
   std::unique_ptr<CompileSession> session;
   // printed before the summary banner, whichever it is; the bundled std's only with -v
   WarningReport warnings;
-  auto printWarnings = [&] { warnings.print(err, options.verbosity >= 1); };
+  const Style style(options.color);
+  DiagnosticsDocument document;  // with --json, what is printed as text without it
+  const bool json = options.diagnosticsJson != nullptr;
+  auto printWarnings = [&] {
+    if (json) document.addWarnings(warnings.take(options.verbosity >= 1));
+    else warnings.print(err, options.verbosity >= 1, style);
+  };
+  auto finish = [&](CompileStatus status) {
+    if (json) *options.diagnosticsJson << document.dump(status == CompileStatus::Success) << std::flush;
+    return status;
+  };
   try {
     std::string start = options.projectDir.empty() ? std::filesystem::current_path().string() : options.projectDir;
     auto dir = findProjectDir(start);
@@ -136,15 +147,21 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
                                                                 : "CompilerRuntimeWarning";
       std::string place;
       bool bundled = false;
+      WarningReport::Position position;
       if (session && d.location.valid()) {
         place = session->sources().format(d.location, d.showColumn);
         bundled = inBundledStd(session->sources(), d.location.file);
+        position = {session->sources().file(d.location.file).display, d.location.line,
+                    d.showColumn ? d.location.col : 0};
       }
-      warnings.add(kind, d.message, place, bundled);
+      warnings.add(kind, d.message, place, bundled, std::move(position));
     };
     ProjectConfig project = loadProjectConfig(*dir);
     if (!options.mainFile.empty()) project.mainFile = options.mainFile;
-    for (const std::string& w : project.warnings) err << "ProjectConfigurationWarning: " << w << "\n";
+    for (const std::string& w : project.warnings) {
+      if (json) document.addWarnings({{"ProjectConfigurationWarning", w, {WarningReport::Place{}}}});
+      else err << style.warning("ProjectConfigurationWarning") << ": " << w << "\n";
+    }
     session = std::make_unique<CompileSession>(std::move(project), warn);
 #if !defined(__SANITIZE_ADDRESS__)
     if (options.keepMemoryAtExit) session->context().arena.keepObjects();  // the syntax trees live until exit
@@ -228,23 +245,30 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
               CompiledModel{evaluator.instances(), session->project(), evaluator.unknownParameters(), resourceTypes,
                             code ? &code->exportHooks : nullptr, code ? &code->handlers : nullptr})) {
         printWarnings();
-        err << "\n"
-            << banner("EXPORT FAILURE") << "\n"
-            << "Error: " << *failure << "\n";
-        return CompileStatus::ExportFailed;
+        if (json) document.addFailure("ExportFailure", *failure);
+        else
+          err << "\n"
+              << style.error(banner("EXPORT FAILURE")) << "\n"
+              << style.error("Error:") << " " << *failure << "\n";
+        return finish(CompileStatus::ExportFailed);
       }
     }
     printWarnings();
-    if (options.successBanner) err << "\n" << banner("SUCCESS") << "\n";
+    if (options.successBanner && !json) err << "\n" << style.success(banner("SUCCESS")) << "\n";
 #if !defined(__SANITIZE_ADDRESS__)
     if (options.keepMemoryAtExit) (void)session.release();
 #endif
-    return CompileStatus::Success;
+    return finish(CompileStatus::Success);
   } catch (const CompileError& e) {
     printWarnings();
-    err << "\n" << banner("COMPILATION FAILURE") << "\n";
     static const SourceManager kNoSources;
-    err << "Error: " << renderDiagnostic(e.diagnostic(), session ? session->sources() : kNoSources);
+    const SourceManager& sources = session ? session->sources() : kNoSources;
+    if (json) {
+      document.addError(e.diagnostic(), sources);
+    } else {
+      err << "\n" << style.error(banner("COMPILATION FAILURE")) << "\n";
+      err << style.error("Error:") << " " << renderDiagnostic(e.diagnostic(), sources, style);
+    }
     if (options.trace) {  // -X: the Python tracebacks of the failure's causes
       std::vector<const Diagnostic*> todo{&e.diagnostic()};
       while (!todo.empty()) {
@@ -254,7 +278,7 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
         for (auto it = d->causes.rbegin(); it != d->causes.rend(); ++it) todo.push_back(&*it);
       }
     }
-    return CompileStatus::Failed;
+    return finish(CompileStatus::Failed);
   }
 }
 

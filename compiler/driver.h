@@ -51,6 +51,11 @@ struct CompileOptions {
   std::function<std::optional<std::string>(const CompiledModel&)> afterCompile;
   // The `= SUCCESS =` banner at the end (`inmanta deploy` ends with its own report instead).
   bool successBanner = true;
+  // Colour on the diagnostics, warnings and banners (the CLI decides it for standard error).
+  bool color = false;
+  // --json: the warnings and errors as one JSON document (compiler/diag/diagnostics_json.h)
+  // written here at the end, and neither they nor the banners as text on `err`; null: as text.
+  std::ostream* diagnosticsJson = nullptr;
 };
 
 enum class CompileStatus {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <sstream>
 
+#include "compiler/diag/diagnostics_json.h"
 #include "exporter/json.h"
 #include "exporter/plugin_server.h"
 #include "exporter/resources.h"
@@ -73,8 +74,19 @@ bool writeFileWhole(const std::string& path, const std::string& text, std::ostre
 
 namespace {
 
-std::string failure(const std::string& message) {
-  return "\n" + compiler::banner("EXPORT FAILURE") + "\nError: " + message + "\n";
+// Reports a failure outside the model (the settings, the server) before the compile: the summary
+// on `err`, or with --format json a document with it as its one error (kind ExportFailure).
+void reportFailure(const compiler::CompileOptions& compile, std::ostream& err, const std::string& message) {
+  if (compile.diagnosticsJson != nullptr) {
+    compiler::DiagnosticsDocument document;
+    document.addFailure("ExportFailure", message);
+    *compile.diagnosticsJson << document.dump(false) << std::flush;
+    return;
+  }
+  compiler::Style style(compile.color);
+  err << "\n"
+      << style.error(compiler::banner("EXPORT FAILURE")) << "\n"
+      << style.error("Error:") << " " << message << "\n";
 }
 
 std::vector<std::string> splitWords(const std::string& text) {
@@ -101,11 +113,11 @@ void withSettings(compiler::CompileOptions& compile, const Settings& settings, P
 namespace {
 
 // The run's settings (4.1), or nothing with the export failure printed.
-std::optional<Settings> exportSettings(const SettingsFlags& flags, std::ostream& err) {
+std::optional<Settings> exportSettings(const ExportOptions& options, std::ostream& err) {
   try {
-    return loadSettings(flags);
+    return loadSettings(options.settings);
   } catch (const std::exception& e) {
-    err << failure(e.what());
+    reportFailure(options.compile, err, e.what());
     return std::nullopt;
   }
 }
@@ -139,7 +151,13 @@ int runCompileWithSettings(const compiler::CompileOptions& options, const Settin
   try {
     settings = loadSettings(flags);
   } catch (const std::exception& e) {
-    err << "Error: " << e.what() << "\n";
+    if (options.diagnosticsJson != nullptr) {  // settings that cannot be read: an error of no file
+      compiler::DiagnosticsDocument document;
+      document.addFailure("CompilerException", e.what());
+      *options.diagnosticsJson << document.dump(false) << std::flush;
+    } else {
+      err << "Error: " << e.what() << "\n";
+    }
     return 1;
   }
   compiler::CompileOptions compile = options;
@@ -192,7 +210,7 @@ int runCompileToResources(const ExportOptions& options, const ResourcesReady& re
                           std::ostream& err) {
   static const compiler::ResourceTypeRegistry kNoTypes;
   const compiler::ResourceTypeRegistry& types = options.types ? *options.types : kNoTypes;
-  std::optional<Settings> loaded = exportSettings(options.settings, err);
+  std::optional<Settings> loaded = exportSettings(options, err);
   if (!loaded) return 1;
   const Settings& settings = *loaded;
   PluginServerConnection pluginServer(settings);
@@ -216,7 +234,7 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   static const compiler::ResourceTypeRegistry kNoTypes;
   const compiler::ResourceTypeRegistry& types = options.types ? *options.types : kNoTypes;
   const bool toServer = options.jsonFile.empty();
-  std::optional<Settings> loaded = exportSettings(options.settings, err);
+  std::optional<Settings> loaded = exportSettings(options, err);
   if (!loaded) return 1;
   const Settings& settings = *loaded;
   PushOptions push = options.push;
@@ -237,20 +255,20 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
       server = serverSettings(settings);
       if (server.environment.empty()) {
         err << logLine("exporter", "ERROR", "The environment for this model should be set!") << "\n";
-        err << failure(
-            "The environment for this model should be set! (config.environment in .inmanta, "
-            "INMANTA_CONFIG_ENVIRONMENT or -e)");
+        reportFailure(options.compile, err,
+                      "The environment for this model should be set! (config.environment in .inmanta, "
+                      "INMANTA_CONFIG_ENVIRONMENT or -e)");
         return 1;
       }
       server.environment = normaliseUuid(server.environment);
     } catch (const std::exception& e) {
-      err << failure(e.what());
+      reportFailure(options.compile, err, e.what());
       return 1;
     }
     client = std::make_unique<RestClient>(server);
     if (!push.partial) {
       if (std::optional<std::string> error = reserveVersion(*client, version)) {
-        err << failure(*error);
+        reportFailure(options.compile, err, *error);
         return 1;
       }
     }

@@ -18,7 +18,7 @@ constexpr KindInfo kKinds[] = {
 
 // Display width of a line prefix of `cols` code points, with tabs expanded to 4 columns.
 void appendSourceLine(std::string& out, const SourceManager& sources, const SourceLocation& loc,
-                      const std::string& indent) {
+                      const std::string& indent, const Style& style) {
   if (!loc.valid() || loc.file >= sources.size()) return;
   std::string_view raw = sources.file(loc.file).reportedLineText(loc.line);
   if (raw.empty() && loc.line > sources.file(loc.file).lineCount()) return;
@@ -68,21 +68,21 @@ void appendSourceLine(std::string& out, const SourceManager& sources, const Sour
   }
   if (shown.size() > kMax) shown = shown.substr(0, kMax) + "...";
   out += indent + "    " + shown + "\n";
-  out += indent + "    " + caret + "^\n";
+  out += indent + "    " + caret + style.caret("^") + "\n";
 }
 
 void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& sources, const std::string& indent,
-                bool first) {
+                bool first, const Style& style) {
   std::string_view message = diag.message;
   size_t nl = message.find('\n');
   std::string_view head = message.substr(0, nl);
   std::string rest = nl == std::string_view::npos ? std::string() : std::string(message.substr(nl + 1));
   if (!first) out += indent;
-  out += kindName(diag.kind);
+  out += style.error(kindName(diag.kind));
   out += ": ";
   out += head;
   if (diag.location.valid() || (diag.wholeFile && diag.location.file != kNoFile))
-    out += " (" + sources.format(diag.location, diag.showColumn) + ")";
+    out += " (" + style.location(sources.format(diag.location, diag.showColumn)) + ")";
   out += "\n";
   size_t pos = 0;
   while (pos < rest.size()) {
@@ -93,17 +93,17 @@ void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& s
   }
   if (diag.kind == ErrorKind::MultiException) {
     for (size_t i = 0; i < diag.causes.size(); ++i) {
-      out += indent + "error " + std::to_string(i) + ": ";
-      renderInto(out, diag.causes[i], sources, indent + "  ", true);
+      out += indent + style.label("error " + std::to_string(i) + ":") + " ";
+      renderInto(out, diag.causes[i], sources, indent + "  ", true, style);
     }
     return;
   }
-  appendSourceLine(out, sources, diag.caret.valid() ? diag.caret : diag.location, indent);
+  appendSourceLine(out, sources, diag.caret.valid() ? diag.caret : diag.location, indent, style);
   for (const Diagnostic& cause : diag.causes) {
-    out += indent + "caused by: ";
-    renderInto(out, cause, sources, indent + "  ", true);
+    out += indent + style.label("caused by:") + " ";
+    renderInto(out, cause, sources, indent + "  ", true, style);
   }
-  if (!diag.nativeCause.empty()) out += indent + "caused by: " + diag.nativeCause + "\n";
+  if (!diag.nativeCause.empty()) out += indent + style.label("caused by:") + " " + diag.nativeCause + "\n";
 }
 }  // namespace
 
@@ -120,9 +120,9 @@ bool isA(ErrorKind kind, ErrorKind ancestor) {
   }
 }
 
-std::string renderDiagnostic(const Diagnostic& diag, const SourceManager& sources) {
+std::string renderDiagnostic(const Diagnostic& diag, const SourceManager& sources, const Style& style) {
   std::string out;
-  renderInto(out, diag, sources, "", true);
+  renderInto(out, diag, sources, "", true, style);
   return out;
 }
 

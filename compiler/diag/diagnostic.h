@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/diag/style.h"
 #include "compiler/source/source.h"
 
 namespace inmanta::compiler {
@@ -24,6 +25,13 @@ int kindImportance(ErrorKind kind);
 // True when `kind` is `ancestor` or derives from it.
 bool isA(ErrorKind kind, ErrorKind ancestor);
 
+// A place that explains a diagnostic without being where it went wrong: the statement that
+// reported an error found in one of its parts (the constructor call of a wrong argument).
+struct DiagnosticNote {
+  std::string message;
+  SourceLocation location;
+};
+
 struct Diagnostic {
   ErrorKind kind = ErrorKind::CompilerException;
   std::string message;      // may span several lines
@@ -31,7 +39,9 @@ struct Diagnostic {
   bool showColumn = true;   // print FILE:LINE:COL rather than FILE:LINE
   SourceLocation caret;     // where to draw the caret when not at `location` (a syntax error
                             // is reported after its token, but the token is what to point at)
+  SourceLocation end;       // where the wrong construct ends (its last column), when known
   std::vector<Diagnostic> causes;
+  std::vector<DiagnosticNote> notes;
   std::string nativeCause;  // "AssertionError: boom" for a plugin's non-compiler failure
   std::string warningName;  // for warnings: TypeDeprecationWarning, VariableShadowWarning, ...
   bool wholeFile = false;   // `location` names a file without a line: printed FILE:0
@@ -55,8 +65,9 @@ class CompileError : public std::exception {
   Diagnostic diag_;
 };
 
-// Renders a diagnostic as the block that follows "Error: " in the compile summary.
-std::string renderDiagnostic(const Diagnostic& diag, const SourceManager& sources);
+// Renders a diagnostic as the block that follows "Error: " in the compile summary, in colour when
+// `style` says so.
+std::string renderDiagnostic(const Diagnostic& diag, const SourceManager& sources, const Style& style = Style());
 
 // Receives warnings (ParserWarning, ...) as they are found.
 using WarningSink = std::function<void(const Diagnostic&)>;
