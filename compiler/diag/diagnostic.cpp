@@ -71,8 +71,14 @@ void appendSourceLine(std::string& out, const SourceManager& sources, const Sour
   out += indent + "    " + caret + style.caret("^") + "\n";
 }
 
+bool sameLine(const SourceLocation& a, const SourceLocation* b) {
+  return b != nullptr && a.file == b->file && a.line == b->line;
+}
+
+// `shown`: the place whose source line the enclosing diagnostic printed (null: none); a cause or
+// a note on that line does not print it again (issue 32).
 void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& sources, const std::string& indent,
-                bool first, const Style& style) {
+                bool first, const Style& style, const SourceLocation* shown) {
   std::string_view message = diag.message;
   size_t nl = message.find('\n');
   std::string_view head = message.substr(0, nl);
@@ -94,16 +100,26 @@ void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& s
   if (diag.kind == ErrorKind::MultiException) {
     for (size_t i = 0; i < diag.causes.size(); ++i) {
       out += indent + style.label("error " + std::to_string(i) + ":") + " ";
-      renderInto(out, diag.causes[i], sources, indent + "  ", true, style);
+      renderInto(out, diag.causes[i], sources, indent + "  ", true, style, nullptr);
     }
     return;
   }
-  appendSourceLine(out, sources, diag.caret.valid() ? diag.caret : diag.location, indent, style);
+  const SourceLocation& at = diag.caret.valid() ? diag.caret : diag.location;
+  if (!sameLine(at, shown)) {
+    appendSourceLine(out, sources, at, indent, style);
+    if (at.valid()) shown = &at;
+  }
   for (const Diagnostic& cause : diag.causes) {
     out += indent + style.label("caused by:") + " ";
-    renderInto(out, cause, sources, indent + "  ", true, style);
+    renderInto(out, cause, sources, indent + "  ", true, style, shown);
   }
   if (!diag.nativeCause.empty()) out += indent + style.label("caused by:") + " " + diag.nativeCause + "\n";
+  for (const DiagnosticNote& note : diag.notes) {
+    out += indent + style.label("note:") + " " + note.message;
+    if (note.location.valid()) out += " (" + style.location(sources.format(note.location)) + ")";
+    out += "\n";
+    if (!sameLine(note.location, shown)) appendSourceLine(out, sources, note.location, indent, style);
+  }
 }
 }  // namespace
 
@@ -122,7 +138,7 @@ bool isA(ErrorKind kind, ErrorKind ancestor) {
 
 std::string renderDiagnostic(const Diagnostic& diag, const SourceManager& sources, const Style& style) {
   std::string out;
-  renderInto(out, diag, sources, "", true, style);
+  renderInto(out, diag, sources, "", true, style, nullptr);
   return out;
 }
 

@@ -181,8 +181,8 @@ void Evaluator::checkMemory(SourceLocation at) const {
 // wait, so no assignment of a batch ever waits half-way.
 class Evaluator::AssignmentBatch final : public runtime::Waiter {
  public:
-  AssignmentBatch(Evaluator& evaluator, runtime::Instance* instance, SourceLocation at, size_t expected)
-      : Waiter(evaluator.scheduler_), instance_(instance), at_(packLocation(at)) {
+  AssignmentBatch(Evaluator& evaluator, runtime::Instance* instance, const ast::Constructor* ctor, size_t expected)
+      : Waiter(evaluator.scheduler_), instance_(instance), ctor_(ctor) {
     entries_.reserve(expected);
   }
   void add(const model::Attribute* attribute, Variable* source, runtime::Promise* promise) {
@@ -190,7 +190,12 @@ class Evaluator::AssignmentBatch final : public runtime::Waiter {
   }
   void execute() override {
     for (const Entry& e : entries_) {
-      setAttribute(instance_, e.attribute, e.source, location());
+      try {
+        setAttribute(instance_, e.attribute, e.source, location());
+      } catch (CompileError& error) {
+        pointAtAssignedPart(error.diagnostic(), ctor_, e.attribute);
+        throw;
+      }
       if (e.promise != nullptr) e.promise->owner->fulfill(e.promise);
     }
   }
@@ -198,7 +203,7 @@ class Evaluator::AssignmentBatch final : public runtime::Waiter {
     return instance_->entity->shortName + "(" + (entries_.empty() ? std::string() : entries_.front().attribute->name) +
            "=...)";
   }
-  SourceLocation location() const override { return unpackLocation(at_); }
+  SourceLocation location() const override { return ctor_->loc(); }
   bool isExecutionUnit() const override { return true; }
 
  private:
@@ -208,7 +213,7 @@ class Evaluator::AssignmentBatch final : public runtime::Waiter {
     Variable* source;  // read when the batch runs (a literal's: the node's constant)
   };
   runtime::Instance* instance_;
-  uint64_t at_;  // (packLocation)
+  const ast::Constructor* ctor_;  // its location, and its arguments' for a failure
   std::vector<Entry> entries_;
 };
 
@@ -426,7 +431,15 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
           instance = createInstance(entity, *plan.entityPlan, ctor->loc());
           if (!indexAttributes.empty()) registerInIndexes(instance, keys, ctor);
         }
-        for (const auto& [name, v] : values) setAttribute(instance, entity->attribute(name), v, ctor->loc(), true);
+        for (const auto& [name, v] : values) {
+          const model::Attribute* attribute = entity->attribute(name);
+          try {
+            setAttribute(instance, attribute, v, ctor->loc(), true);
+          } catch (CompileError& e) {
+            pointAtAssignedPart(e.diagnostic(), ctor, attribute);
+            throw;
+          }
+        }
         // the other arguments and the defaults, asynchronously (step 6)
         std::vector<ConstructorPlan::Step> dynamicSteps;
         if (!planned)
@@ -438,7 +451,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
         auto assignKnown = [&](const model::Attribute* attribute, Variable* value, runtime::Promise* promise,
                                size_t step) {
           if (batch == nullptr || scheduler_.queueChanges() != batchMark) {
-            batch = new AssignmentBatch(*this, instance, ctor->loc(), steps.size() - step);
+            batch = new AssignmentBatch(*this, instance, ctor, steps.size() - step);
             batch->add(attribute, value, promise);
             scheduler_.submit(batch);
             batchMark = scheduler_.queueChanges();
@@ -470,7 +483,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
             }
             if (kw.value->kind == ast::Kind::AttrRef) {
               assignFromAttribute(instance, attr, static_cast<const ast::AttrRef*>(kw.value), scope, promise,
-                                  ctor->loc(), AssignmentOf::Argument);
+                                  ctor->loc(), AssignmentOf::Argument, ctor);
               continue;
             }
             Lhs here{instance, attr};
@@ -479,7 +492,7 @@ Variable* Evaluator::emitConstructor(const ast::Constructor* ctor, Scope* scope,
               assignKnown(attr, value, promise, stepIndex);
               continue;
             }
-            assignmentUnit(instance, attr, value, promise, ctor->loc(), AssignmentOf::Argument);
+            assignmentUnit(instance, attr, value, promise, ctor->loc(), AssignmentOf::Argument, ctor);
             continue;
           }
           const EntityPlan::Default& dflt = plan.entityPlan->defaults[static_cast<size_t>(step.dflt)];

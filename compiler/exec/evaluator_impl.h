@@ -147,20 +147,27 @@ class Evaluator {
   // The AttributeException of a failed assignment, caused by `cause`.
   [[noreturn]] static void attributeFailure(runtime::Instance* instance, const model::Attribute* attribute,
                                             Diagnostic cause, SourceLocation at);
+  // Moves the AttributeException `d` of an assignment that `source` made (issue 32) to the
+  // smallest construct that is wrong: a constructor's argument (`content=1`, `source` the
+  // constructor), an assignment statement's value (`source` the statement); the statement
+  // becomes a note, and a cause with no place of its own (a value the type refuses) is the
+  // value's. Anything else is left as it is.
+  static void pointAtAssignedPart(Diagnostic& d, const ast::Node* source, const model::Attribute* attribute);
   class AssignmentBatch;
   // The unit of an attribute assignment: sets the attribute from `value` once it is ready, then
   // keeps `promise` (on the slot), if any. It names itself (for "not all statements executed")
   // by what it assigns: a constructor's argument (`Entity(attr=...)`), a default (`default
-  // attr`) or the target of an assignment statement (`x.attr = ...`, given as `target`).
+  // attr`) or the target of an assignment statement (`x.attr = ...`). `source` is the
+  // constructor of an argument or the assignment statement (pointAtAssignedPart).
   class AssignmentUnit;
   enum class AssignmentOf : uint8_t { Argument, Default, Statement };
   void assignmentUnit(runtime::Instance* instance, const model::Attribute* attribute, Variable* value,
-                      runtime::Promise* promise, SourceLocation at, AssignmentOf of, const ast::Expr* target = nullptr);
+                      runtime::Promise* promise, SourceLocation at, AssignmentOf of, const ast::Node* source = nullptr);
   // The same from an attribute reference's slot itself, as the reference's SetAttributeHelper waits
   // for the attribute: a failure to read it (an empty optional) is this assignment's.
   void assignFromAttribute(runtime::Instance* instance, const model::Attribute* attribute, const ast::AttrRef* ref,
                            Scope* scope, runtime::Promise* promise, SourceLocation at, AssignmentOf of,
-                           const ast::Expr* target = nullptr);
+                           const ast::Node* source = nullptr);
   // Calls `then` with the slot `ref` names once its object is known (in a unit named by `ref`).
   template <class F>
   void whenSlot(const ast::AttrRef* ref, Scope* scope, F then);
