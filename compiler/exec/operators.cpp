@@ -99,16 +99,65 @@ bool isOperator(const ast::Expr* e) {
   return op != ast::BinaryOp::And && op != ast::BinaryOp::Or;
 }
 
+namespace {
+
+// Moves the error `d` of an operator at `at` to `operand`, the one operand it is about, with the
+// operation as a note (issue 32: the smallest construct that is wrong first).
+void pointAtOperand(Diagnostic& d, SourceLocation at, const ast::Expr* operand) {
+  SourceLocation l = d.location;
+  if (operand == nullptr || l.file != at.file || l.line != at.line || l.col != at.col || !d.notes.empty()) return;
+  d.location = operand->loc();
+  d.showColumn = true;
+  d.notes.push_back({"in this operation", at});
+}
+
+// The operand whose value a binary operator refused: the right one of `in` (a list or a dict is
+// wanted), the first one of a comparison that is not a number; none when the error is about the
+// pair (`1 + "a"`: neither type is wrong alone).
+const ast::Expr* refusedOperand(const ast::Binary* b, const Value& left) {
+  switch (b->op) {
+    case ast::BinaryOp::In: return b->rhs;
+    case ast::BinaryOp::Lt:
+    case ast::BinaryOp::Gt:
+    case ast::BinaryOp::Le:
+    case ast::BinaryOp::Ge: return left.isNumber() ? b->rhs : b->lhs;
+    case ast::BinaryOp::Eq:
+    case ast::BinaryOp::Ne:
+    case ast::BinaryOp::And:
+    case ast::BinaryOp::Or:
+    case ast::BinaryOp::Add:
+    case ast::BinaryOp::Sub:
+    case ast::BinaryOp::Mul:
+    case ast::BinaryOp::Div:
+    case ast::BinaryOp::Mod:
+    case ast::BinaryOp::Pow: break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 Value applyOperators(const ast::Expr* e, const runtime::VarList& in, size_t& next) {
   if (!isOperator(e)) return in[next++]->get();
   if (e->kind == ast::Kind::Not) {
     auto* n = static_cast<const ast::Not*>(e);
-    return applyNot(applyOperators(n->operand, in, next), n->loc());
+    Value operand = applyOperators(n->operand, in, next);
+    try {
+      return applyNot(operand, n->loc());
+    } catch (CompileError& error) {
+      pointAtOperand(error.diagnostic(), n->loc(), n->operand);
+      throw;
+    }
   }
   auto* b = static_cast<const ast::Binary*>(e);
   Value left = applyOperators(b->lhs, in, next);
   Value right = applyOperators(b->rhs, in, next);
-  return applyBinary(b->op, left, right, b->loc());
+  try {
+    return applyBinary(b->op, left, right, b->loc());
+  } catch (CompileError& error) {
+    pointAtOperand(error.diagnostic(), b->loc(), refusedOperand(b, left));
+    throw;
+  }
 }
 
 }  // namespace inmanta::compiler::exec
