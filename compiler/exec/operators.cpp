@@ -115,24 +115,11 @@ void pointAtOperand(Diagnostic& d, SourceLocation at, const ast::Expr* operand) 
 // wanted), the first one of a comparison that is not a number; none when the error is about the
 // pair (`1 + "a"`: neither type is wrong alone).
 const ast::Expr* refusedOperand(const ast::Binary* b, const Value& left) {
-  switch (b->op) {
-    case ast::BinaryOp::In: return b->rhs;
-    case ast::BinaryOp::Lt:
-    case ast::BinaryOp::Gt:
-    case ast::BinaryOp::Le:
-    case ast::BinaryOp::Ge: return left.isNumber() ? b->rhs : b->lhs;
-    case ast::BinaryOp::Eq:
-    case ast::BinaryOp::Ne:
-    case ast::BinaryOp::And:
-    case ast::BinaryOp::Or:
-    case ast::BinaryOp::Add:
-    case ast::BinaryOp::Sub:
-    case ast::BinaryOp::Mul:
-    case ast::BinaryOp::Div:
-    case ast::BinaryOp::Mod:
-    case ast::BinaryOp::Pow: break;
-  }
-  return nullptr;
+  using Op = ast::BinaryOp;
+  if (b->op == Op::In) return b->rhs;
+  bool comparison = b->op == Op::Lt || b->op == Op::Gt || b->op == Op::Le || b->op == Op::Ge;
+  if (!comparison) return nullptr;
+  return left.isNumber() ? b->rhs : b->lhs;
 }
 
 }  // namespace
