@@ -341,8 +341,11 @@ std::shared_ptr<PythonExecutors::Process> PythonExecutors::processFor(const Vers
   const std::string key = util::sha1Hex(codeSet.dump());
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto failed = failures_.find(key); failed != failures_.end()) {
-    why = failed->second;
-    return nullptr;
+    if (std::chrono::steady_clock::now() - failed->second.at < config_.retryFailedAfter) {
+      why = failed->second.why;
+      return nullptr;
+    }
+    failures_.erase(failed);
   }
   auto found = processes_.find(key);
   if (found != processes_.end() && found->second->alive()) {
@@ -355,7 +358,7 @@ std::shared_ptr<PythonExecutors::Process> PythonExecutors::processFor(const Vers
     auto process = std::make_shared<Process>(config_.executable, *dir, config_.startTimeout);
     if (!process->loadError().empty()) {
       why = "the module code of its version cannot be loaded: " + process->loadError();
-      failures_[key] = why;
+      failures_[key] = Failure{why, std::chrono::steady_clock::now()};
       spdlog::error("The executor for {} cannot load its module code: {}", *dir, process->loadError());
       return nullptr;
     }

@@ -33,6 +33,9 @@ struct PythonExecutorsConfig {
   // loading the code, with the pip install of its requirements the first time
   std::chrono::milliseconds startTimeout{std::chrono::minutes(10)};
   std::size_t maxProcesses = 8;  // idle ones beyond it are stopped, least recently used first
+  // A code set that cannot load (an import error, a pip install that failed: perhaps the index was
+  // unreachable) is tried again after this long, not for every resource in between.
+  std::chrono::milliseconds retryFailedAfter{std::chrono::minutes(1)};
 };
 
 // What a version says of its module code: put_version's module_version_info and pip_config.
@@ -76,7 +79,11 @@ class PythonExecutors {
   FileSource files_;
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Process>> processes_;  // by code key
-  std::map<std::string, std::string> failures_;                // code key → why it cannot load
+  struct Failure {
+    std::string why;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::map<std::string, Failure> failures_;  // code key → why it could not load, and when
   std::uint64_t uses_ = 0;
 };
 

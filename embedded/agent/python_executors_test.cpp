@@ -202,6 +202,21 @@ TEST_F(PythonExecutorsTest, CodeThatCannotLoadGivesItsReasonWithoutStartingAgain
   EXPECT_EQ(std::count(std::istreambuf_iterator<char>(starts), {}, '\n'), 1);
 }
 
+TEST_F(PythonExecutorsTest, CodeThatCouldNotLoadIsTriedAgainLater) {
+  std::string executable = script(
+      "echo x >> \"$3/../starts\"\n"
+      "echo '{\"error\": \"pip could not install the Python requirements\"}'\n"
+      "exit 1\n");
+  PythonExecutorsConfig c = config(executable);
+  c.retryFailedAfter = std::chrono::milliseconds(0);
+  PythonExecutors executors(c, files());
+  std::string why;
+  EXPECT_FALSE(executors.handlerFor({info(), {}}, "runner::Run", nullptr, why));
+  EXPECT_FALSE(executors.handlerFor({info(), {}}, "runner::Run", nullptr, why));
+  std::ifstream starts(dir_ / "code/starts");
+  EXPECT_EQ(std::count(std::istreambuf_iterator<char>(starts), {}, '\n'), 2);
+}
+
 TEST_F(PythonExecutorsTest, AFileMissingFromTheStoreIsNamed) {
   PythonExecutors executors(config(script(kAnswering)), files());
   std::string why;
