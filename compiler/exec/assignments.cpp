@@ -56,11 +56,9 @@ void Evaluator::pointAtAssignedPart(Diagnostic& d, const ast::Node* source, cons
     note = "in this assignment";
   }
   if (note == nullptr || !part.valid()) return;  // a `**dict` argument: no smaller construct
+  // (the cause keeps the reference's FILE:LINE form: scripts read its message with it)
   for (Diagnostic& cause : d.causes)
-    if (atStatement(cause.location) && value.valid()) {
-      cause.location = value;
-      cause.showColumn = true;
-    }
+    if (atStatement(cause.location) && value.valid()) cause.location = value;
   d.location = part;
   d.showColumn = true;
   d.notes.push_back({note, statement});

@@ -230,7 +230,8 @@ if doc is not None:
           text.stdout == "hello\n" and "TypeDeprecationWarning" in text.stderr and "SUCCESS" in text.stderr,
           text.stdout + text.stderr)
 
-# a wrong constructor argument: the argument, its value as the cause, the call as a note
+# a wrong constructor argument: the argument, its value as the cause (printed FILE:LINE as the
+# reference prints it, so its column is null and its range says where), the call as a note
 ARGUMENT = project({"project.yml": PROJECT_YML, "main.cf": """import std
 h = std::Host(name="h", os=std::linux)
 std::File(host=h, path="/tmp/x", content=1, owner="root")
@@ -243,9 +244,9 @@ if doc is not None:
     error = doc["diagnostics"][0] if doc["diagnostics"] else {}
     check("argument: at content=1, the value as its cause, the call as a note",
           (error.get("kind"), error.get("line"), error.get("column"),
-           [(c["kind"], c["line"], c["column"]) for c in error.get("causes", [])],
+           [(c["kind"], c["line"], c["column"], (c["range"] or {}).get("start")) for c in error.get("causes", [])],
            [(n["message"], n["file"], n["line"], n["column"]) for n in error.get("notes", [])])
-          == ("AttributeException", 3, 34, [("RuntimeException", 3, 42)],
+          == ("AttributeException", 3, 34, [("RuntimeException", 3, None, {"line": 3, "column": 42})],
               [("in this constructor call", "./main.cf", 3, 10)]), error)
 
 # a project that cannot be found: an error of no file
