@@ -339,37 +339,57 @@ std::shared_ptr<PythonExecutors::Process> PythonExecutors::processFor(const Vers
   // the code set: the modules' files and requirements, and how pip installs them
   const json codeSet{{"modules", std::move(modules)}, {"pip_config", code.pipConfig}};
   const std::string key = util::sha1Hex(codeSet.dump());
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (auto failed = failures_.find(key); failed != failures_.end()) {
-    if (std::chrono::steady_clock::now() - failed->second.at < config_.retryFailedAfter) {
-      why = failed->second.why;
-      return nullptr;
+  // What this code set has: a process, a recent failure, or neither (then it is started).
+  auto known = [&]() -> std::optional<std::shared_ptr<Process>> {
+    if (auto failed = failures_.find(key); failed != failures_.end()) {
+      if (std::chrono::steady_clock::now() - failed->second.at < config_.retryFailedAfter) {
+        why = failed->second.why;
+        return nullptr;
+      }
+      failures_.erase(failed);
     }
-    failures_.erase(failed);
+    auto found = processes_.find(key);
+    if (found != processes_.end() && found->second->alive()) {
+      found->second->lastUse = ++uses_;
+      return found->second;
+    }
+    return std::nullopt;
+  };
+  std::shared_ptr<std::mutex> starting;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (std::optional<std::shared_ptr<Process>> process = known()) return *process;
+    std::shared_ptr<std::mutex>& slot = starting_[key];
+    if (!slot) slot = std::make_shared<std::mutex>();
+    starting = slot;
   }
-  auto found = processes_.find(key);
-  if (found != processes_.end() && found->second->alive()) {
-    found->second->lastUse = ++uses_;
-    return found->second;
+  // One start per code set at a time (it may install requirements for minutes), while the other
+  // code sets' calls go on.
+  std::lock_guard<std::mutex> startLock(*starting);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (std::optional<std::shared_ptr<Process>> process = known()) return *process;  // started meanwhile
   }
   std::optional<std::string> dir = writeCode(key, codeSet, why);
   if (!dir) return nullptr;
+  std::shared_ptr<Process> process;
   try {
-    auto process = std::make_shared<Process>(config_.executable, *dir, config_.startTimeout);
-    if (!process->loadError().empty()) {
-      why = "the module code of its version cannot be loaded: " + process->loadError();
-      failures_[key] = Failure{why, std::chrono::steady_clock::now()};
-      spdlog::error("The executor for {} cannot load its module code: {}", *dir, process->loadError());
-      return nullptr;
-    }
-    process->lastUse = ++uses_;
-    processes_[key] = process;
-    stopIdleBeyondLimit();
-    return process;
+    process = std::make_shared<Process>(config_.executable, *dir, config_.startTimeout);
   } catch (const std::exception& e) {
     why = e.what();
     return nullptr;
   }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!process->loadError().empty()) {
+    why = "the module code of its version cannot be loaded: " + process->loadError();
+    failures_[key] = Failure{why, std::chrono::steady_clock::now()};
+    spdlog::error("The executor for {} cannot load its module code: {}", *dir, process->loadError());
+    return nullptr;
+  }
+  process->lastUse = ++uses_;
+  processes_[key] = process;
+  stopIdleBeyondLimit();
+  return process;
 }
 
 std::unique_ptr<handlers::Handler> PythonExecutors::handlerFor(const VersionCode& code, const std::string& type,

@@ -77,13 +77,14 @@ class PythonExecutors {
 
   PythonExecutorsConfig config_;
   FileSource files_;
-  std::mutex mutex_;
+  std::mutex mutex_;                                           // the maps below; never held while a process starts
   std::map<std::string, std::shared_ptr<Process>> processes_;  // by code key
   struct Failure {
     std::string why;
     std::chrono::steady_clock::time_point at;
   };
-  std::map<std::string, Failure> failures_;  // code key → why it could not load, and when
+  std::map<std::string, Failure> failures_;                      // code key → why it could not load, and when
+  std::map<std::string, std::shared_ptr<std::mutex>> starting_;  // code key → held while it starts
   std::uint64_t uses_ = 0;
 };
 

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace inmanta::agent {
 namespace {
@@ -92,6 +93,7 @@ class PythonExecutorsTest : public ::testing::Test {
 };
 
 const char* const kAnswering =
+    "[ -d \"$3/slowmod\" ] && sleep 2\n"
     "echo '{\"handlers\": [\"runner::Run\"]}'\n"
     "echo \"started\" >> \"$3/../starts\"\n"
     "while read line; do\n"
@@ -137,6 +139,23 @@ TEST_F(PythonExecutorsTest, TheCodeIsWrittenOnceAndTheHandlersRunInTheProcess) {
   // a type the code has no handler for
   EXPECT_FALSE(executors.handlerFor({info(), {}}, "runner::Other", nullptr, why));
   EXPECT_NE(why.find("no handler for runner::Other"), std::string::npos) << why;
+}
+
+TEST_F(PythonExecutorsTest, ACodeSetThatStartsSlowlyDoesNotHoldUpAnother) {
+  PythonExecutors executors(config(script(kAnswering)), files());
+  json slow = info();
+  slow["slowmod"] = slow["runner"];
+  slow["slowmod"]["files_in_module"][0]["name"] = "inmanta_plugins.slowmod";
+  std::thread starter([&] {
+    std::string why;
+    EXPECT_TRUE(executors.handlerFor({slow, {}}, "runner::Run", nullptr, why)) << why;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto asked = std::chrono::steady_clock::now();
+  std::string why;
+  EXPECT_TRUE(executors.handlerFor({info(), {}}, "runner::Run", nullptr, why)) << why;
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::milliseconds(1500));
+  starter.join();
 }
 
 TEST_F(PythonExecutorsTest, AHungCallStopsItsProcessAndTheNextCallStartsANewOne) {
