@@ -331,7 +331,7 @@ Value Evaluator::evalDirect(const ast::Expr* e, const Value& self, const model::
       context_->callingNs = t.ns;
       context_->location = call->loc();
       context_->scope = nullptr;
-      return callPlugin(*def->plugin(), call->loc(), args, kwargs);
+      return callPlugin(*def->plugin(), call->loc(), args, kwargs, false, call);
     }
     case ast::Kind::StringFormat:
     case ast::Kind::FString:

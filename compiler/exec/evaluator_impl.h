@@ -119,9 +119,12 @@ class Evaluator {
   // An expression used as a statement: emitted, and read by a unit when nothing else reads it.
   void evaluateStatement(const ast::Expr* expr, Scope* scope);
   // Binds, checks and runs a plugin call written at `at` (spec 4.13). A nested call (a plugin
-  // calling another through its context) lets the callee's failures pass unwrapped.
+  // calling another through its context) lets the callee's failures pass unwrapped. `written`:
+  // the call's syntax, when the call is the model's, whose arguments are where a value the
+  // plugin's types refuse is reported (issue 32), the call a note.
   Value callPlugin(const PluginSpec& plugin, SourceLocation at, const std::vector<Value>& positional,
-                   const std::vector<std::pair<std::string, Value>>& named, bool nested = false);
+                   const std::vector<std::pair<std::string, Value>>& named, bool nested = false,
+                   const ast::Call* written = nullptr);
   Value formatString(const ast::StringFormat* fmt, const std::vector<Value>& values);
   Value formatFString(const ast::FString* fmt, const std::vector<Value>& values);
   std::optional<Diagnostic> checkConstraint(const model::Typedef& t, const Value& v);

@@ -386,7 +386,7 @@ Variable* Evaluator::emitCall(const ast::Call* call, Scope* scope) {
     context_->callingNs = ns;
     context_->location = call->loc();
     context_->scope = scope;
-    return callPlugin(*plugin, call->loc(), args, kwargs);
+    return callPlugin(*plugin, call->loc(), args, kwargs, false, call);
   });
 }
 

@@ -9,7 +9,8 @@ namespace inmanta::compiler::exec {
 // ------------------------------------------------------------------ plugins
 
 Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const std::vector<Value>& positional,
-                            const std::vector<std::pair<std::string, Value>>& named, bool nested) {
+                            const std::vector<std::pair<std::string, Value>>& named, bool nested,
+                            const ast::Call* written) {
   const std::string full = plugin.fullName();
   size_t positionalParams = 0;
   for (const PluginParam& p : plugin.params)
@@ -49,7 +50,16 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
          at, true);
   }
   bool anyUnknown = false;
-  auto check = [&](const PluginParam& p, const Value& v) {
+  // where the model wrote the i-th positional and the j-th named argument (the named ones of a
+  // `**dict` and a nested call's have no place of their own)
+  auto positionalAt = [written](size_t i) {
+    return written != nullptr && i < written->args.size() ? written->args[i]->loc() : SourceLocation{};
+  };
+  auto namedAt = [written](size_t j) {
+    return written != nullptr && j < written->named.kwargs.size() ? written->named.kwargs[j].name.loc
+                                                                  : SourceLocation{};
+  };
+  auto check = [&](const PluginParam& p, const Value& v, SourceLocation argument) {
     if (v.isUnknown()) {
       anyUnknown = true;
       return;
@@ -61,7 +71,8 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
       Diagnostic d(ErrorKind::PluginTypeException,
                    "Value " + runtime::repr(v) + " for argument " + p.name + " of plugin " + full +
                        " has incompatible type. Expected type: " + p.type,
-                   at, true);
+                   argument.valid() ? argument : at, true);
+      if (argument.valid()) d.notes.push_back({"in this plugin call", at});
       d.causes.push_back(*err);
       throw CompileError(std::move(d));
     }
@@ -70,21 +81,23 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
   std::vector<Value> varArgs;  // the positional values beyond the declared ones (*args)
   for (size_t i = 0; i < positional.size(); ++i) {
     if (i >= positionalParams) {
-      check(PluginParam{"*args", plugin.varArgsType, std::nullopt}, positional[i]);
+      check(PluginParam{"*args", plugin.varArgsType, std::nullopt}, positional[i], positionalAt(i));
       varArgs.push_back(positional[i]);
       continue;
     }
-    check(plugin.params[i], positional[i]);
+    check(plugin.params[i], positional[i], positionalAt(i));
     bound[i] = positional[i];
   }
   std::vector<std::pair<std::string, Value>> extra;
-  for (const auto& [name, value] : named) {
+  for (size_t j = 0; j < named.size(); ++j) {
+    const auto& [name, value] = named[j];
     auto it =
         std::find_if(plugin.params.begin(), plugin.params.end(), [&](const PluginParam& p) { return p.name == name; });
     if (it == plugin.params.end()) {
       if (!plugin.varKeywords)
         fail(ErrorKind::RuntimeException, full + "() got an unexpected keyword argument: '" + name + "'", at, true);
-      if (!plugin.varKeywordsType.empty()) check(PluginParam{name, plugin.varKeywordsType, std::nullopt}, value);
+      if (!plugin.varKeywordsType.empty())
+        check(PluginParam{name, plugin.varKeywordsType, std::nullopt}, value, namedAt(j));
       if (value.isUnknown()) anyUnknown = true;
       extra.emplace_back(name, value);
       continue;
@@ -92,7 +105,7 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
     size_t index = static_cast<size_t>(it - plugin.params.begin());
     if (!it->keywordOnly && index < positional.size())
       fail(ErrorKind::RuntimeException, full + "() got multiple values for argument '" + name + "'", at, true);
-    check(*it, value);
+    check(*it, value, namedAt(j));
     bound[index] = value;
   }
   std::vector<Value> args;
