@@ -16,9 +16,10 @@ constexpr KindInfo kKinds[] = {
 #undef KIND
 };
 
-// Display width of a line prefix of `cols` code points, with tabs expanded to 4 columns.
+// The source line of `loc` with a caret under its column, underlined (^~~~) up to `lastCol` when
+// the construct it names is known to end further on that line; tabs are 4 columns wide.
 void appendSourceLine(std::string& out, const SourceManager& sources, const SourceLocation& loc,
-                      const std::string& indent, const Style& style) {
+                      const std::string& indent, const Style& style, uint32_t lastCol = 0) {
   if (!loc.valid() || loc.file >= sources.size()) return;
   std::string_view raw = sources.file(loc.file).reportedLineText(loc.line);
   if (raw.empty() && loc.line > sources.file(loc.file).lineCount()) return;
@@ -45,10 +46,12 @@ void appendSourceLine(std::string& out, const SourceManager& sources, const Sour
     if (first != std::string_view::npos) target = static_cast<uint32_t>(codePointCount(line.substr(0, first))) + 1;
   }
   bool placed = false;
+  size_t underline = 0;  // display width of the construct after its first column
   for (size_t i = 0; i < line.size();) {
     unsigned char c = static_cast<unsigned char>(line[i]);
     size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
     if (!placed && col == target) placed = true;
+    size_t width = c == '\t' ? 4 : 1;
     if (c == '\t') {
       shown += "    ";
       if (!placed) caret += "    ";
@@ -56,6 +59,7 @@ void appendSourceLine(std::string& out, const SourceManager& sources, const Sour
       shown.append(line.substr(i, len));
       if (!placed) caret += ' ';
     }
+    if (placed && col > target && col <= lastCol) underline += width;
     i += len;
     ++col;
   }
@@ -68,7 +72,7 @@ void appendSourceLine(std::string& out, const SourceManager& sources, const Sour
   }
   if (shown.size() > kMax) shown = shown.substr(0, kMax) + "...";
   out += indent + "    " + shown + "\n";
-  out += indent + "    " + caret + style.caret("^") + "\n";
+  out += indent + "    " + caret + style.caret("^" + std::string(underline, '~')) + "\n";
 }
 
 bool sameLine(const SourceLocation& a, const SourceLocation* b) {
@@ -106,7 +110,8 @@ void renderInto(std::string& out, const Diagnostic& diag, const SourceManager& s
   }
   const SourceLocation& at = diag.caret.valid() ? diag.caret : diag.location;
   if (!sameLine(at, shown)) {
-    appendSourceLine(out, sources, at, indent, style);
+    bool ends = !diag.caret.valid() && diag.end.valid() && sameLine(diag.end, &at);
+    appendSourceLine(out, sources, at, indent, style, ends ? diag.end.col : 0);
     if (at.valid()) shown = &at;
   }
   for (const Diagnostic& cause : diag.causes) {

@@ -39,7 +39,8 @@ struct Diagnostic {
   bool showColumn = true;   // print FILE:LINE:COL rather than FILE:LINE
   SourceLocation caret;     // where to draw the caret when not at `location` (a syntax error
                             // is reported after its token, but the token is what to point at)
-  SourceLocation end;       // where the wrong construct ends (its last column), when known
+  SourceLocation end;       // where the wrong construct ends (its last column), when known: the
+                            // caret underlines it, --json gives it as the range's end
   std::vector<Diagnostic> causes;
   std::vector<DiagnosticNote> notes;
   std::string nativeCause;  // "AssertionError: boom" for a plugin's non-compiler failure

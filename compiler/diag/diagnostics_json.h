@@ -5,7 +5,8 @@
 //   {"schema": "inmanta-diagnostics/1", "success": true|false, "diagnostics": [DIAGNOSTIC, ...]}
 //   DIAGNOSTIC: {"severity": "error"|"warning", "kind": "TypingException", "message": "...",
 //                "file": "./main.cf"|null, "line": 3|null, "column": 5|null,
-//                "range": {"start": {"line", "column"}, "end": {"line", "column"}}|null,
+//                "range": {"start": {"line", "column"}, "end": {"line", "column"}}|null (the first and
+//                         the last column of the construct the caret marks),
 //                "causes": [DIAGNOSTIC, ...], "notes": [{"message", "file", "line", "column"}, ...]}
 //
 // A MultiException's errors are its causes; a plugin's Python exception is a cause whose kind is

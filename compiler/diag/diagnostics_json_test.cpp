@@ -99,5 +99,21 @@ TEST(DiagnosticStyle, ColourOnlyWrapsThePartsInEscapes) {
             "        \x1b[1;32m^\x1b[0m\n");
 }
 
+TEST(DiagnosticStyle, TheCaretUnderlinesAConstructWhoseEndIsKnown) {
+  SourceManager sources;
+  FileId main = sources.add("/p/main.cf", "./main.cf", "A(\tname=1)\n");
+  Diagnostic error(ErrorKind::AttributeException, "Could not set attribute `name`", {main, 1, 4});
+  error.end = {main, 1, 7};
+  error.causes.emplace_back(ErrorKind::RuntimeException, "Invalid value '1', expected string",
+                            SourceLocation{main, 1, 9});
+  error.notes.push_back({"in this constructor call", {main, 1, 2}});
+  EXPECT_EQ(renderDiagnostic(error, sources),
+            "AttributeException: Could not set attribute `name` (./main.cf:1:4)\n"
+            "    A(    name=1)\n"
+            "          ^~~~\n"
+            "caused by: RuntimeException: Invalid value '1', expected string (./main.cf:1:9)\n"
+            "note: in this constructor call (./main.cf:1:2)\n");
+}
+
 }  // namespace
 }  // namespace inmanta::compiler

@@ -42,12 +42,14 @@ void Evaluator::pointAtAssignedPart(Diagnostic& d, const ast::Node* source, cons
   };
   if (!atStatement(d.location)) return;
   SourceLocation part;
+  SourceLocation partEnd;
   SourceLocation value;
   const char* note = nullptr;
   if (source->kind == ast::Kind::Constructor) {
     for (const ast::KwArg& kw : static_cast<const ast::Constructor*>(source)->named.kwargs)
       if (kw.name.text() == attribute->name) {
         part = kw.name.loc;
+        partEnd = {part.file, part.line, kw.name.endCol() - 1};  // the argument's name, underlined
         value = kw.value->loc();
         note = "in this constructor call";
       }
@@ -60,6 +62,7 @@ void Evaluator::pointAtAssignedPart(Diagnostic& d, const ast::Node* source, cons
   for (Diagnostic& cause : d.causes)
     if (atStatement(cause.location) && value.valid()) cause.location = value;
   d.location = part;
+  d.end = partEnd;
   d.showColumn = true;
   d.notes.push_back({note, statement});
 }

@@ -84,7 +84,7 @@ check("--color always: the kind in bold red", "\x1b[1;31mAttributeException\x1b[
 check("--color always: the cause's kind and its label",
       "\x1b[1;36mcaused by:\x1b[0m \x1b[1;31mRuntimeException\x1b[0m" in coloured, repr(coloured))
 check("--color always: the location in bold", "(\x1b[1m./main.cf:3:34\x1b[0m)" in coloured, repr(coloured))
-check("--color always: the caret", "\x1b[1;32m^\x1b[0m" in coloured, repr(coloured))
+check("--color always: the caret under the argument's name", "\x1b[1;32m^~~~~~~\x1b[0m" in coloured, repr(coloured))
 check("--color always: the banner", "\x1b[1;31m=====" in coloured, repr(coloured))
 check("colour changes nothing but the escapes", SGR.sub("", coloured) == plain, repr(coloured))
 

@@ -243,10 +243,11 @@ if doc is not None:
     check("argument: valid", not schema_problems(doc), schema_problems(doc))
     error = doc["diagnostics"][0] if doc["diagnostics"] else {}
     check("argument: at content=1, the value as its cause, the call as a note",
-          (error.get("kind"), error.get("line"), error.get("column"),
+          (error.get("kind"), error.get("line"), error.get("column"), error.get("range"),
            [(c["kind"], c["line"], c["column"], (c["range"] or {}).get("start")) for c in error.get("causes", [])],
            [(n["message"], n["file"], n["line"], n["column"]) for n in error.get("notes", [])])
-          == ("AttributeException", 3, 34, [("RuntimeException", 3, None, {"line": 3, "column": 42})],
+          == ("AttributeException", 3, 34, {"start": {"line": 3, "column": 34}, "end": {"line": 3, "column": 40}},
+              [("RuntimeException", 3, None, {"line": 3, "column": 42})],
               [("in this constructor call", "./main.cf", 3, 10)]), error)
 
 # a project that cannot be found: an error of no file
