@@ -90,7 +90,8 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
   }
   std::vector<std::pair<std::string, Value>> extra;
   for (size_t j = 0; j < named.size(); ++j) {
-    const auto& [name, value] = named[j];
+    const std::string& name = named[j].first;  // (not a structured binding: the lambda below reads it)
+    const Value& value = named[j].second;
     auto it =
         std::find_if(plugin.params.begin(), plugin.params.end(), [&](const PluginParam& p) { return p.name == name; });
     if (it == plugin.params.end()) {
