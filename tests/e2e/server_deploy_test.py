@@ -254,9 +254,12 @@ class DeployScenario(unittest.TestCase):
         # the resource did not change, so only a repair runs it again
         self.call("POST", "/api/v1/deploy", {"agent_trigger_method": "push_full_deploy"})
         self.assertTrue(wait_for(lambda: os.path.exists(done), 30), "the repair runs the handler")
+
+        def ran_new_code():  # the repair's action is stored a moment after the handler ran
+            return any(m["msg"] == f"executed touch {done}"
+                       for action in self.deploy_actions(touch_id) for m in action["messages"])
+        self.assertTrue(wait_for(ran_new_code, 30), [a["messages"] for a in self.deploy_actions(touch_id)])
         self.assert_statuses({touch_id: "deployed"}, timeout=30)
-        action = self.deploy_actions(touch_id)[-1]
-        self.assertTrue(any(m["msg"] == f"executed touch {done}" for m in action["messages"]), action["messages"])
 
     def test_a_module_python_handler_reads_and_uploads_files_of_the_file_store(self):
         self.environment(self.serve())
