@@ -59,16 +59,6 @@ class Channel {
   FILE* out_ = nullptr;
 };
 
-std::string describe(const compiler::CompileError& e, const compiler::SourceManager& sources) {
-  const compiler::Diagnostic& d = e.diagnostic();
-  std::string where;
-  if (d.location.file != compiler::kNoFile && d.location.file < sources.size())
-    where = " (" + sources.file(d.location.file).path + ":" + std::to_string(d.location.line) + ")";
-  std::string text = d.message + where;
-  if (!d.nativeCause.empty()) text += "\ncaused by: " + d.nativeCause;
-  return text;
-}
-
 // put_version's pip_config as project.yml's pip settings.
 compiler::ProjectConfig::Pip pipSettings(const json& config) {
   compiler::ProjectConfig::Pip pip;
@@ -148,12 +138,12 @@ class ExecutorCommand : public Command {
       settings.projectDir = codeDir_;
       settings.pythonPath = installRequirements(codeDir_);
       code = compiler::moduleCodeLoader().load(modules, settings, *host, [&sources](const std::string& path) {
-        return sources.add(path, path, "");
+        std::ifstream in(path, std::ios::binary);  // for the line a load error shows
+        return sources.add(path, path, std::string(std::istreambuf_iterator<char>(in), {}));
       });
     } catch (const compiler::CompileError& e) {
-      channel.send(json{{"error", describe(e, sources)}}.dump());
+      channel.send(json{{"error", compiler::renderDiagnostic(e.diagnostic(), sources)}}.dump());
       return 1;
-
     } catch (const std::exception& e) {
       channel.send(json{{"error", e.what()}}.dump());
       return 1;

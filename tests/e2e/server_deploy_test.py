@@ -302,8 +302,9 @@ class DeployScenario(unittest.TestCase):
         self.assertEqual(len(installed), 1, "installed into the code set's environment")
 
     def test_a_module_without_its_code_on_the_server_is_unavailable_with_the_reason(self):
-        """A version whose module code names a file the server does not have: the resource is
-        unavailable, and the reason names the missing file."""
+        """A version whose module code names a file the server does not have, then one whose code
+        cannot be imported: the resource is unavailable, and the reason names the missing file, then
+        shows the load error as the compile does."""
         server = self.serve()
         self.environment(server, auto_deploy=False)
         status, answer = server.call("POST", "/api/v2/reserve_version", None, tid=self.env)
@@ -323,6 +324,27 @@ class DeployScenario(unittest.TestCase):
         messages = self.deploy_actions(rid)[-1]["messages"]
         reasons = [m.get("kwargs", {}).get("reason", "") for m in messages]
         self.assertTrue(any("1" * 40 in r and "not in the file store" in r for r in reasons), messages)
+
+        # code that the executor cannot import: the load error as the compile shows it, with its line
+        source = b"import inmanta_e2e_absent_pkg\n"
+        digest = hashlib.sha1(source).hexdigest()
+        self.call("PUT", f"/api/v1/file/{digest}", {"content": base64.b64encode(source).decode()})
+        info["runner"]["files_in_module"][0]["hash_value"] = digest
+        status, answer = server.call("POST", "/api/v2/reserve_version", None, tid=self.env)
+        version = answer["data"]
+        resource["id"] = f"{rid},v={version}"
+        status, answer = server.call("PUT", "/api/v1/version", {"version": version, "resources": [resource],
+                                                                 "module_version_info": info}, tid=self.env)
+        self.assertEqual(status, 200, answer)
+        self.call("POST", f"/api/v1/version/{version}", {"push": True})
+
+        def load_error():
+            return [m.get("kwargs", {}).get("reason", "") for a in self.deploy_actions(rid) if a["version"] == version
+                    for m in a["messages"] if "Unable to load all plug-ins" in m.get("kwargs", {}).get("reason", "")]
+        reasons = wait_for(load_error, 20)
+        self.assertTrue(reasons, [a["messages"] for a in self.deploy_actions(rid)])
+        self.assertIn("runner/plugins/__init__.py:1", reasons[0])
+        self.assertIn("import inmanta_e2e_absent_pkg", reasons[0])
         # and a malformed module_version_info is refused with what is wrong
         status, answer = server.call("POST", "/api/v2/reserve_version", None, tid=self.env)
         bad = {"runner": {"name": "runner", "version": "1", "files_in_module": [{"name": "x"}]}}
