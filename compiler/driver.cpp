@@ -279,6 +279,13 @@ CompileStatus runCompile(const CompileOptions& options, std::ostream& out, std::
       }
     }
     return finish(CompileStatus::Failed);
+  } catch (const std::exception& e) {
+    // A failure of ours, not of the model: without --json the command's own handler prints it
+    // (`Error: InternalError: ...`); with it, the document must still be the one thing on stdout.
+    if (!json) throw;
+    printWarnings();
+    document.addFailure("InternalError", e.what());
+    return finish(CompileStatus::Failed);
   }
 }
 

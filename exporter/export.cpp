@@ -245,9 +245,13 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     if (const char* removed = std::getenv("INMANTA_REMOVED_RESOURCE_SET_ID"))
       for (auto& w : splitWords(removed)) push.removedSets.push_back(w);
     if (!push.partial && !push.removedSets.empty()) {
-      err << "A full export was requested but resource sets were marked for deletion (via the "
-             "--delete-resource-set cli option or the INMANTA_REMOVED_RESOURCE_SET_ID env variable). Only partial "
-             "exports (--partial) can delete resource sets.\n";
+      const std::string message =
+          "A full export was requested but resource sets were marked for deletion (via the "
+          "--delete-resource-set cli option or the INMANTA_REMOVED_RESOURCE_SET_ID env variable). Only partial "
+          "exports (--partial) can delete resource sets.";
+      // the reference's usage error, as it prints it; a document with --format json
+      if (options.compile.diagnosticsJson != nullptr) reportFailure(options.compile, err, message);
+      else err << message << "\n";
       return 1;
     }
     ServerSettings server;

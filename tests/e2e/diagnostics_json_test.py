@@ -261,6 +261,20 @@ if doc is not None:
           proc.returncode == 1 and [(d["kind"], d["file"]) for d in doc["diagnostics"]] == [("ProjectException", None)],
           doc)
 
+# a usage error of export before any compile: a document too, not the text alone
+proc = run(["export", "--format", "json", "--delete-resource-set", "set-a"], PROJECT)
+doc = document(proc, "full export with a deleted set")
+if doc is not None:
+    check("full export with a deleted set: valid", not schema_problems(doc), schema_problems(doc))
+    check("full export with a deleted set: exit 1, the reason as its one error",
+          proc.returncode == 1 and doc["success"] is False and len(doc["diagnostics"]) == 1
+          and "Only partial exports (--partial) can delete resource sets" in doc["diagnostics"][0]["message"],
+          (proc.returncode, doc))
+proc = run(["export", "--delete-resource-set", "set-a"], PROJECT)
+check("full export with a deleted set: the reference's text without --format",
+      proc.returncode == 1 and proc.stdout == "" and proc.stderr.startswith("A full export was requested"),
+      proc.stderr)
+
 proc = run(["compile", "--format", "yaml"], PROJECT)
 check("--format takes text or json", proc.returncode == 2 and "yaml" in proc.stderr, proc.stderr)
 

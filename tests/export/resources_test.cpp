@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 #include "compiler/driver.h"
 #include "exporter/json.h"
@@ -24,6 +27,15 @@ struct Exported {
   std::vector<std::string> emptiedSets;
 };
 
+const compiler::PluginRegistry& stdPlugins() {
+  static const compiler::PluginRegistry plugins = [] {
+    compiler::PluginRegistry r;
+    stdmodule::registerStdPlugins(r);
+    return r;
+  }();
+  return plugins;
+}
+
 Exported exportModel(const std::string& main, const compiler::ResourceTypeRegistry& types) {
   fs::path dir = fs::path(testing::TempDir()) / ("resources_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -32,12 +44,7 @@ Exported exportModel(const std::string& main, const compiler::ResourceTypeRegist
   std::ofstream(dir / "main.cf") << main;
   compiler::CompileOptions options;
   options.projectDir = dir.string();
-  static const compiler::PluginRegistry plugins = [] {
-    compiler::PluginRegistry r;
-    stdmodule::registerStdPlugins(r);
-    return r;
-  }();
-  options.plugins = &plugins;
+  options.plugins = &stdPlugins();
   Exported result;
   options.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
     try {
@@ -54,6 +61,35 @@ Exported exportModel(const std::string& main, const compiler::ResourceTypeRegist
   EXPECT_EQ(status, compiler::CompileStatus::Success) << err.str();
   fs::remove_all(dir);
   return result;
+}
+
+// A failure of ours during a compile with --json (an exception that is no compile error) still
+// gives the one document on the JSON stream, with the failure as its error, not a bare text line.
+TEST(CompileJson, AnInternalErrorIsTheDocumentsError) {
+  fs::path dir = fs::path(testing::TempDir()) / ("internal_error_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "project.yml") << "name: t\n";
+  std::ofstream(dir / "main.cf") << "x = 1\n";
+  compiler::CompileOptions options;
+  options.projectDir = dir.string();
+  options.plugins = &stdPlugins();
+  std::ostringstream document, out, err;
+  options.diagnosticsJson = &document;
+  options.afterCompile = [](const compiler::CompiledModel&) -> std::optional<std::string> {
+    throw std::runtime_error("the exporter broke");
+  };
+  EXPECT_EQ(compiler::runCompile(options, out, err), compiler::CompileStatus::Failed);
+  EXPECT_EQ(err.str(), "");
+  nlohmann::json doc = nlohmann::json::parse(document.str());
+  EXPECT_EQ(doc["success"], false);
+  ASSERT_EQ(doc["diagnostics"].size(), 1U) << doc.dump();
+  EXPECT_EQ(doc["diagnostics"][0]["kind"], "InternalError");
+  EXPECT_EQ(doc["diagnostics"][0]["message"], "the exporter broke");
+  // without --json the exception goes on to the command, which prints it and exits 1
+  options.diagnosticsJson = nullptr;
+  EXPECT_THROW(compiler::runCompile(options, out, err), std::runtime_error);
+  fs::remove_all(dir);
 }
 
 const char* kModel = R"(
