@@ -25,17 +25,35 @@ using sql::Row;
 using sql::Rows;
 
 // The shared SQL numbers its parameters $1, $2, …; SQLite spells a numbered parameter ?1, ?2.
+// When they come in order, each once ($1, $2, $3, …: every multi-row insert), they become plain
+// `?`s: SQLite looks a numbered parameter up in a list of the ones seen before, so preparing a
+// 256-row insert of 19 columns with ?NNN took about 10 ms, once per statement and connection —
+// most of a short `inmanta deploy`'s prepares.
 std::string sqliteParameters(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
+  std::string numbered, plain;
+  numbered.reserve(text.size());
+  plain.reserve(text.size());
   bool in_string = false;
+  bool sequential = true;
+  long next = 1;
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '\'') in_string = !in_string;
-    if (!in_string && c == '$' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) c = '?';
-    out += c;
+    if (!in_string && c == '$' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
+      std::size_t end = i + 1;
+      while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+      std::string digits = text.substr(i + 1, end - i - 1);
+      sequential = sequential && std::stol(digits) == next;
+      ++next;
+      numbered += '?' + digits;
+      plain += '?';
+      i = end - 1;
+      continue;
+    }
+    numbered += c;
+    plain += c;
   }
-  return out;
+  return sequential ? plain : numbered;
 }
 
 sqlite3* openDatabase(const std::string& path) {
