@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "util/iso_time.h"
+
 namespace inmanta::handlers {
 
 const char* changeName(Change change) {
@@ -80,20 +82,10 @@ std::string ResourceIntent::text(const std::string& name, const std::string& fal
 
 namespace {
 
-// `2026-11-22T10:04:05.123456+00:00`, the form of the store's timestamps. Written here rather than
-// taken from embedded/store so that handlers do not depend on the store.
+// `2026-11-22T10:04:05.123456+00:00`, the form of the store's timestamps (from util, so that
+// handlers do not depend on the store)
 std::string systemTimestamp() {
-  using namespace std::chrono;
-  auto now = time_point_cast<microseconds>(system_clock::now());
-  auto day = floor<days>(now);
-  year_month_day date(day);
-  hh_mm_ss<microseconds> time(now - day);
-  char text[40];
-  std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02d.%06lld+00:00", static_cast<int>(date.year()),
-                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
-                static_cast<int>(time.seconds().count()), static_cast<long long>(time.subseconds().count()));
-  return text;
+  return util::isoTimestamp(std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "embedded/store/ids.h"
+#include "util/json_text.h"
 #include "util/resource_id.h"
 
 namespace inmanta::scheduler {
@@ -971,11 +972,11 @@ void Scheduler::journal(store::JournalWrite write) {
     auto queued = journalStarts_.find(write.action_id);
     if (queued != journalStarts_.end()) {
       store::JournalWrite& start = journal_[queued->second];
-      store::applyActionResult(start.action, write.result);
+      store::applyActionResult(start.action, std::move(write.result));
       if (!write.states.empty()) start.states = std::move(write.states);
       journalStarts_.erase(queued);
-      start.messages_text = start.action.messages.dump();
-      start.changes_text = start.action.changes.dump();
+      start.messages_text = util::compactJson(start.action.messages);
+      start.changes_text = util::compactJson(start.action.changes);
       nlohmann::json written;
       written.swap(start.action.messages);
       lock.unlock();  // the messages' memory is given back outside the lock

@@ -5,6 +5,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "util/json_text.h"
+
 namespace inmanta::store::sql {
 namespace {
 
@@ -16,7 +18,7 @@ const char* const kNoEnvironment = "The environment with given id does not exist
 // was too slow, migration 002), so the store deletes their rows of an environment itself.
 const char* const kRowsWithoutCascade[] = {"resource_action_resource", "resource"};
 
-std::string dump(const json& value) { return value.dump(); }
+std::string dump(const json& value) { return util::compactJson(value); }
 
 json parse(const std::string& text) {
   if (text.empty()) return nullptr;

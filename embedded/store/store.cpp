@@ -13,15 +13,31 @@ std::unique_ptr<Store> Store::open(const StoreConfig& config) {
   throw StoreError("Unknown store engine");
 }
 
-void applyActionResult(ResourceAction& action, const ActionResult& result) {
+namespace {
+
+// the fields `result` sets, but its messages
+void applyActionFields(ResourceAction& action, const ActionResult& result) {
   if (result.finished) action.finished = result.finished;
   if (result.status) action.status = result.status;
   if (result.change) action.change = result.change;
-  if (result.changes) action.changes = *result.changes;
   if (result.send_event) action.send_event = result.send_event;
   if (!action.messages.is_array()) action.messages = nlohmann::json::array();
+}
+
+}  // namespace
+
+void applyActionResult(ResourceAction& action, const ActionResult& result) {
+  applyActionFields(action, result);
+  if (result.changes) action.changes = *result.changes;
   if (result.messages.is_array())
     for (const auto& line : result.messages) action.messages.push_back(line);
+}
+
+void applyActionResult(ResourceAction& action, ActionResult&& result) {
+  applyActionFields(action, result);
+  if (result.changes) action.changes = std::move(*result.changes);
+  if (result.messages.is_array())
+    for (auto& line : result.messages) action.messages.push_back(std::move(line));
 }
 
 std::string displayedStatus(const ResourceState* state) {

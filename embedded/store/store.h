@@ -463,6 +463,8 @@ class Store {
 // An action as finishing it with `result` leaves it: the set fields replace, the messages are
 // appended (finishResourceAction; the scheduler merging a run's end into its queued start).
 void applyActionResult(ResourceAction& action, const ActionResult& result);
+// The same, taking the result's messages and changes instead of copying them.
+void applyActionResult(ResourceAction& action, ActionResult&& result);
 
 // The status a user sees (spec §6.1) of a resource with this state row; `available` without row.
 std::string displayedStatus(const ResourceState* state);

@@ -1,6 +1,6 @@
 #include "embedded/store/timestamp.h"
 
-#include <cstdio>
+#include "util/iso_time.h"
 
 namespace inmanta::store {
 
@@ -10,19 +10,7 @@ std::int64_t toMicros(Timestamp t) { return t.time_since_epoch().count(); }
 
 Timestamp fromMicros(std::int64_t micros) { return Timestamp(std::chrono::microseconds(micros)); }
 
-std::string formatTimestamp(Timestamp t) {
-  using namespace std::chrono;
-  auto day = floor<days>(t);
-  year_month_day date(day);
-  auto time_of_day = t - day;
-  hh_mm_ss<microseconds> clock(time_of_day);
-  char text[64];
-  std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02d.%06lld+00:00", static_cast<int>(date.year()),
-                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                static_cast<int>(clock.hours().count()), static_cast<int>(clock.minutes().count()),
-                static_cast<int>(clock.seconds().count()), static_cast<long long>(clock.subseconds().count()));
-  return text;
-}
+std::string formatTimestamp(Timestamp t) { return util::isoTimestamp(t); }
 
 std::optional<Timestamp> parseTimestamp(std::string_view text) {
   using namespace std::chrono;

@@ -1,0 +1,99 @@
+#include "util/json_text.h"
+
+#include <charconv>
+
+namespace inmanta::util {
+
+namespace {
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+// A string of ASCII only, escaped as nlohmann escapes it (the short escapes, other control
+// characters as \u00xx); false, with nothing appended, when it holds any other byte.
+bool appendAsciiString(std::string& out, const std::string& text) {
+  for (unsigned char c : text)
+    if (c >= 0x80) return false;
+  out += '"';
+  const char* run = text.data();
+  const char* end = text.data() + text.size();
+  for (const char* p = run; p != end; ++p) {
+    auto c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(run, p);
+    run = p + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        out += "\\u00";
+        out += kHexDigits[c >> 4];
+        out += kHexDigits[c & 0x0F];
+    }
+  }
+  out.append(run, end);
+  out += '"';
+  return true;
+}
+
+void appendString(std::string& out, const std::string& text) {
+  if (!appendAsciiString(out, text)) out += nlohmann::json(text).dump();
+}
+
+template <typename Integer>
+void appendInteger(std::string& out, Integer number) {
+  char buffer[24];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
+  out.append(buffer, result.ptr);
+}
+
+}  // namespace
+
+void appendCompactJson(std::string& out, const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, item] : value.items()) {
+        if (!first) out += ',';
+        first = false;
+        appendString(out, key);
+        out += ':';
+        appendCompactJson(out, item);
+      }
+      out += '}';
+      return;
+    }
+    case nlohmann::json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : value) {
+        if (!first) out += ',';
+        first = false;
+        appendCompactJson(out, item);
+      }
+      out += ']';
+      return;
+    }
+    case nlohmann::json::value_t::string: appendString(out, value.get_ref<const std::string&>()); return;
+    case nlohmann::json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
+    case nlohmann::json::value_t::null: out += "null"; return;
+    case nlohmann::json::value_t::number_integer: appendInteger(out, value.get<std::int64_t>()); return;
+    case nlohmann::json::value_t::number_unsigned: appendInteger(out, value.get<std::uint64_t>()); return;
+    case nlohmann::json::value_t::number_float:
+    case nlohmann::json::value_t::binary:
+    case nlohmann::json::value_t::discarded: out += value.dump(); return;
+  }
+}
+
+std::string compactJson(const nlohmann::json& value) {
+  std::string out;
+  appendCompactJson(out, value);
+  return out;
+}
+
+}  // namespace inmanta::util
