@@ -140,7 +140,7 @@ bool waitFor(const std::function<bool()>& done, std::optional<Clock::time_point>
   while (!done()) {
     if (signals.interrupted()) return false;
     if (deadline && Clock::now() >= *deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return true;
 }
@@ -262,6 +262,7 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   Progress progress(progressOut, d.progressBar && !d.json, d.color);
   server::SchedulersConfig config;
   config.timers = false;
+  config.processEndsAfterStop = true;  // exitNow() below
   // a dry-run must not deploy what the store already holds; a deploy repairs everything (D4)
   config.startMode = d.incremental || d.dryRun ? scheduler::StartMode::newVersion : scheduler::StartMode::repair;
   config.onRun = [&progress](const std::string&, const scheduler::RunReport& report) { progress.onRun(report); };

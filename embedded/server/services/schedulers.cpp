@@ -118,14 +118,15 @@ void Schedulers::startAll() {
 
 namespace {
 
-// Stops a lane's scheduler; one whose handler calls outlive the grace period is left to the
-// process's exit (its threads still use it), with a warning.
+// Stops a lane's scheduler and takes the lane apart; one whose handler calls outlive the grace
+// period is left to the process's exit (its threads still use it), with a warning, as is every
+// lane when the process ends next.
 template <class Lane>
-bool stopLane(const std::string& env, std::unique_ptr<Lane> lane, std::chrono::milliseconds grace) {
-  if (lane->scheduler.stop(grace)) return true;
-  spdlog::warn("the scheduler of environment {} stopped with handler calls still running", env);
-  (void)lane.release();
-  return false;
+bool stopLane(const std::string& env, std::unique_ptr<Lane> lane, std::chrono::milliseconds grace, bool processEnds) {
+  bool stopped = lane->scheduler.stop(grace);
+  if (!stopped) spdlog::warn("the scheduler of environment {} stopped with handler calls still running", env);
+  if (!stopped || processEnds) (void)lane.release();
+  return stopped;
 }
 
 }  // namespace
@@ -137,7 +138,8 @@ bool Schedulers::stopAll(std::chrono::milliseconds grace) {
     lanes.swap(lanes_);
   }
   bool finished = true;
-  for (auto& [env, lane] : lanes) finished = stopLane(env, std::move(lane), grace) && finished;
+  for (auto& [env, lane] : lanes)
+    finished = stopLane(env, std::move(lane), grace, config_.processEndsAfterStop) && finished;
   return finished;
 }
 
