@@ -221,7 +221,7 @@ void Schedulers::environmentStopped(const std::string& env) {
     lane = std::move(found->second);
     lanes_.erase(found);
   }
-  stopLane(env, std::move(lane), std::chrono::seconds(10));
+  stopLane(env, std::move(lane), std::chrono::seconds(10), false);  // the process goes on
 }
 
 void Schedulers::environmentResumed(const std::string& env) { get(env); }
