@@ -85,7 +85,7 @@ class DeployCommand : public Command {
     server.host = host;
     server.port = port;
     server.environment = env;
-    server.compressRequests = false;
+    server.compress = false;
     exporter::RestClient client(server);
     exporter::PushOptions push;
     push.metadata = R"({"message": "Deploy on the CLI", "type": "deploy"})";

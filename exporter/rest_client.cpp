@@ -93,14 +93,15 @@ RestReply RestClient::call(const std::string& method, const std::string& path, c
     options.requestTimeout = settings_.requestTimeout;
     connection_ = l.transport->connect(options);
   }
-  HttpHeaders headers{{"Accept-Encoding", "gzip"}, {"User-Agent", "inmanta-cpp"}};
+  HttpHeaders headers{{"User-Agent", "inmanta-cpp"}};
+  if (settings_.compress) headers.emplace_back("Accept-Encoding", "gzip");
   if (!settings_.token.empty()) headers.emplace_back("Authorization", "Bearer " + settings_.token);
   if (scoped) headers.emplace_back("X-Inmanta-tid", settings_.environment);
   std::string payload;
   if (method != "GET" && method != "DELETE") {
     if (method != "POST" && method != "PUT") throw std::logic_error("unsupported method " + method);
     payload = body;
-    if (settings_.compressRequests && payload.size() >= 1024) {
+    if (settings_.compress && payload.size() >= 1024) {
       payload = gzipCompress(payload);
       headers.emplace_back("Content-Encoding", "gzip");
     }

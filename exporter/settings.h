@@ -24,10 +24,11 @@ struct ServerSettings {
   std::string caFile;
   std::string token;
   int requestTimeout = 120;
-  // gzip request bodies of 1 KiB or more, as the reference's client does; off for the embedded
-  // server of `inmanta deploy`, where compressing a version of 10,000 resources on one side of a
-  // loopback connection and inflating it on the other cost more than sending it
-  bool compressRequests = true;
+  // gzip request bodies of 1 KiB or more and accept gzipped answers, as the reference's client
+  // does; off for the embedded server of `inmanta deploy`, where compressing a version of 10,000
+  // resources on one side of a loopback connection and inflating it on the other cost more than
+  // sending it, and the server deflated every tiny answer to 10,000 file uploads
+  bool compress = true;
 };
 
 // From [config] environment and the transport section: `compiler_rest_transport` (the
