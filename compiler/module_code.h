@@ -24,7 +24,7 @@ namespace inmanta::compiler {
 
 // Changed whenever this header or a type it passes changes shape: a shared module built against
 // another version is refused instead of called.
-inline constexpr int kModuleCodeAbi = 4;
+inline constexpr int kModuleCodeAbi = 5;  // 5: Value has an opaque kind (python_object.h)
 // The shared module's entry point, looked up with dlsym().
 inline constexpr const char* kModuleCodeEntry = "inmanta_module_code";
 

@@ -119,6 +119,8 @@ void appendJsonValue(std::string& out, const Value& v) {
       return;
     }
     case Value::Type::Instance: throw ExportError(v.asInstance()->display() + " is not JSON serializable");
+    // (the reference's JSON encoder: `repr(o) + " is not JSON serializable"`)
+    case Value::Type::Opaque: throw ExportError(v.asOpaque().repr() + " is not JSON serializable");
     case Value::Type::Unknown: appendJsonString(out, util::kUnknownMarker); return;
   }
 }

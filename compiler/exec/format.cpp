@@ -369,6 +369,8 @@ std::string asciiEscaped(const std::string& repr) {
 std::optional<std::string> formatValue(const Value& v, const std::string& specText, std::string& error,
                                        bool wholeNumber) {
   if (specText.empty()) return wholeNumber ? renderInterpolated(v) : runtime::str(v);
+  // a Python object formats itself (its __format__), as in the reference
+  if (v.isOpaque()) return v.asOpaque().format(specText, error);
   // lists, dicts, instances and null (the reference's NoneValue) have object.__format__, which
   // refuses any spec (for null the reference crashes; spec 9.5: a located error instead)
   if (!v.isString() && !v.isBool() && !v.isInt() && !v.isFloat()) {

@@ -38,7 +38,8 @@ bool Evaluator::indexKeyBytes(const std::vector<std::string>& attributes, NamedV
       // (the reference keys an unknown by its object's repr: each unknown its own key)
       case Value::Type::Unknown: key.repr("<unknown " + std::to_string(v.unknownId()) + ">"); break;
       case Value::Type::List:
-      case Value::Type::Dict: key.repr(runtime::repr(v)); break;
+      case Value::Type::Dict:
+      case Value::Type::Opaque: key.repr(runtime::repr(v)); break;
     }
   }
   return true;

@@ -157,7 +157,7 @@ Value Evaluator::callPlugin(const PluginSpec& plugin, SourceLocation at, const s
                                               return checkConstraint(t, x);
                                             })) {
       Diagnostic d(ErrorKind::PluginTypeException,
-                   "Return value " + runtime::repr(result) + " of plugin " + full +
+                   "Return value " + runtime::str(result) + " of plugin " + full +
                        " has incompatible type. Expected type: " + plugin.returnType,
                    at, true);
       d.causes.push_back(*err);

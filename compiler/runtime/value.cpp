@@ -27,6 +27,7 @@ double Value::toDouble() const {
     case Type::String:
     case Type::List:
     case Type::Dict:
+    case Type::Opaque:
     case Type::Instance:
     case Type::Unknown: return 0.0;
   }
@@ -42,6 +43,7 @@ int64_t Value::toInt() const {
     case Type::String:
     case Type::List:
     case Type::Dict:
+    case Type::Opaque:
     case Type::Instance:
     case Type::Unknown: return 0;
   }
@@ -167,6 +169,7 @@ std::string repr(const Value& v) {
       }
       return out + "}";
     }
+    case Value::Type::Opaque: return v.asOpaque().repr();
     case Value::Type::Null:
     case Value::Type::Bool:
     case Value::Type::Int:
@@ -187,6 +190,7 @@ std::string str(const Value& v) {
     case Value::Type::List:
     case Value::Type::Dict: return repr(v);
     case Value::Type::Instance: return v.asInstance()->display();
+    case Value::Type::Opaque: return v.asOpaque().str();
     case Value::Type::Unknown: return "unknown";
   }
   return {};
@@ -197,6 +201,7 @@ std::string printForm(const Value& v) {
     case Value::Type::Null: return "None";
     case Value::Type::List:
     case Value::Type::Dict:
+    case Value::Type::Opaque:  // (the reference's std::print gets a proxy of the object)
     case Value::Type::Instance: return "@" + repr(v);
     case Value::Type::Bool:
     case Value::Type::Int:
@@ -217,6 +222,7 @@ std::string pythonTypeName(const Value& v) {
     case Value::Type::List: return "list";
     case Value::Type::Dict: return "dict";
     case Value::Type::Instance: return "Instance";
+    case Value::Type::Opaque: return v.asOpaque().typeName();
     case Value::Type::Unknown: return "Unknown";
   }
   return {};
@@ -234,6 +240,9 @@ int compareIntDouble(int64_t i, double d) {
 }  // namespace
 
 bool pyEquals(const Value& a, const Value& b) {
+  // Python's == with the object's own __eq__ (against null too: the reference's NoneValue)
+  if (a.isOpaque()) return a.asOpaque().equals(a, b);
+  if (b.isOpaque()) return b.asOpaque().equals(a, b);
   if (a.isNumber() && b.isNumber()) {
     if (!a.isFloat() && !b.isFloat()) return a.toInt() == b.toInt();
     if (a.isFloat() && b.isFloat()) return a.asFloat() == b.asFloat();
@@ -266,6 +275,7 @@ bool pyEquals(const Value& a, const Value& b) {
     }
     case Value::Type::Instance: return a.asInstance() == b.asInstance();
     case Value::Type::Unknown: return a.unknownId() == b.unknownId();  // the same one
+    case Value::Type::Opaque:                                          // (above)
     case Value::Type::Bool:
     case Value::Type::Int:
     case Value::Type::Float: return false;
@@ -283,6 +293,7 @@ bool pyTruthy(const Value& v) {
     case Value::Type::List: return !v.asList().empty();
     case Value::Type::Dict: return !v.asDict().items.empty();
     case Value::Type::Instance: return true;
+    case Value::Type::Opaque: return v.asOpaque().truthy();
     case Value::Type::Unknown: return false;
   }
   return false;

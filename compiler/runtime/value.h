@@ -35,17 +35,53 @@ struct UnknownValue {
 class Value;
 using ValueList = std::vector<Value>;
 
+// The count of a value's shared part (a string, list, dict or opaque object). Not atomic: the
+// values of a compile stay on its thread.
+struct SharedCount {
+  uint32_t refs = 1;
+};
+
+// An object of modules' Python code that is no model value (a plugin's result without declared
+// return type: param::report's Result, a class instance, a set, bytes, a function). The
+// reference keeps such an object as the value itself, so the model holds it too, through this
+// interface: the module-code host (libinmanta_python.so) implements it, so the compiler never
+// depends on Python. Its answers are Python's for the object.
+class OpaqueObject : public SharedCount {
+ public:
+  OpaqueObject() = default;
+  OpaqueObject(const OpaqueObject&) = delete;
+  OpaqueObject& operator=(const OpaqueObject&) = delete;
+  virtual std::string str() const = 0;       // str(o): interpolation, messages
+  virtual std::string repr() const = 0;      // repr(o): inside containers, std::print's `@` form
+  virtual std::string typeName() const = 0;  // type(o).__name__
+  // Python's `left == right`, one of them this object, the other in the reference's internal
+  // form (null as its NoneValue, lists and dicts as Python's).
+  virtual bool equals(const Value& left, const Value& right) const = 0;
+  virtual bool truthy() const = 0;  // bool(o)
+  // format(o, spec) (an f-string's `{x:spec}`); nothing, with `error` set, when Python refuses
+  virtual std::optional<std::string> format(std::string_view spec, std::string& error) const = 0;
+  // Whether the object has a length (bytes, a set): the reference's proxy of it is then a
+  // SequenceProxy, not a DynamicProxy.
+  virtual bool sized() const = 0;
+  // Frees the object (the last value holding it is gone); the host releases the Python object.
+  virtual void dispose() = 0;
+
+ protected:
+  ~OpaqueObject() = default;
+};
+
 // Insertion-ordered, string-keyed, immutable once built.
 struct ValueDict {
   std::vector<std::pair<std::string, Value>> items;
   const Value* find(std::string_view key) const;
 };
 
-// A value: 16 bytes, scalars inline and strings, lists and dicts shared (immutable once made)
-// behind a reference count. The count is not atomic: the values of a compile stay on its thread.
+// A value: 16 bytes, scalars inline and strings, lists, dicts and opaque objects shared
+// (immutable once made) behind a reference count.
 class Value {
  public:
-  enum class Type : uint8_t { Null, Bool, Int, Float, String, List, Dict, Instance, Unknown };
+  // (the shared kinds, String to Opaque, stay together: `boxed()` is one range test)
+  enum class Type : uint8_t { Null, Bool, Int, Float, String, List, Dict, Opaque, Instance, Unknown };
 
   Value() : type_(Type::Null) { u_.i = 0; }
   static Value null() { return Value(); }
@@ -66,6 +102,8 @@ class Value {
   Value(ValueList l) : type_(Type::List) { u_.box = new Box<ValueList>(std::move(l)); }
   Value(ValueDict d) : type_(Type::Dict) { u_.box = new Box<ValueDict>(std::move(d)); }
   Value(InstanceBase* i) : type_(Type::Instance) { u_.instance = i; }
+  // takes over the object's first count (a new object's count is 1)
+  explicit Value(OpaqueObject* o) : type_(Type::Opaque) { u_.box = o; }
   Value(UnknownValue u) : type_(Type::Unknown) { u_.i = static_cast<int64_t>(u.id); }
 
   Value(const Value& other) : u_(other.u_), type_(other.type_) { retain(); }
@@ -92,9 +130,9 @@ class Value {
   bool isNull() const { return type() == Type::Null; }
   bool isUnknown() const { return type() == Type::Unknown; }
   uint64_t unknownId() const { return isUnknown() ? static_cast<uint64_t>(u_.i) : 0; }
-  // A string, list or dict shared by the copies of one value (and no other): its identity, as
-  // Python's `is` would see it; null for other values.
-  const void* sharedIdentity() const { return isString() || isList() || isDict() ? u_.box : nullptr; }
+  // A string, list, dict or opaque object shared by the copies of one value (and no other): its
+  // identity, as Python's `is` would see it; null for other values.
+  const void* sharedIdentity() const { return boxed() ? u_.box : nullptr; }
   bool isBool() const { return type() == Type::Bool; }
   bool isInt() const { return type() == Type::Int; }
   bool isFloat() const { return type() == Type::Float; }
@@ -103,6 +141,7 @@ class Value {
   bool isList() const { return type() == Type::List; }
   bool isDict() const { return type() == Type::Dict; }
   bool isInstance() const { return type() == Type::Instance; }
+  bool isOpaque() const { return type() == Type::Opaque; }
 
   bool asBool() const { return checked(Type::Bool).u_.b; }
   int64_t asInt() const { return checked(Type::Int).u_.i; }
@@ -113,6 +152,7 @@ class Value {
   const ValueList& asList() const { return static_cast<const Box<ValueList>*>(checked(Type::List).u_.box)->value; }
   const ValueDict& asDict() const { return static_cast<const Box<ValueDict>*>(checked(Type::Dict).u_.box)->value; }
   InstanceBase* asInstance() const { return checked(Type::Instance).u_.instance; }
+  const OpaqueObject& asOpaque() const { return *static_cast<const OpaqueObject*>(checked(Type::Opaque).u_.box); }
   // A list this value alone holds, to change in place: a list shared with other values is copied
   // first (lists are immutable for everyone who can see them).
   ValueList& mutableList() {
@@ -149,15 +189,16 @@ class Value {
   uintptr_t holderPayload() const { return u_.word; }
 
  private:
-  struct BoxBase {
-    uint32_t refs = 1;
-  };
+  using BoxBase = SharedCount;
   template <class T>
   struct Box : BoxBase {
     explicit Box(T v) : value(std::move(v)) {}
     T value;
   };
-  bool boxed() const { return type_ == Type::String || type_ == Type::List || type_ == Type::Dict; }
+  bool boxed() const {
+    return static_cast<unsigned>(type_) - static_cast<unsigned>(Type::String) <=
+           static_cast<unsigned>(Type::Opaque) - static_cast<unsigned>(Type::String);
+  }
   // GCC 12 follows these into callers' inlined copies and moves and reports array bounds and
   // use-after-free false positives on the count (the type test guards every access)
 #pragma GCC diagnostic push
@@ -201,6 +242,7 @@ static_assert(sizeof(Value) == 16, "a value is two words, its holder's tags incl
     case Type::String: delete static_cast<Box<std::string>*>(u_.box); break;
     case Type::List: delete static_cast<Box<ValueList>*>(u_.box); break;
     case Type::Dict: delete static_cast<Box<ValueDict>*>(u_.box); break;
+    case Type::Opaque: static_cast<OpaqueObject*>(u_.box)->dispose(); break;
     case Type::Null:
     case Type::Bool:
     case Type::Int:

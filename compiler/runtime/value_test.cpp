@@ -216,5 +216,122 @@ TEST(Cast, UnicodeDigitsAndSpace) {
   EXPECT_EQ(parsePythonInt("1\u00e9"), std::nullopt);
 }
 
+// An opaque object as a module-code host would make one: its answers are fixed, and it counts
+// its disposal.
+class FakeObject final : public OpaqueObject {
+ public:
+  FakeObject(int code, int& disposed) : code_(code), disposed_(disposed) {}
+  std::string str() const override { return "result " + std::to_string(code_); }
+  std::string repr() const override { return "Result(" + std::to_string(code_) + ")"; }
+  std::string typeName() const override { return "Result"; }
+  bool equals(const Value& left, const Value& right) const override {
+    // equal to another FakeObject of the same code, and to that code as an int
+    const Value& other = left.isOpaque() && &left.asOpaque() == this ? right : left;
+    if (other.isInt()) return other.asInt() == code_;
+    if (!other.isOpaque()) return false;
+    const auto* fake = dynamic_cast<const FakeObject*>(&other.asOpaque());
+    return fake != nullptr && fake->code_ == code_;
+  }
+  bool truthy() const override { return code_ != 0; }
+  std::optional<std::string> format(std::string_view spec, std::string& error) const override {
+    if (spec == "d") return std::to_string(code_);
+    error = "unsupported format string passed to Result.__format__";
+    return std::nullopt;
+  }
+  bool sized() const override { return false; }
+  void dispose() override {
+    ++disposed_;
+    delete this;
+  }
+
+ private:
+  ~FakeObject() = default;
+  int code_;
+  int& disposed_;
+};
+
+Value fake(int code, int& disposed) { return Value(static_cast<OpaqueObject*>(new FakeObject(code, disposed))); }
+
+TEST(Opaque, SharedByCopiesAndDisposedWithTheLast) {
+  int disposed = 0;
+  {
+    Value a = fake(200, disposed);
+    EXPECT_TRUE(a.isOpaque());
+    EXPECT_EQ(a.type(), Value::Type::Opaque);
+    Value b = a;  // a copy shares the object
+    EXPECT_EQ(&a.asOpaque(), &b.asOpaque());
+    EXPECT_EQ(a.sharedIdentity(), b.sharedIdentity());
+    EXPECT_NE(a.sharedIdentity(), nullptr);
+    Value c = std::move(b);
+    EXPECT_TRUE(b.isNull());  // NOLINT(bugprone-use-after-move): a moved-from value is null
+    ValueList list{a, c, Value(1)};
+    a = Value(1);
+    c = Value();
+    EXPECT_EQ(disposed, 0);  // the list still holds it
+    list.clear();
+    EXPECT_EQ(disposed, 1);
+    Value d = fake(1, disposed);
+    d = d;  // NOLINT(misc-redundant-expression): self-assignment keeps the object
+    EXPECT_EQ(disposed, 1);
+    EXPECT_EQ(repr(d), "Result(1)");
+  }
+  EXPECT_EQ(disposed, 2);
+  EXPECT_EQ(sizeof(Value), 16u);
+}
+
+TEST(Opaque, RenderingIsThePythonObjects) {
+  int disposed = 0;
+  Value a = fake(200, disposed);
+  EXPECT_EQ(str(a), "result 200");
+  EXPECT_EQ(repr(a), "Result(200)");
+  EXPECT_EQ(printForm(a), "@Result(200)");  // std::print gets a proxy of it
+  EXPECT_EQ(pythonTypeName(a), "Result");
+  EXPECT_EQ(repr(Value(ValueList{a, Value(1)})), "[Result(200), 1]");
+  EXPECT_EQ(printForm(Value(ValueList{a})), "@[Result(200)]");
+  ValueDict d;
+  d.items.emplace_back("k", a);
+  EXPECT_EQ(str(Value(std::move(d))), "{'k': Result(200)}");
+}
+
+TEST(Opaque, EqualityAskTheObject) {
+  int disposed = 0;
+  Value a = fake(200, disposed), b = fake(200, disposed), c = fake(404, disposed);
+  EXPECT_TRUE(pyEquals(a, b));
+  EXPECT_FALSE(pyEquals(a, c));
+  EXPECT_TRUE(pyEquals(a, Value(200)));  // either side
+  EXPECT_TRUE(pyEquals(Value(200), a));
+  EXPECT_FALSE(pyEquals(a, Value()));
+  EXPECT_FALSE(pyEquals(Value(), a));
+  EXPECT_FALSE(pyEquals(a, Value("result 200")));
+  EXPECT_TRUE(pyEquals(Value(ValueList{a}), Value(ValueList{b})));
+  EXPECT_FALSE(pyEquals(Value(ValueList{a}), Value(ValueList{c})));
+  EXPECT_EQ(contains(b, Value(ValueList{Value(1), a})).value.asBool(), true);
+  EXPECT_EQ(contains(c, Value(ValueList{a})).value.asBool(), false);
+  EXPECT_TRUE(pyTruthy(a));
+  EXPECT_FALSE(pyTruthy(fake(0, disposed)));
+}
+
+TEST(Opaque, OperatorsAndCastsRefuseIt) {
+  int disposed = 0;
+  Value a = fake(7, disposed);
+  OpResult sum = arithmetic(ArithOp::Add, a, Value(1));
+  ASSERT_TRUE(sum.error);
+  EXPECT_TRUE(sum.error->typing);
+  EXPECT_EQ(sum.error->message, "Unsupported operand type(s) for plus: 'Result' (Result(7)) and 'int' (1)");
+  OpResult concat = arithmetic(ArithOp::Add, Value("x"), a);
+  ASSERT_TRUE(concat.error);
+  EXPECT_EQ(concat.error->message, "Can only concatenate str (not 'Result' (Result(7))) to str");
+  OpResult less = compare(CompareOp::Lt, a, Value(1));
+  ASSERT_TRUE(less.error);
+  EXPECT_EQ(less.error->message, "Can only compare numbers.");
+  OpResult in = contains(Value(1), a);
+  ASSERT_TRUE(in.error);
+  EXPECT_EQ(in.error->message, "Operand two of 'in' can only be a list or dict (result 7)");
+  EXPECT_EQ(cast(CastType::String, a).value.asString(), "result 7");
+  OpResult toInt = cast(CastType::Int, a);
+  ASSERT_TRUE(toInt.error);
+  EXPECT_EQ(toInt.error->message, "Failed to cast 'result 7' to int");
+}
+
 }  // namespace
 }  // namespace inmanta::compiler::runtime

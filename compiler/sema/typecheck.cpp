@@ -19,7 +19,8 @@ std::optional<Diagnostic> invalidTyping(const Value& v, const std::string& expec
 
 bool isLiteral(const Value& v) {
   switch (v.type()) {
-    case Value::Type::Instance: return false;
+    case Value::Type::Instance:
+    case Value::Type::Opaque: return false;  // (the reference's Literal union refuses a Python object)
     case Value::Type::List:
       for (const Value& e : v.asList())
         if (!isLiteral(e)) return false;

@@ -14,6 +14,7 @@
 
 #include "compiler/diag/diagnostic.h"
 #include "jinja_support_py.h"
+#include "modules/python/python_object.h"
 #include "modules/python/python_runtime.h"
 #include "modules/python/python_values.h"
 #include "modules/std/plugins/template_engine.h"
@@ -56,7 +57,7 @@ PluginContext& ctx() {
 // What C++ needs of jinja_support.py. Made once per process, the first time a template renders,
 // and never freed: it lives as long as the interpreter.
 struct Support {
-  py::object handleType, instanceProxy, sequenceProxy, dictProxy;
+  py::object handleType, instanceProxy, sequenceProxy, dictProxy, opaqueProxy;
   py::object notFound, missing, undefinedError;
   py::object makeEnvironment, render;
 };
@@ -64,6 +65,37 @@ Support* support = nullptr;
 std::optional<python::PythonError> supportFailure;
 
 // ------------------------------------------------------------------ values both ways
+
+// A Python object the model holds (python_object.h, a plugin's result): the reference's
+// template reads it through its Jinja proxy, which prints as `@` + repr and, the object being
+// no instance of the model, reads the object's own attributes (std's JinjaDynamicProxy).
+constexpr const char* kOpaqueProxySource = R"(
+class OpaqueProxy:
+    __slots__ = ("_object",)
+
+    def __init__(self, o):
+        object.__setattr__(self, "_object", o)
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        value = getattr(self._object, name)
+        if value is None or isinstance(value, (str, tuple, int, float, bool, list, dict)):
+            return value
+        return OpaqueProxy(value)
+
+    def __setattr__(self, name, value):
+        raise Exception("Readonly object")
+
+    def __repr__(self):
+        return "@" + repr(self._object)
+
+    def __eq__(self, other):
+        return self._object == (other._object if isinstance(other, OpaqueProxy) else other)
+
+    def __hash__(self):
+        return hash(self._object)
+)";
 
 // DynamicProxy.return_value: scalars as Python values, containers and instances as proxies.
 py::object toPython(const Value& v) {
@@ -77,6 +109,9 @@ py::object toPython(const Value& v) {
     case Value::Type::Dict: return support->dictProxy(py::cast(ValueHandle{v}));
     case Value::Type::Instance: return support->instanceProxy(py::cast(ValueHandle{v}));
     case Value::Type::Unknown: throw UnknownRead{};
+    case Value::Type::Opaque:
+      if (const py::object* o = python::PythonObject::of(v)) return support->opaqueProxy(*o);
+      throw std::logic_error("an opaque value of no Python object");
   }
   throw std::logic_error("unhandled value type");
 }
@@ -229,6 +264,8 @@ Support& loadSupport() {
       return h.value.isInstance() ? h.value.asInstance()->display() : host->str(h.value);
     });
     py::exec(kJinjaSupportSource, m.attr("__dict__"));
+    py::exec(kOpaqueProxySource, m.attr("__dict__"));
+    s->opaqueProxy = m.attr("OpaqueProxy");
     s->instanceProxy = m.attr("JinjaDynamicProxy");
     s->sequenceProxy = m.attr("SequenceProxy");
     s->dictProxy = m.attr("DictProxy");

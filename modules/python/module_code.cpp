@@ -18,6 +18,7 @@
 
 #include "compiler/diag/diagnostic.h"
 #include "compiler/module_code.h"
+#include "modules/python/python_object.h"
 #include "modules/python/python_runtime.h"
 #include "modules/python/python_values.h"
 
@@ -78,7 +79,8 @@ PluginContext& context() {
 struct Support {
   py::module_ native;
   py::object handleType;
-  py::object unknown;  // _inmanta_native.UNKNOWN
+  py::object unknown;    // _inmanta_native.UNKNOWN
+  py::object noneValue;  // inmanta.execute.util.NoneValue(): null as the reference's compiler holds it
   py::object hostModule;
   py::object notFound = py::none(), optionalValue = py::none();  // set by configure()
 };
@@ -104,19 +106,47 @@ py::object toRaw(const Value& v) {
     case Value::Type::Dict:
     case Value::Type::Instance: return py::cast(Handle{v});
     case Value::Type::Unknown: return support->unknown;
+    case Value::Type::Opaque:  // the object itself (a plugin given it sees it through a proxy)
+      if (const py::object* o = python::PythonObject::of(v)) return *o;
+      python::raise(PyExc_TypeError, "a value of type " + v.asOpaque().typeName() + " can not be passed to Python");
   }
   throw std::logic_error("unhandled value type");
+}
+
+const Value* heldValue(py::handle h) {
+  return py::isinstance(h, support->handleType) ? &h.cast<Handle&>().value : nullptr;
 }
 
 // Raw form back to a value (CONTRACT.md); a TypeError for anything the model cannot hold.
 Value fromRaw(py::handle o) {
   if (o.is(support->unknown)) return Value::unknown();
-  return python::toModelValue(
-      o,
-      [](py::handle h) -> const Value* {
-        return py::isinstance(h, support->handleType) ? &h.cast<Handle&>().value : nullptr;
-      },
-      "the model");
+  return python::toModelValue(o, heldValue, "the model");
+}
+
+// A value as the reference's compiler holds it, for the `==` of a Python object with it: null is
+// a NoneValue, lists and dicts are Python's.
+py::object internalForm(const Value& v) {
+  if (v.isNull()) return support->noneValue;
+  if (v.isList()) {
+    py::list out;
+    for (const Value& e : v.asList()) out.append(internalForm(e));
+    return out;
+  }
+  if (v.isDict()) {
+    py::dict out;
+    for (const auto& [k, e] : v.asDict().items) out[py::str(k)] = internalForm(e);
+    return out;
+  }
+  return toRaw(v);
+}
+
+// A plugin's result: as fromRaw, but an object the model has no kind for (at any depth) is kept
+// as an opaque value, as the reference keeps it (DynamicProxy.unwrap leaves it as it is).
+Value keptValue(py::handle o) {
+  if (o.is(support->unknown)) return Value::unknown();
+  return python::toModelValue(o, heldValue, "the model", [](py::handle x) {
+    return python::PythonObject::make(py::reinterpret_borrow<py::object>(x), internalForm);
+  });
 }
 
 // ------------------------------------------------------------------ the native functions
@@ -355,6 +385,7 @@ Support& loadSupport() {
     py::module_::import("sys").attr("modules")["_inmanta_native"] = s->native;
     addPath(pylibDir(), 0);
     s->hostModule = py::module_::import("inmanta._host");
+    s->noneValue = py::module_::import("inmanta.execute.util").attr("NoneValue")();
   } catch (...) {
     support = nullptr;
     throw;
@@ -383,7 +414,6 @@ struct LoadedCode {
     std::vector<bool> keywordOnly;                          // per param
     std::vector<std::string> names;                         // per param
     std::string fullName;
-    bool anyReturn = false;  // declared `any`, or no return annotation
   };
   std::vector<Plugin> plugins;          // by index
   std::vector<py::object> exportHooks;  // by index
@@ -480,21 +510,10 @@ Value runPlugin(const std::shared_ptr<LoadedCode>& code, size_t index, PluginCon
   }
   std::string tag = py::str(result[0]);
   if (tag == "ok") {
-    py::handle raw = result[1];
-    // A plugin without return type may hand back any Python object (param::report gives the
-    // server's Result); the reference keeps it as an opaque value, which plugins use as a
-    // statement. The model holds no Python objects: it is null in the model, said at debug level.
-    if (plugin.anyReturn && !raw.is_none() && !raw.is(support->unknown) && !PyBool_Check(raw.ptr()) &&
-        !PyLong_Check(raw.ptr()) && !PyFloat_Check(raw.ptr()) && !PyUnicode_Check(raw.ptr()) &&
-        !PyList_Check(raw.ptr()) && !PyTuple_Check(raw.ptr()) && !PyDict_Check(raw.ptr()) &&
-        !py::isinstance(raw, support->handleType)) {
-      code->host->log("inmanta_plugins", "DEBUG",
-                      "plugin " + plugin.fullName + " returned a " + python::typeName(raw) +
-                          ", which the model cannot hold: it is null");
-      return Value();
-    }
+    // (a Python object that is no model value, such as param::report's Result, stays the object:
+    // the return type decides, as in the reference, whether the model may hold it)
     try {
-      return fromRaw(raw);
+      return keptValue(result[1]);
     } catch (const py::error_already_set& e) {
       python::PythonError error = python::describe(e);
       throw PluginFailure(error.type(), error.message());
@@ -552,7 +571,6 @@ PluginSpec pluginSpec(const std::shared_ptr<LoadedCode>& code, const py::dict& e
   spec.returnType = optionalString("return_type");
   if (spec.returnType.empty()) spec.returnType = "any";
   plugin.fullName = spec.fullName();
-  plugin.anyReturn = spec.returnType == "any";
   spec.contextAware = entry.contains("context") && entry["context"].cast<bool>();
   spec.acceptsUnknown = entry.contains("allow_unknown") && entry["allow_unknown"].cast<bool>();
   spec.deprecated = entry.contains("deprecated") && entry["deprecated"].cast<bool>();
@@ -589,7 +607,9 @@ const LoadedCode::Fields& exportFields(LoadedCode& code, size_t type, const runt
   } else if (tag == "ok") {
     for (auto [name, raw] : py::reinterpret_borrow<py::dict>(result[1])) {
       try {
-        fields.values.emplace(py::str(name), fromRaw(raw));
+        // (an object that is no model value stays one: the export refuses it as the reference's
+        // JSON encoder does)
+        fields.values.emplace(py::str(name), keptValue(raw));
       } catch (const py::error_already_set& e) {
         throw ResourceError("Failed to get attribute '" + std::string(py::str(name)) + "' for export on '" +
                             code.host->entityName(i) + "' (" + python::describe(e).message() + ")");

@@ -115,6 +115,8 @@ std::string hashKey(const Value& v, size_t position) {
     }
     case Value::Type::String: return "s" + v.asString();
     case Value::Type::Instance: return "i" + std::to_string(reinterpret_cast<uintptr_t>(v.asInstance()));
+    // (by identity: the object's own __hash__ is not consulted)
+    case Value::Type::Opaque: return "o" + std::to_string(reinterpret_cast<uintptr_t>(v.sharedIdentity()));
     case Value::Type::List: fail("TypeError", "unhashable type: 'list'");
     case Value::Type::Dict: fail("TypeError", "unhashable type: 'dict'");
     case Value::Type::Unknown: throw UnknownRead{};

@@ -244,6 +244,8 @@ std::string proxyTypeName(const Value& v) {
     case Value::Type::List: return "SequenceProxy";
     case Value::Type::Dict: return "DictProxy";
     case Value::Type::Instance: return "DynamicProxy";
+    // (the reference proxies an object with a length as a sequence)
+    case Value::Type::Opaque: return v.asOpaque().sized() ? "SequenceProxy" : "DynamicProxy";
     case Value::Type::Unknown: return "Unknown";
   }
   return "object";

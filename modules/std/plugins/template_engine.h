@@ -19,7 +19,7 @@ namespace inmanta::stdmodule {
 
 // Changed whenever this header or a type it passes (Value, PluginContext, the plugin exceptions)
 // changes shape: a module built against another version is refused instead of called.
-inline constexpr int kTemplateEngineAbi = 2;
+inline constexpr int kTemplateEngineAbi = 3;  // 3: Value has an opaque kind
 // The module's entry point (below), looked up with dlsym().
 inline constexpr const char* kTemplateEngineEntry = "inmanta_jinja_engine";
 
