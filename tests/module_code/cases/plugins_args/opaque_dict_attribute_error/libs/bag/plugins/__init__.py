@@ -1,0 +1,6 @@
+from inmanta.plugins import plugin
+
+
+@plugin
+def tags():
+    return {"a", "b"}
