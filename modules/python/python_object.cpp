@@ -7,31 +7,23 @@ namespace inmanta::python {
 using compiler::runtime::Value;
 
 namespace {
-// What Python itself prints for an object whose __str__ or __repr__ raises (a traceback's
-// `<exception str() failed>`): a message must still be made.
-std::string failedText(const char* what) {
-  PyErr_Clear();
-  return std::string("<exception ") + what + "() failed>";
+// str() or repr() of an object (`render`: PyObject_Str or PyObject_Repr). One that raises gets
+// what Python itself prints then (a traceback's `<exception str() failed>`): a message must
+// still be made.
+std::string render(const py::object& o, PyObject* (*fn)(PyObject*), const char* what) {
+  Gil gil;
+  PyObject* text = fn(o.ptr());
+  if (text == nullptr) {
+    PyErr_Clear();
+    return std::string("<exception ") + what + "() failed>";
+  }
+  return py::reinterpret_steal<py::str>(text);
 }
 }  // namespace
 
-std::string PythonObject::str() const {
-  Gil gil;
-  try {
-    return py::str(object_);
-  } catch (const py::error_already_set&) {
-    return failedText("str");
-  }
-}
+std::string PythonObject::str() const { return render(object_, PyObject_Str, "str"); }
 
-std::string PythonObject::repr() const {
-  Gil gil;
-  try {
-    return py::repr(object_);
-  } catch (const py::error_already_set&) {
-    return failedText("repr");
-  }
-}
+std::string PythonObject::repr() const { return render(object_, PyObject_Repr, "repr"); }
 
 std::string PythonObject::typeName() const {
   Gil gil;
