@@ -314,7 +314,12 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
     store::DryRun dryrun = dryruns.create(env, exported.version);
     // the scheduler is idle once every dry-run task ran and its records are stored
     scheduler::Scheduler* scheduler = schedulers.get(env.id);
-    bool finished = waitFor([&] { return !scheduler || scheduler->idle(); }, deadline, signals);
+    bool finished = waitFor(
+        [&] {
+          progress.flush();
+          return !scheduler || scheduler->idle();
+        },
+        deadline, signals);
     progress.finish();
     DryRunReport report = dryRunReport(services, env.id, dryrun.id, exported.version);
     status = conclude(report, started, finished, signals, d, out);
@@ -328,7 +333,12 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
     if (!scheduler) throw DeployError("the environment " + env.name + " is halted: nothing is deployed");
     spdlog::info("Released and scheduled after {:.3f} s",
                  std::chrono::duration<double>(Clock::now() - started).count());
-    bool finished = waitFor([&] { return scheduler->idle(); }, deadline, signals);
+    bool finished = waitFor(
+        [&] {
+          progress.flush();
+          return scheduler->idle();
+        },
+        deadline, signals);
     spdlog::info("Deployed after {:.3f} s", std::chrono::duration<double>(Clock::now() - started).count());
     progress.finish();
     schedulers.stopAll();  // runs still going after a time-out end before the report reads the store

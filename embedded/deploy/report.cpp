@@ -226,6 +226,10 @@ void Progress::onRun(const scheduler::RunReport& report) {
     std::string error = result.firstError();
     if (!error.empty()) out_ << "    " << error << "\n";
   }
+}
+
+void Progress::flush() {
+  std::lock_guard<std::mutex> lock(mutex_);
   out_.flush();
 }
 

@@ -76,6 +76,10 @@ class Progress {
   Progress(std::ostream& out, bool bar, bool color) : out_(out), bar_(bar), color_(color) {}
   void setTotal(std::size_t total);
   void onRun(const scheduler::RunReport& report);
+  // Writes out the lines of the runs so far: in line mode a run's line is not flushed by the
+  // worker that ran it (a system call per resource), but by the deploy's wait loop, every few
+  // milliseconds.
+  void flush();
   // ends the live line
   void finish();
   // The last deploy run of each resource seen (not stale, not dry-runs); taken out once.

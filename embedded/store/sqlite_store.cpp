@@ -151,7 +151,12 @@ class SqliteConnection : public sql::Connection {
     // A page cache of up to 32 MB (SQLite's default is 2 MB, and it grows only as pages are read):
     // a version of 10,000 resources touches about 10 MB of pages, which with the default cache
     // were written out and read back from the operating system during the transaction.
-    script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768;");
+    // Temporary storage in memory: a multi-row insert or upsert keeps a statement journal (to undo
+    // that statement alone), which SQLite otherwise writes to a temporary file in /var/tmp, on
+    // the disk, for every batch the scheduler's journal writes.
+    script(
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768; "
+        "PRAGMA temp_store=MEMORY;");
     if (checkpointer_) sqlite3_wal_hook(db_, &Checkpointer::afterCommit, checkpointer_.get());
   }
   ~SqliteConnection() override {
