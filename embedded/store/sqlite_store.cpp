@@ -100,6 +100,11 @@ class Checkpointer {
   // The wal hook of every connection of the store: called after each commit with the WAL's size.
   static int afterCommit(void* self, sqlite3* db, const char* schema, int pages) {
     if (pages >= kHardPages) {
+      // after the thread's checkpoint, if one runs: SQLite lets one checkpoint run at a time and
+      // refuses a second at once, which let the WAL grow without bound on a loaded machine, where
+      // the thread's checkpoints of a WAL still being written never caught up
+      auto* checkpointer = static_cast<Checkpointer*>(self);
+      std::lock_guard<std::mutex> one(checkpointer->checkpointing_);
       sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
     } else if (pages >= kSoftPages) {
       auto* checkpointer = static_cast<Checkpointer*>(self);
@@ -122,14 +127,18 @@ class Checkpointer {
       lock.unlock();
       // a read first, so that this connection has opened the WAL; a failed checkpoint (the
       // database busy, say) is tried again at the next commit's signal
-      sqlite3_exec(db_, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
-      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      {
+        std::lock_guard<std::mutex> one(checkpointing_);
+        sqlite3_exec(db_, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
+        sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      }
       lock.lock();
     }
   }
 
   sqlite3* db_;
   std::mutex mutex_;
+  std::mutex checkpointing_;  // held through a checkpoint, by the thread or a writer past kHardPages
   std::condition_variable wake_;
   bool due_ = false;
   bool stop_ = false;
