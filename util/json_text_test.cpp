@@ -10,11 +10,11 @@ namespace {
 using nlohmann::json;
 
 TEST(CompactJson, TheTextDumpGives) {
-  for (const json& value : {json(nullptr), json(true), json(false), json(0), json(-12), json(std::uint64_t{1} << 63),
-                            json(1.5), json(1e300), json(-0.0), json(""), json("plain"), json("a\"b\\c/d"),
-                            json("tab\tnew\nline\rfeed\fback\b"), json(std::string("\x01\x1f\x7f", 3)),
-                            json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), json::array(), json::object(),
-                            json::parse(R"({"z": [1, {"b": null, "a": "x"}], "a": {}, "é": 2.25})")}) {
+  for (const json& value :
+       {json(nullptr), json(true), json(false), json(0), json(-12), json(std::uint64_t{1} << 63), json(1.5),
+        json(1e300), json(-0.0), json(""), json("plain"), json("a\"b\\c/d"), json("tab\tnew\nline\rfeed\fback\b"),
+        json(std::string("\x01\x1f\x7f", 3)), json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), json::array(),
+        json::object(), json::parse(R"({"z": [1, {"b": null, "a": "x"}], "a": {}, "é": 2.25})")}) {
     EXPECT_EQ(compactJson(value), value.dump()) << value.dump();
   }
 }
