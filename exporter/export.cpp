@@ -282,12 +282,16 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   compile.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
     ResourceSet set;
     if (std::optional<std::string> error = makeResourceSet(model, types, settings, options, set, err)) return error;
-    if (!toServer) {
-      if (!writeFileWhole(options.jsonFile, resourcesJson(set.resources), err))
-        return "Unable to write the export to " + options.jsonFile;
-      return std::nullopt;
+    try {
+      if (!toServer) {
+        if (!writeFileWhole(options.jsonFile, resourcesJson(set.resources), err))
+          return "Unable to write the export to " + options.jsonFile;
+        return std::nullopt;
+      }
+      return pushResources(*client, push, model.project, set, version, err);
+    } catch (const ExportError& e) {
+      return std::string(e.what());  // a field's value JSON cannot hold (a module's Python object)
     }
-    return pushResources(*client, push, model.project, set, version, err);
   };
   compiler::CompileStatus status = compiler::runCompile(compile, out, err);
   // a failed run leaves an existing -j file as it was and creates none (issue 32; the reference

@@ -152,6 +152,24 @@ proc = run(d, ["export", "-j", "out.json", "--export-plugin", "nothere"])
 check("an unknown export plugin fails the export", proc.returncode == 1
       and "Error: Export function nothere does not exist." in proc.stderr, proc.stderr)
 
+# a resource field whose getter returns a Python object JSON cannot hold: the export fails with
+# the reference's encoder message (an export failure, not an internal error), writes no file,
+# and `inmanta deploy` stores nothing
+odd = {"libs/odd/module.yml": "name: odd\nversion: 1.0.0\nlicense: ASL\n",
+       "libs/odd/model/_init.cf": "entity Thing extends std::Resource:\n  string name\nend\nimplement Thing using std::none\n",
+       "libs/odd/plugins/__init__.py": "from inmanta.resources import resource, Resource\n\n\n"
+                                       "@resource(\"odd::Thing\", agent=\"name\", id_attribute=\"name\")\n"
+                                       "class Thing(Resource):\n    fields = (\"name\", \"tags\")\n\n"
+                                       "    @staticmethod\n    def get_tags(exporter, thing):\n        return {1, 2}\n"}
+d_odd = project(main="import odd\nodd::Thing(name=\"a\")\n", extra=odd)
+proc = run(d_odd, ["export", "-j", "out.json"])
+check("a getter's Python object fails the export as the reference's encoder does",
+      proc.returncode == 1 and "EXPORT FAILURE" in proc.stderr and "{1, 2} is not JSON serializable" in proc.stderr
+      and "InternalError" not in proc.stderr and not os.path.exists(os.path.join(d_odd, "out.json")), proc.stderr)
+proc = run(d_odd, ["deploy"])
+check("... and fails inmanta deploy the same way", proc.returncode == 1
+      and "{1, 2} is not JSON serializable" in proc.stderr and "InternalError" not in proc.stderr, proc.stderr)
+
 # a typedef whose constraint is a Python plugin
 d2 = project(main='import svc\nh = std::Host(name="h1", os=std::linux)\nsvc::Service(host=h, name="x", port=0)\n')
 proc = run(d2, ["compile"])
