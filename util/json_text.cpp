@@ -9,16 +9,19 @@ namespace {
 constexpr char kHexDigits[] = "0123456789abcdef";
 
 // A string of ASCII only, escaped as nlohmann escapes it (the short escapes, other control
-// characters as \u00xx); false, with nothing appended, when it holds any other byte.
+// characters as \u00xx); false, with `out` as it was, when it holds any other byte.
 bool appendAsciiString(std::string& out, const std::string& text) {
-  for (unsigned char c : text)
-    if (c >= 0x80) return false;
+  const std::size_t before = out.size();
   out += '"';
   const char* run = text.data();
   const char* end = text.data() + text.size();
   for (const char* p = run; p != end; ++p) {
     auto c = static_cast<unsigned char>(*p);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) continue;
+    if (c >= 0x80) {
+      out.resize(before);
+      return false;
+    }
     out.append(run, p);
     run = p + 1;
     switch (c) {

@@ -1,6 +1,7 @@
 // nlohmann's compact `dump()` text, written faster. The deploy's records are JSON (each run's log
 // lines, its changes: about 1 KB per resource) and nlohmann's serializer checks every byte of
-// every string as UTF-8 one at a time; for 10,000 runs that was a sixth of the scheduler's worker.
+// every string as UTF-8 one at a time; for 10,000 runs that was a sixth of the time spent making
+// the records.
 // Here a string of plain ASCII is copied in runs, and whatever is rarer (non-ASCII text, floats,
 // binary values) is left to nlohmann itself, so the text is always the one dump() gives.
 #pragma once

@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "embedded/store/ids.h"
-#include "util/json_text.h"
 #include "util/resource_id.h"
 
 namespace inmanta::scheduler {
@@ -483,12 +482,15 @@ void Scheduler::recheckDependents(Lock& lock, const std::string& rid) {
   }
 }
 
-void Scheduler::makeRunnable(Lock& lock, Lane& lane) {
+void Scheduler::makeRunnable(Lock& lock, Lane& lane, bool byWorker) {
   (void)lock;
   if (lane.busy || lane.listed || lane.queue.empty() || paused_.count(lane.agent)) return;
   lane.listed = true;
   runnable_.push_back(&lane);
-  workAvailable_.notify_one();
+  // A worker that lists its own lane after a run takes the next task itself: waking another
+  // for it, which found nothing left, cost every run a wake-up, a context switch and a fight
+  // for the lock. It wakes one when there is more than it can take.
+  if (!byWorker || runnable_.size() > 1) workAvailable_.notify_one();
 }
 
 void Scheduler::deploy(bool repair, const std::vector<std::string>& agents) {
@@ -641,7 +643,7 @@ void Scheduler::workerLoop() {
     else runDryRun(lock, lane, std::move(task));
     lane.busy = false;
     --busy_;
-    makeRunnable(lock, lane);
+    makeRunnable(lock, lane, true);
     changed_.notify_all();
   }
 }
@@ -966,20 +968,16 @@ void Scheduler::stateChanged() {
 void Scheduler::journal(store::JournalWrite write) {
   std::unique_lock<std::mutex> lock(journalMutex_);
   if (write.kind == store::JournalWrite::Kind::finishAction) {
-    // the action's insert is still queued: the finished action is written once, its messages and
-    // changes as text made here, on the worker, rather than on the writer thread (the writer takes
-    // the batch only under this lock, so the record is not written meanwhile)
+    // the action's insert is still queued: the finished action is written once (the writer takes
+    // the batch only under this lock, so the record is not written meanwhile). Its messages become
+    // JSON text on the writer's thread: since the records got cheaper, the worker running the
+    // handlers is the busier of the two.
     auto queued = journalStarts_.find(write.action_id);
     if (queued != journalStarts_.end()) {
       store::JournalWrite& start = journal_[queued->second];
       store::applyActionResult(start.action, std::move(write.result));
       if (!write.states.empty()) start.states = std::move(write.states);
       journalStarts_.erase(queued);
-      start.messages_text = util::compactJson(start.action.messages);
-      start.changes_text = util::compactJson(start.action.changes);
-      nlohmann::json written;
-      written.swap(start.action.messages);
-      lock.unlock();  // the messages' memory is given back outside the lock
       return;
     }
   }

@@ -188,7 +188,8 @@ class Scheduler {
   // The provides edges, from every entry's requires.
   void linkDependents();
   void recheckDependents(Lock& lock, const std::string& rid);
-  void makeRunnable(Lock& lock, Lane& lane);
+  // (`byWorker`: the worker that just ran the lane's task, and takes the next one itself)
+  void makeRunnable(Lock& lock, Lane& lane, bool byWorker = false);
   // workers
   void workerLoop();
   void runDeploy(Lock& lock, Lane& lane, Task task);
