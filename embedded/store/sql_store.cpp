@@ -752,7 +752,9 @@ class SqlStore : public Store {
       };
       for (const JournalWrite& w : writes) {
         switch (w.kind) {
-          case JournalWrite::Kind::insertAction: actionRows(w.action, actions, actionResources); break;
+          case JournalWrite::Kind::insertAction:
+            actionRows(w.action, actions, actionResources, w.messages_text, w.changes_text);
+            break;
           case JournalWrite::Kind::finishAction:
             flushActions();  // the action may be one of this batch
             finishAction(c, env, w.action_id, w.result, {});
@@ -1150,18 +1152,23 @@ class SqlStore : public Store {
   }
 
   // The rows of an action (its id set) and of the resources it touches.
-  // The rows of a new action.
-  static void actionRows(const ResourceAction& action, std::vector<Params>& actions, std::vector<Params>& resources) {
+  // The rows of a new action; `messagesText` and `changesText`, when not empty, are its messages
+  // and changes already as JSON text (JournalWrite).
+  static void actionRows(const ResourceAction& action, std::vector<Params>& actions, std::vector<Params>& resources,
+                         const std::string& messagesText = {}, const std::string& changesText = {}) {
     const std::string& id = action.action_id;
     for (const std::string& rvid : action.resource_version_ids) {
       ResourceIdParts parts = splitResourceId(rvid);
       resources.push_back({id, action.environment, parts.resource_id, rvid, parts.type, parts.agent, parts.value,
                            time(action.started)});
     }
-    std::string messages = action.messages.is_array() ? dump(action.messages) : std::string("[]");
+    std::string messages = !messagesText.empty()        ? messagesText
+                           : action.messages.is_array() ? dump(action.messages)
+                                                        : std::string("[]");
     actions.push_back({id, action.environment, action.version, action.action, time(action.started),
                        optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
-                       dump(action.changes), std::move(messages), Param::optional(action.send_event)});
+                       changesText.empty() ? dump(action.changes) : changesText, std::move(messages),
+                       Param::optional(action.send_event)});
   }
 
   // An action (its id set and fresh) with its resources and, in the same step, `states` (a deploy

@@ -231,7 +231,12 @@ struct ActionQuery {
 struct JournalWrite {
   enum class Kind { insertAction, finishAction, saveStates, dryRunResource };
   Kind kind = Kind::saveStates;
-  ResourceAction action;              // insertAction (action_id set by the caller)
+  ResourceAction action;  // insertAction (action_id set by the caller)
+  // insertAction: the action's `messages` and `changes` already written as JSON text by the
+  // caller (the scheduler does it on its worker, off the writer thread), which the store then
+  // takes in place of those two fields of `action`; empty: the store writes them from `action`
+  std::string messages_text;
+  std::string changes_text;
   std::string action_id;              // finishAction
   ActionResult result;                // finishAction
   std::vector<ResourceState> states;  // saved in the same step, for every kind
