@@ -93,13 +93,9 @@ class DeployCommand : public Command {
     push.ownServer = true;
     server::DeployExport result;
     long long version = 0;
-    std::optional<std::string> error;
-    try {
-      error = exporter::reserveAndPush(client, push, model.project, set, version, std::cerr);
-    } catch (const exporter::ExportError& e) {
-      error = e.what();  // a field's value JSON cannot hold (a module's Python object)
-    }
-    if (error) result.error = "the export to the embedded server failed: " + *error;
+    if (std::optional<std::string> error =
+            exporter::reserveAndPush(client, push, model.project, set, version, std::cerr))
+      result.error = "the export to the embedded server failed: " + *error;
     result.version = version;
     result.resources = set.resources.size();
     return result;

@@ -74,15 +74,20 @@ bool writeFileWhole(const std::string& path, const std::string& text, std::ostre
 
 namespace {
 
+// With --format json: a document with `message` as its one error of `kind`, written in place of
+// the text (true); without: nothing (false).
+bool failureDocument(const compiler::CompileOptions& compile, const char* kind, const std::string& message) {
+  if (compile.diagnosticsJson == nullptr) return false;
+  compiler::DiagnosticsDocument document;
+  document.addFailure(kind, message);
+  *compile.diagnosticsJson << document.dump(false) << std::flush;
+  return true;
+}
+
 // Reports a failure outside the model (the settings, the server) before the compile: the summary
 // on `err`, or with --format json a document with it as its one error (kind ExportFailure).
 void reportFailure(const compiler::CompileOptions& compile, std::ostream& err, const std::string& message) {
-  if (compile.diagnosticsJson != nullptr) {
-    compiler::DiagnosticsDocument document;
-    document.addFailure("ExportFailure", message);
-    *compile.diagnosticsJson << document.dump(false) << std::flush;
-    return;
-  }
+  if (failureDocument(compile, "ExportFailure", message)) return;
   compiler::Style style(compile.color);
   err << "\n"
       << style.error(compiler::banner("EXPORT FAILURE")) << "\n"
@@ -151,13 +156,8 @@ int runCompileWithSettings(const compiler::CompileOptions& options, const Settin
   try {
     settings = loadSettings(flags);
   } catch (const std::exception& e) {
-    if (options.diagnosticsJson != nullptr) {  // settings that cannot be read: an error of no file
-      compiler::DiagnosticsDocument document;
-      document.addFailure("CompilerException", e.what());
-      *options.diagnosticsJson << document.dump(false) << std::flush;
-    } else {
-      err << "Error: " << e.what() << "\n";
-    }
+    // settings that cannot be read: an error of no file
+    if (!failureDocument(options, "CompilerException", e.what())) err << "Error: " << e.what() << "\n";
     return 1;
   }
   compiler::CompileOptions compile = options;
@@ -250,8 +250,7 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
           "--delete-resource-set cli option or the INMANTA_REMOVED_RESOURCE_SET_ID env variable). Only partial "
           "exports (--partial) can delete resource sets.";
       // the reference's usage error, as it prints it; a document with --format json
-      if (options.compile.diagnosticsJson != nullptr) reportFailure(options.compile, err, message);
-      else err << message << "\n";
+      if (!failureDocument(options.compile, "ExportFailure", message)) err << message << "\n";
       return 1;
     }
     ServerSettings server;
@@ -282,16 +281,15 @@ int runExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   compile.afterCompile = [&](const compiler::CompiledModel& model) -> std::optional<std::string> {
     ResourceSet set;
     if (std::optional<std::string> error = makeResourceSet(model, types, settings, options, set, err)) return error;
+    if (toServer) return pushResources(*client, push, model.project, set, version, err);
+    std::string text;
     try {
-      if (!toServer) {
-        if (!writeFileWhole(options.jsonFile, resourcesJson(set.resources), err))
-          return "Unable to write the export to " + options.jsonFile;
-        return std::nullopt;
-      }
-      return pushResources(*client, push, model.project, set, version, err);
+      text = resourcesJson(set.resources);
     } catch (const ExportError& e) {
       return std::string(e.what());  // a field's value JSON cannot hold (a module's Python object)
     }
+    if (!writeFileWhole(options.jsonFile, text, err)) return "Unable to write the export to " + options.jsonFile;
+    return std::nullopt;
   };
   compiler::CompileStatus status = compiler::runCompile(compile, out, err);
   // a failed run leaves an existing -j file as it was and creates none (issue 32; the reference

@@ -273,6 +273,17 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
   } catch (const std::exception& e) {
     return "Unable to read " + project.configFile + ": " + e.what();
   }
+  // the resources as JSON first: a field value JSON cannot hold (a module's Python object) fails
+  // the export before anything is sent
+  std::string body = "{\"resources\": [";
+  try {
+    for (size_t i = 0; i < set.resources.size(); ++i) {
+      if (i) body += ", ";
+      appendResourceJson(body, set.resources[i]);
+    }
+  } catch (const ExportError& e) {
+    return std::string(e.what());
+  }
   // 2. the project's environment settings
   json settingsBody = {{"settings", extras.environmentSettings}, {"protected_by", "project_yml"}};
   const std::string settingsPath = "/api/v2/protected_environment_settings";
@@ -371,11 +382,6 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
     for (const compiler::RequirementEntry& entry : project.requires_) requirements.push_back(entry.text);
     rest["project_constraints"] = projectConstraints(requirements);
     path = "/api/v1/version";
-  }
-  std::string body = "{\"resources\": [";
-  for (size_t i = 0; i < set.resources.size(); ++i) {
-    if (i) body += ", ";
-    appendResourceJson(body, set.resources[i]);
   }
   std::string tail = rest.dump();
   body += "], " + tail.substr(1);

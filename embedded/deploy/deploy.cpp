@@ -136,13 +136,17 @@ store::Environment deployEnvironment(server::Services& services, const server::D
   return services.environments.create(env);
 }
 
-bool waitFor(const std::function<bool()>& done, std::optional<Clock::time_point> deadline, const Interrupts& signals) {
-  while (!done()) {
+// Waits until the scheduler (none: nothing to wait for) is idle, writing out the progress lines
+// every few milliseconds; false on an interrupt or at the deadline.
+bool waitForIdle(scheduler::Scheduler* scheduler, Progress& progress, std::optional<Clock::time_point> deadline,
+                 const Interrupts& signals) {
+  while (true) {
+    progress.flush();
+    if (!scheduler || scheduler->idle()) return true;
     if (signals.interrupted()) return false;
     if (deadline && Clock::now() >= *deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  return true;
 }
 
 DeployReport deployReport(server::Services& services, const std::string& env, std::int64_t version,
@@ -314,12 +318,7 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
     store::DryRun dryrun = dryruns.create(env, exported.version);
     // the scheduler is idle once every dry-run task ran and its records are stored
     scheduler::Scheduler* scheduler = schedulers.get(env.id);
-    bool finished = waitFor(
-        [&] {
-          progress.flush();
-          return !scheduler || scheduler->idle();
-        },
-        deadline, signals);
+    bool finished = waitForIdle(scheduler, progress, deadline, signals);
     progress.finish();
     DryRunReport report = dryRunReport(services, env.id, dryrun.id, exported.version);
     status = conclude(report, started, finished, signals, d, out);
@@ -333,12 +332,7 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
     if (!scheduler) throw DeployError("the environment " + env.name + " is halted: nothing is deployed");
     spdlog::info("Released and scheduled after {:.3f} s",
                  std::chrono::duration<double>(Clock::now() - started).count());
-    bool finished = waitFor(
-        [&] {
-          progress.flush();
-          return scheduler->idle();
-        },
-        deadline, signals);
+    bool finished = waitForIdle(scheduler, progress, deadline, signals);
     spdlog::info("Deployed after {:.3f} s", std::chrono::duration<double>(Clock::now() - started).count());
     progress.finish();
     schedulers.stopAll();  // runs still going after a time-out end before the report reads the store
