@@ -43,10 +43,6 @@ bool appendAsciiString(std::string& out, const std::string& text) {
   return true;
 }
 
-void appendString(std::string& out, const std::string& text) {
-  if (!appendAsciiString(out, text)) out += nlohmann::json(text).dump();
-}
-
 template <typename Integer>
 void appendInteger(std::string& out, Integer number) {
   char buffer[24];
@@ -56,6 +52,10 @@ void appendInteger(std::string& out, Integer number) {
 
 }  // namespace
 
+void appendJsonString(std::string& out, const std::string& text) {
+  if (!appendAsciiString(out, text)) out += nlohmann::json(text).dump();
+}
+
 void appendCompactJson(std::string& out, const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::object: {
@@ -64,7 +64,7 @@ void appendCompactJson(std::string& out, const nlohmann::json& value) {
       for (const auto& [key, item] : value.items()) {
         if (!first) out += ',';
         first = false;
-        appendString(out, key);
+        appendJsonString(out, key);
         out += ':';
         appendCompactJson(out, item);
       }
@@ -82,7 +82,7 @@ void appendCompactJson(std::string& out, const nlohmann::json& value) {
       out += ']';
       return;
     }
-    case nlohmann::json::value_t::string: appendString(out, value.get_ref<const std::string&>()); return;
+    case nlohmann::json::value_t::string: appendJsonString(out, value.get_ref<const std::string&>()); return;
     case nlohmann::json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
     case nlohmann::json::value_t::null: out += "null"; return;
     case nlohmann::json::value_t::number_integer: appendInteger(out, value.get<std::int64_t>()); return;

@@ -19,4 +19,7 @@ void appendCompactJson(std::string& out, const nlohmann::json& value);
 // `value.dump()`.
 std::string compactJson(const nlohmann::json& value);
 
+// Appends `nlohmann::json(text).dump()`: `text` as a JSON string.
+void appendJsonString(std::string& out, const std::string& text);
+
 }  // namespace inmanta::util

@@ -347,7 +347,7 @@ void Scheduler::adoptVersion(Lock& lock, std::int64_t version) {
   store::JournalWrite save;
   save.kind = store::JournalWrite::Kind::saveStates;
   save.states.reserve(entries_.size());
-  for (auto& [rid, entry] : entries_) save.states.push_back(persisted(*entry));
+  for (const Entry* entry : sorted_) save.states.push_back(persisted(*entry));
   journal(std::move(save));
   store_.setLastProcessedVersion(env_, version);
   stateChanged();
@@ -430,11 +430,11 @@ void Scheduler::schedule(Lock& lock, const std::string& rid, Priority priority, 
 
 void Scheduler::scheduleDirty(Lock& lock, Priority priority, const std::string& reason,
                               const std::vector<std::string>& agents) {
-  for (auto& [rid, entry] : entries_) {
+  for (Entry* entry : sorted_) {
     if (!entry->dirty || entry->blocked != Blocked::no) continue;
     if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end())
       continue;
-    schedule(lock, rid, priority, reason, false);
+    schedule(lock, entry->intent->resource.resource_id, priority, reason, false);
   }
 }
 
@@ -466,11 +466,19 @@ void Scheduler::unqueue(Entry& entry) {
 }
 
 void Scheduler::linkDependents() {
-  for (auto& [rid, entry] : entries_) entry->provides.clear();
-  for (auto& [rid, entry] : entries_)
+  sorted_.clear();
+  sorted_.reserve(entries_.size());
+  for (auto& [rid, entry] : entries_) {
+    entry->provides.clear();
+    sorted_.push_back(entry.get());
+  }
+  std::sort(sorted_.begin(), sorted_.end(), [](const Entry* a, const Entry* b) {
+    return a->intent->resource.resource_id < b->intent->resource.resource_id;
+  });
+  for (Entry* entry : sorted_)
     for (const std::string& dependency : entry->dependencies) {
       auto found = entries_.find(dependency);
-      if (found != entries_.end()) found->second->provides.push_back(rid);
+      if (found != entries_.end()) found->second->provides.push_back(entry->intent->resource.resource_id);
     }
 }
 
@@ -548,13 +556,13 @@ void Scheduler::dryRun(const std::string& dryrunId, std::int64_t version) {
 
 void Scheduler::repairAll(Lock& lock, const std::vector<std::string>& agents, Priority priority,
                           const std::string& reason) {
-  for (auto& [rid, entry] : entries_) {
+  for (Entry* entry : sorted_) {
     if (entry->blocked == Blocked::blocked) continue;
     if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end())
       continue;
     entry->dirty = true;
     if (entry->blocked == Blocked::temporarily) entry->blocked = Blocked::no;
-    schedule(lock, rid, priority, reason, false);
+    schedule(lock, entry->intent->resource.resource_id, priority, reason, false);
   }
 }
 
@@ -645,7 +653,9 @@ void Scheduler::workerLoop() {
     lane.busy = false;
     --busy_;
     makeRunnable(lock, lane, true);
-    changed_.notify_all();
+    // the waiters on changed_ (idle and stop) care for a worker that finds nothing left to run:
+    // waking them after every run had them fight the workers for the lock
+    if (busy_ == 0 && runnable_.empty()) changed_.notify_all();
   }
 }
 
@@ -704,25 +714,39 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   start.kind = store::JournalWrite::Kind::insertAction;
   start.action = std::move(action);
   start.states = {std::move(state)};
+  // the finished action's messages are this line and the run's: its text is kept for them
+  std::string messagesText = "[";
+  util::appendCompactJson(messagesText, start.action.messages[0]);
   journal(std::move(start));
 
   lock.unlock();
   agent::RunResult result = executor_.run(request);
+  // The finished action's texts, made here, outside both locks, from the run's own log lines and
+  // changes (which the report below still reads): no copy of them as one JSON value to append
+  // and write out, as the store would, under the locks.
+  store::JournalWrite end;
+  end.kind = store::JournalWrite::Kind::finishAction;
+  end.action_id = actionId;
+  for (const handlers::LogLine& line : result.logs) {
+    messagesText += ',';
+    util::appendCompactJson(messagesText, line);
+  }
+  messagesText += ']';
+  end.messages_text = std::move(messagesText);
+  end.changes_text = "{";
+  util::appendJsonString(end.changes_text, request.intent->versionedId());
+  end.changes_text += ':';
+  util::appendCompactJson(end.changes_text, result.changes);
+  end.changes_text += '}';
   lock.lock();
 
   store::ResourceState after;
   finishDeploy(lock, task.rid, pending.priority, hash, started, result, after);
-  store::ActionResult finished;
+  store::ActionResult& finished = end.result;
   finished.finished = clock_.now();
   finished.status = result.status;
   finished.change = handlers::changeName(result.change);
-  finished.changes = json{{request.intent->versionedId(), result.changes}};
-  finished.messages = json(result.logs);
   finished.send_event = request.intent->flag("send_event");
-  store::JournalWrite end;
-  end.kind = store::JournalWrite::Kind::finishAction;
-  end.action_id = actionId;
-  end.result = std::move(finished);
   if (!after.resource_id.empty()) end.states = {after};
   journal(std::move(end));
   if (options_.onRun) {
@@ -870,8 +894,10 @@ void Scheduler::armTimer(Lock& lock, Entry& entry) {
   Timestamp base = entry.lastDeployed.value_or(clock_.now());
   entry.timerAt = base + std::chrono::seconds(seconds);
   entry.timerKind = kind;
+  // the timer thread sleeps until the first timer: only a new first one wakes it
+  bool first = timers_.empty() || *entry.timerAt < timers_.begin()->first;
   timers_.emplace(*entry.timerAt, entry.intent->resource.resource_id);
-  changed_.notify_all();
+  if (first) changed_.notify_all();
 }
 
 void Scheduler::stopTimer(Entry& entry) {
@@ -980,8 +1006,9 @@ void Scheduler::journal(store::JournalWrite write) {
       store::applyActionResult(start.action, std::move(write.result));
       if (!write.states.empty()) start.states = std::move(write.states);
       journalStarts_.erase(queued);
-      start.messages_text = util::compactJson(start.action.messages);
-      start.changes_text = util::compactJson(start.action.changes);
+      // the texts of the whole finished action (runDeploy) stand for its messages and changes
+      start.messages_text = std::move(write.messages_text);
+      start.changes_text = std::move(write.changes_text);
       nlohmann::json written;
       written.swap(start.action.messages);
       lock.unlock();  // the messages' memory is given back outside the lock

@@ -185,7 +185,7 @@ class Scheduler {
   Lane& laneOf(const std::string& agent);
   // Takes a queued (ready) task back out of its lane: it waits again.
   void unqueue(Entry& entry);
-  // The provides edges, from every entry's requires.
+  // The provides edges, from every entry's requires, and sorted_.
   void linkDependents();
   void recheckDependents(Lock& lock, const std::string& rid);
   // (`byWorker`: the worker that just ran the lane's task, and takes the next one itself)
@@ -224,6 +224,10 @@ class Scheduler {
   bool stopping_ = false;
   std::optional<std::int64_t> version_;  // the active version the scheduler manages
   std::unordered_map<std::string, std::unique_ptr<Entry>> entries_;
+  // The entries by resource id. Work is scheduled in this order (and a resource's dependents
+  // are listed in it), so runs come in the order of the store's state rows and indexes: a batch of
+  // the journal then changes neighbouring rows, not a few on every page of the tables.
+  std::vector<Entry*> sorted_;
   std::map<std::string, std::unique_ptr<Lane>> lanes_;  // by agent name
   std::deque<Lane*> runnable_;                          // lanes with ready work, not busy, not paused
   std::set<std::string> paused_;

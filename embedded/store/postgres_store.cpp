@@ -90,10 +90,10 @@ class PostgresConnection : public sql::Connection {
           values[i] = numbers[i].c_str();
           break;
         case Param::Kind::boolean: values[i] = p.integer ? "true" : "false"; break;
-        case Param::Kind::text: values[i] = p.text.c_str(); break;
+        case Param::Kind::text: values[i] = p.str().c_str(); break;
         case Param::Kind::blob:
-          values[i] = p.text.data();
-          lengths[i] = static_cast<int>(p.text.size());
+          values[i] = p.str().data();
+          lengths[i] = static_cast<int>(p.str().size());
           formats[i] = 1;
           break;
       }

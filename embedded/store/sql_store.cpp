@@ -172,15 +172,16 @@ ResourceState stateOf(const Row& row) {
   return s;
 }
 
+// (the row borrows the texts of `env` and `s`: both must outlive its statement)
 Params stateParams(const std::string& env, const ResourceState& s) {
-  return {env,
-          s.resource_id,
-          s.resource_type,
-          s.agent,
-          s.resource_id_value,
+  return {Param::borrow(env),
+          Param::borrow(s.resource_id),
+          Param::borrow(s.resource_type),
+          Param::borrow(s.agent),
+          Param::borrow(s.resource_id_value),
           time(s.created),
-          s.current_intent_attribute_hash,
-          Param::optional(s.last_deployed_attribute_hash),
+          Param::borrow(s.current_intent_attribute_hash),
+          Param::borrowOptional(s.last_deployed_attribute_hash),
           Param::optional(s.last_deployed_version),
           optionalTime(s.last_handler_run_at),
           optionalTime(s.last_success),
@@ -188,10 +189,10 @@ Params stateParams(const std::string& env, const ResourceState& s) {
           s.is_undefined,
           Param::optional(s.orphaned_after),
           s.is_deploying,
-          s.last_handler_run,
+          Param::borrow(s.last_handler_run),
           Param::optional(s.last_handler_run_compliant),
-          s.blocked,
-          s.last_non_deploying_status};
+          Param::borrow(s.blocked),
+          Param::borrow(s.last_non_deploying_status)};
 }
 
 const char* const kActionColumns =
@@ -757,7 +758,7 @@ class SqlStore : public Store {
             break;
           case JournalWrite::Kind::finishAction:
             flushActions();  // the action may be one of this batch
-            finishAction(c, env, w.action_id, w.result, {});
+            finishAction(c, env, w.action_id, w.result, {}, w.messages_text, w.changes_text);
             break;
           case JournalWrite::Kind::saveStates: break;
           case JournalWrite::Kind::dryRunResource:
@@ -769,9 +770,9 @@ class SqlStore : public Store {
       flushActions();
       // a dry-run's entries are rows of their own tables: they go in one step each at the end
       for (const auto& [dryrun_id, entries] : dryRunEntries) recordDryRuns(c, env, dryrun_id, entries, true);
-      std::vector<ResourceState> last;
+      std::vector<const ResourceState*> last;
       last.reserve(stateOrder.size());
-      for (const ResourceState* first : stateOrder) last.push_back(*states[first->resource_id]);
+      for (const ResourceState* first : stateOrder) last.push_back(states[first->resource_id]);
       saveStates(c, env, last);
     });
   }
@@ -1156,19 +1157,39 @@ class SqlStore : public Store {
   // and changes already as JSON text (JournalWrite).
   static void actionRows(const ResourceAction& action, std::vector<Params>& actions, std::vector<Params>& resources,
                          const std::string& messagesText = {}, const std::string& changesText = {}) {
+    // the rows borrow the action's texts (and the two given ones): the callers write them before
+    // `action` goes
     const std::string& id = action.action_id;
     for (const std::string& rvid : action.resource_version_ids) {
       ResourceIdParts parts = splitResourceId(rvid);
-      resources.push_back({id, action.environment, parts.resource_id, rvid, parts.type, parts.agent, parts.value,
-                           time(action.started)});
+      Params row;
+      row.reserve(8);
+      row.push_back(Param::borrow(id));
+      row.push_back(Param::borrow(action.environment));
+      row.emplace_back(std::move(parts.resource_id));
+      row.push_back(Param::borrow(rvid));
+      row.emplace_back(std::move(parts.type));
+      row.emplace_back(std::move(parts.agent));
+      row.emplace_back(std::move(parts.value));
+      row.emplace_back(time(action.started));
+      resources.push_back(std::move(row));
     }
-    std::string messages = !messagesText.empty()        ? messagesText
-                           : action.messages.is_array() ? dump(action.messages)
-                                                        : std::string("[]");
-    actions.push_back({id, action.environment, action.version, action.action, time(action.started),
-                       optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
-                       changesText.empty() ? dump(action.changes) : changesText, std::move(messages),
-                       Param::optional(action.send_event)});
+    Params row;
+    row.reserve(11);
+    row.push_back(Param::borrow(id));
+    row.push_back(Param::borrow(action.environment));
+    row.emplace_back(action.version);
+    row.push_back(Param::borrow(action.action));
+    row.emplace_back(time(action.started));
+    row.push_back(optionalTime(action.finished));
+    row.push_back(Param::borrowOptional(action.status));
+    row.push_back(Param::borrowOptional(action.change));
+    row.push_back(changesText.empty() ? Param(dump(action.changes)) : Param::borrow(changesText));
+    row.push_back(!messagesText.empty()        ? Param::borrow(messagesText)
+                  : action.messages.is_array() ? Param(dump(action.messages))
+                                               : Param("[]"));
+    row.push_back(Param::optional(action.send_event));
+    actions.push_back(std::move(row));
   }
 
   // An action (its id set and fresh) with its resources and, in the same step, `states` (a deploy
@@ -1184,15 +1205,20 @@ class SqlStore : public Store {
     saveStates(c, action.environment, states);
   }
 
+  // (`messagesText` and `changesText`, when not empty, are the finished action's whole messages
+  // and changes as JSON text: JournalWrite)
   static void finishAction(Connection& c, const std::string& env, const std::string& action_id,
-                           const ActionResult& result, const std::vector<ResourceState>& states) {
+                           const ActionResult& result, const std::vector<ResourceState>& states,
+                           const std::string& messagesText = {}, const std::string& changesText = {}) {
     ResourceAction action = loadAction(c, env, action_id);
     applyActionResult(action, result);
     c.exec(
         "UPDATE resource_action SET finished = $2, status = $3, change = $4, changes = $5, messages = $6, "
         "send_event = $7 WHERE action_id = $1",
         {action_id, optionalTime(action.finished), Param::optional(action.status), Param::optional(action.change),
-         dump(action.changes), dump(action.messages), Param::optional(action.send_event)});
+         changesText.empty() ? Param(dump(action.changes)) : Param::borrow(changesText),
+         messagesText.empty() ? Param(dump(action.messages)) : Param::borrow(messagesText),
+         Param::optional(action.send_event)});
     saveStates(c, env, states);
   }
 
@@ -1223,9 +1249,16 @@ class SqlStore : public Store {
   }
 
   static void saveStates(Connection& c, const std::string& env, const std::vector<ResourceState>& states) {
+    std::vector<const ResourceState*> rows;
+    rows.reserve(states.size());
+    for (const ResourceState& state : states) rows.push_back(&state);
+    saveStates(c, env, rows);
+  }
+
+  static void saveStates(Connection& c, const std::string& env, const std::vector<const ResourceState*>& states) {
     std::vector<Params> rows;
     rows.reserve(states.size());
-    for (const auto& s : states) rows.push_back(stateParams(env, s));
+    for (const ResourceState* s : states) rows.push_back(stateParams(env, *s));
     std::string columns = kStateColumns;
     std::string updates;
     for (std::size_t start = 0; start < columns.size();) {

@@ -231,10 +231,10 @@ class SqliteConnection : public sql::Connection {
       case Param::Kind::integer:
       case Param::Kind::boolean: sqlite3_bind_int64(statement, index, param.integer); break;
       case Param::Kind::text:
-        sqlite3_bind_text(statement, index, param.text.data(), static_cast<int>(param.text.size()), SQLITE_STATIC);
+        sqlite3_bind_text(statement, index, param.str().data(), static_cast<int>(param.str().size()), SQLITE_STATIC);
         break;
       case Param::Kind::blob:
-        sqlite3_bind_blob(statement, index, param.text.data(), static_cast<int>(param.text.size()), SQLITE_STATIC);
+        sqlite3_bind_blob(statement, index, param.str().data(), static_cast<int>(param.str().size()), SQLITE_STATIC);
         break;
     }
   }

@@ -232,9 +232,11 @@ struct JournalWrite {
   enum class Kind { insertAction, finishAction, saveStates, dryRunResource };
   Kind kind = Kind::saveStates;
   ResourceAction action;  // insertAction (action_id set by the caller)
-  // insertAction: the action's `messages` and `changes` already written as JSON text by the
-  // caller (the scheduler does it on its worker, off the writer thread), which the store then
-  // takes in place of those two fields of `action`; empty: the store writes them from `action`
+  // The action's `messages` and `changes` already written as JSON text by the caller (the
+  // scheduler does it on its worker, off the writer thread), which the store then takes in place
+  // of those two fields of `action` (insertAction) or as the finished action's whole messages and
+  // changes (finishAction: `result.messages` and `result.changes` are then left out); empty: the
+  // store writes them from `action` or `result`.
   std::string messages_text;
   std::string changes_text;
   std::string action_id;              // finishAction

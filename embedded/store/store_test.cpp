@@ -498,6 +498,27 @@ TYPED_TEST(StoreTest, TheJournalAppliesItsWritesInOrderInOneStep) {
   missing.action_id = newUuid();
   EXPECT_THROW(s.writeJournal(env, {second, missing}), NotFound);
   EXPECT_FALSE(s.getResourceAction(env, second.action.action_id).has_value());
+
+  // a finish given as texts (the scheduler's) in a later batch than its start: the texts are the
+  // action's whole messages and changes
+  JournalWrite third = start;
+  third.action.action_id = newUuid();
+  third.action.messages = json::array({{{"level", "INFO"}, {"msg", "started"}}});
+  s.writeJournal(env, {third});
+  JournalWrite texts;
+  texts.kind = JournalWrite::Kind::finishAction;
+  texts.action_id = third.action.action_id;
+  texts.result.status = "deployed";
+  texts.result.finished = now();
+  texts.messages_text = R"([{"level":"INFO","msg":"started"},{"level":"DEBUG","msg":"ran"}])";
+  texts.changes_text = "{\"" + rvid + "\":{\"mode\":{\"current\":644,\"desired\":600}}}";
+  s.writeJournal(env, {texts});
+  auto finishedAction = s.getResourceAction(env, third.action.action_id);
+  ASSERT_TRUE(finishedAction.has_value());
+  EXPECT_EQ(finishedAction->status, "deployed");
+  ASSERT_EQ(finishedAction->messages.size(), 2u);
+  EXPECT_EQ(finishedAction->messages[1]["msg"], "ran");
+  EXPECT_EQ(finishedAction->changes[rvid]["mode"]["desired"], 600);
 }
 
 TYPED_TEST(StoreTest, ResourceActionsAndStates) {
