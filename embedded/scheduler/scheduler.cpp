@@ -344,11 +344,28 @@ void Scheduler::adoptVersion(Lock& lock, std::int64_t version) {
   scheduleDirty(lock, Priority::newVersion, "a new version was released", {});
   for (auto& [rid, entry] : entries_)
     if (!entry->pending && !entry->running) armTimer(lock, *entry);
+  // The release gave every resource of the version its state row with the version's intent
+  // (which the journal's rows never overwrite), BLOCKED when it is undefined or behind an undefined
+  // one: of the scheduler's view only a different blocked needs a write, and a BLOCKED one always
+  // (a run of the previous intent may still store NOT_BLOCKED before it). Writing every row again
+  // was 10,000 upserts for each deploy of 10,000 resources.
+  std::set<std::string> blockedByRelease;
+  bool releaseKnown = true;
+  try {
+    store::ModelVersion model = store_.getVersion(env_, version);
+    blockedByRelease.insert(model.undeployable.begin(), model.undeployable.end());
+    blockedByRelease.insert(model.skipped_for_undeployable.begin(), model.skipped_for_undeployable.end());
+  } catch (const store::StoreError&) {
+    releaseKnown = false;  // the version went meanwhile: every row is written, as it is
+  }
   store::JournalWrite save;
   save.kind = store::JournalWrite::Kind::saveStates;
-  save.states.reserve(entries_.size());
-  for (const Entry* entry : sorted_) save.states.push_back(persisted(*entry));
-  journal(std::move(save));
+  for (const Entry* entry : sorted_) {
+    bool blocked = entry->blocked == Blocked::blocked;
+    bool releaseBlocked = entry->intent->undefined || blockedByRelease.count(entry->intent->resource.resource_id);
+    if (!releaseKnown || blocked || blocked != releaseBlocked) save.states.push_back(persisted(*entry));
+  }
+  if (!save.states.empty()) journal(std::move(save));
   store_.setLastProcessedVersion(env_, version);
   stateChanged();
   changed_.notify_all();

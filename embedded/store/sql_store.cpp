@@ -773,7 +773,7 @@ class SqlStore : public Store {
       std::vector<const ResourceState*> last;
       last.reserve(stateOrder.size());
       for (const ResourceState* first : stateOrder) last.push_back(states[first->resource_id]);
-      saveStates(c, env, last);
+      saveStates(c, env, last, true);
     });
   }
 
@@ -1255,7 +1255,12 @@ class SqlStore : public Store {
     saveStates(c, env, rows);
   }
 
-  static void saveStates(Connection& c, const std::string& env, const std::vector<const ResourceState*>& states) {
+  // (`keepIntent`: an existing row keeps the columns of its intent, which the release writes)
+  static void saveStates(Connection& c, const std::string& env, const std::vector<const ResourceState*>& states,
+                         bool keepIntent = false) {
+    static const std::set<std::string> intentColumns = {"resource_type",     "agent",
+                                                        "resource_id_value", "current_intent_attribute_hash",
+                                                        "is_undefined",      "orphaned_after"};
     std::vector<Params> rows;
     rows.reserve(states.size());
     for (const ResourceState* s : states) rows.push_back(stateParams(env, *s));
@@ -1265,7 +1270,7 @@ class SqlStore : public Store {
       std::size_t end = columns.find(',', start);
       std::string column = columns.substr(start, end == std::string::npos ? std::string::npos : end - start);
       column.erase(0, column.find_first_not_of(' '));
-      if (column != "resource_id" && column != "created")
+      if (column != "resource_id" && column != "created" && !(keepIntent && intentColumns.count(column)))
         updates += (updates.empty() ? "" : ", ") + column + " = excluded." + column;
       start = end == std::string::npos ? columns.size() : end + 1;
     }

@@ -404,9 +404,13 @@ class Store {
   virtual void appendActionMessages(const std::string& env, const std::string& action_id,
                                     const nlohmann::json& messages) = 0;
   // Applies the writes in order in one transaction (insertResourceAction, finishResourceAction,
-  // saveResourceStates, recordDryRunResource each as its method does); all or nothing. The one
-  // exception: the entries of a dry-run that no longer exists (deleted with its version while its
-  // tasks ran) are left out rather than failing the batch and the deploy records in it.
+  // saveResourceStates, recordDryRunResource each as its method does); all or nothing. The
+  // exceptions: the entries of a dry-run that no longer exists (deleted with its version while its
+  // tasks ran) are left out rather than failing the batch and the deploy records in it; and a
+  // state row that exists keeps its intent (resource_type, agent, resource_id_value,
+  // current_intent_attribute_hash, is_undefined, orphaned_after), which releaseVersion writes: a
+  // record the scheduler made before a release but stored after it must not bring the old intent
+  // back.
   virtual void writeJournal(const std::string& env, const std::vector<JournalWrite>& writes) = 0;
   virtual std::optional<ResourceAction> getResourceAction(const std::string& env, const std::string& action_id) = 0;
   virtual std::vector<ResourceAction> queryResourceActions(const std::string& env, const ActionQuery& query) = 0;

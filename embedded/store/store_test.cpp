@@ -519,6 +519,25 @@ TYPED_TEST(StoreTest, TheJournalAppliesItsWritesInOrderInOneStep) {
   ASSERT_EQ(finishedAction->messages.size(), 2u);
   EXPECT_EQ(finishedAction->messages[1]["msg"], "ran");
   EXPECT_EQ(finishedAction->changes[rvid]["mode"]["desired"], 600);
+
+  // a state row that exists keeps the intent the release wrote: a record of a run of the old
+  // intent, stored after the release of a new one, does not bring the old intent back
+  auto changed = TestFixture::resource("/a");
+  changed.attributes["mode"] = 600;
+  changed.attribute_hash = "the new hash";
+  auto v2 = this->put(env, {changed});
+  s.releaseVersion(env, v2);
+  JournalWrite late;
+  late.kind = JournalWrite::Kind::saveStates;
+  state.last_non_deploying_status = "failed";
+  late.states = {state};  // still the first version's intent
+  s.writeJournal(env, {late});
+  ResourceState after = *s.getResourceState(env, a.resource_id);
+  EXPECT_EQ(after.current_intent_attribute_hash, "the new hash");
+  EXPECT_EQ(after.last_non_deploying_status, "failed");
+  // saveResourceStates still writes the whole row
+  s.saveResourceStates(env, {state});
+  EXPECT_EQ(s.getResourceState(env, a.resource_id)->current_intent_attribute_hash, state.current_intent_attribute_hash);
 }
 
 TYPED_TEST(StoreTest, ResourceActionsAndStates) {
