@@ -267,8 +267,11 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   server::SchedulersConfig config;
   config.timers = false;
   config.processEndsAfterStop = true;  // exitNow() below
-  // a dry-run must not deploy what the store already holds; a deploy repairs everything (D4)
-  config.startMode = d.incremental || d.dryRun ? scheduler::StartMode::newVersion : scheduler::StartMode::repair;
+  // a dry-run must not deploy what the store already holds (nor read it); a deploy repairs
+  // everything (D4)
+  config.startMode = d.dryRun        ? scheduler::StartMode::dryRunsOnly
+                     : d.incremental ? scheduler::StartMode::newVersion
+                                     : scheduler::StartMode::repair;
   config.onRun = [&progress](const std::string&, const scheduler::RunReport& report) { progress.onRun(report); };
   if (d.runPythonHandler)
     config.registerHandlers = [&d](handlers::HandlerRegistry& registry) {

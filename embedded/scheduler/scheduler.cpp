@@ -70,11 +70,13 @@ std::shared_ptr<const handlers::ResourceIntent> viewOf(const std::shared_ptr<con
 }
 
 json logLine(const std::string& level, const std::string& msg, json kwargs, Timestamp at) {
-  return {{"level", level},
-          {"msg", msg},
-          {"args", json::array()},
-          {"kwargs", std::move(kwargs)},
-          {"timestamp", store::formatTimestamp(at)}};
+  json::object_t line;  // the keys in their order, each placed at the end (Context::log)
+  line.emplace_hint(line.end(), "args", json::array());
+  line.emplace_hint(line.end(), "kwargs", std::move(kwargs));
+  line.emplace_hint(line.end(), "level", level);
+  line.emplace_hint(line.end(), "msg", msg);
+  line.emplace_hint(line.end(), "timestamp", store::formatTimestamp(at));
+  return line;
 }
 
 const char* lastResultOf(const std::string& status) {
@@ -153,20 +155,8 @@ void Scheduler::start() {
   if (options_.intervals) intervals_ = options_.intervals();
   for (const store::Agent& agent : store_.listAgents(env_))
     if (agent.paused) paused_.insert(agent.name);
-  // a released version newer than the one processed is read straight away (its state rows already
-  // carry its intent): one read of the resources instead of two
-  std::optional<std::int64_t> processed = store_.lastProcessedVersion(env_);
-  std::optional<std::int64_t> released = store_.latestReleasedVersion(env_);
-  bool newer = released && (!processed || *released > *processed);
-  restore(lock, newer ? released : processed);
-  if (newer) {
-    adoptVersion(lock, *released);
-  } else {
-    if (options_.startMode == StartMode::resume)
-      scheduleDirty(lock, Priority::periodicDeploy, "the resource scheduler was started", {});
-    for (auto& [rid, entry] : entries_) armTimer(lock, *entry);
-  }
-  if (options_.startMode == StartMode::repair) repairAll(lock, {});
+  restored_ = false;
+  if (options_.startMode != StartMode::dryRunsOnly) restoreOnce(lock, options_.startMode);
   armCrons(lock);
   running_ = true;
   stopping_ = false;
@@ -206,6 +196,25 @@ bool Scheduler::stop(std::chrono::milliseconds grace) {
 
 // ---------------------------------------------------------------------------------------------
 // reading state and versions
+
+void Scheduler::restoreOnce(Lock& lock, StartMode mode) {
+  if (restored_) return;
+  restored_ = true;
+  // a released version newer than the one processed is read straight away (its state rows already
+  // carry its intent): one read of the resources instead of two
+  std::optional<std::int64_t> processed = store_.lastProcessedVersion(env_);
+  std::optional<std::int64_t> released = store_.latestReleasedVersion(env_);
+  bool newer = released && (!processed || *released > *processed);
+  restore(lock, newer ? released : processed);
+  if (newer) {
+    adoptVersion(lock, *released);
+  } else {
+    if (mode == StartMode::resume)
+      scheduleDirty(lock, Priority::periodicDeploy, "the resource scheduler was started", {});
+    for (auto& [rid, entry] : entries_) armTimer(lock, *entry);
+  }
+  if (mode == StartMode::repair) repairAll(lock, {});
+}
 
 void Scheduler::restore(Lock& lock, std::optional<std::int64_t> version) {
   (void)lock;
@@ -284,6 +293,7 @@ void Scheduler::recordRecoveredActions(const std::vector<std::string>& resourceI
 void Scheduler::versionReleased(std::int64_t version) {
   Lock lock(mutex_);
   if (!running_) return;
+  restoreOnce(lock, StartMode::newVersion);
   if (version_ && version <= *version_) return;
   applyVersion(lock, version);
 }
@@ -522,6 +532,7 @@ void Scheduler::makeRunnable(Lock& lock, Lane& lane, bool byWorker) {
 void Scheduler::deploy(bool repair, const std::vector<std::string>& agents) {
   Lock lock(mutex_);
   if (!running_) return;
+  restoreOnce(lock, StartMode::newVersion);
   readNewVersions(lock);
   if (repair) {
     repairAll(lock, agents);
@@ -732,7 +743,9 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   start.action = std::move(action);
   start.states = {std::move(state)};
   // the finished action's messages are this line and the run's: its text is kept for them
-  std::string messagesText = "[";
+  std::string messagesText;
+  messagesText.reserve(2048);  // a run's lines take about 1 KB
+  messagesText += '[';
   util::appendCompactJson(messagesText, start.action.messages[0]);
   journal(std::move(start));
 
@@ -862,8 +875,18 @@ void Scheduler::runDryRun(Lock& lock, Lane& lane, Task task) {
   action.action.started = started;
   action.action.finished = clock_.now();
   action.action.status = result.status;
-  action.action.changes = json{{rvid, changes}};
-  action.action.messages = json(result.logs);
+  // the action's texts, made here rather than on the journal's writer (as runDeploy's)
+  action.messages_text = "[";
+  for (const handlers::LogLine& line : result.logs) {
+    if (action.messages_text.size() > 1) action.messages_text += ',';
+    util::appendCompactJson(action.messages_text, line);
+  }
+  action.messages_text += ']';
+  action.changes_text = "{";
+  util::appendJsonString(action.changes_text, rvid);
+  action.changes_text += ':';
+  util::appendCompactJson(action.changes_text, changes);
+  action.changes_text += '}';
   store::JournalWrite record;
   record.kind = store::JournalWrite::Kind::dryRunResource;
   record.dryrun_id = task.dryRunId;
@@ -947,7 +970,10 @@ void Scheduler::fireDueTimers() {
   }
   // the global jobs of cron intervals (§6.7), each then set to its next time
   bool deployDue = deployCronAt_ && *deployCronAt_ <= now, repairDue = repairCronAt_ && *repairCronAt_ <= now;
-  if (deployDue || repairDue) readNewVersions(lock);
+  if (deployDue || repairDue) {
+    restoreOnce(lock, StartMode::newVersion);
+    readNewVersions(lock);
+  }
   if (deployDue) {
     deployCronAt_ = intervals_.deployCron->next(now);
     scheduleDirty(lock, Priority::periodicDeploy, "a global deploy was triggered by a cron expression", {});

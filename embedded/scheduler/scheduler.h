@@ -91,6 +91,10 @@ enum class StartMode {
   resume,      // §6.8: a newer released version, else every dirty resource (the server)
   newVersion,  // only the dirty resources of a newer released version, if there is one
   repair,      // as newVersion, and every resource not BLOCKED as a repair, in one step (inmanta deploy)
+  // nothing read, nothing scheduled: the state is restored (as newVersion) only when a version is
+  // released or a deploy asked, so a process that only dry-runs (inmanta deploy --dry-run) does
+  // not read the version it manages
+  dryRunsOnly,
 };
 
 struct SchedulerOptions {
@@ -163,6 +167,9 @@ class Scheduler {
   // reading versions
   // Loads `version`'s resources with their persisted state rows (none: nothing is managed).
   void restore(Lock& lock, std::optional<std::int64_t> version);
+  // §6.8 at start (or, for dryRunsOnly, at the first release or deploy): restores the persisted
+  // state and adopts a newer released version, once.
+  void restoreOnce(Lock& lock, StartMode mode);
   void readNewVersions(Lock& lock);
   // §6.3: folds a newer version into the managed intent, then adoptVersion.
   void applyVersion(Lock& lock, std::int64_t version);
@@ -222,6 +229,7 @@ class Scheduler {
   std::condition_variable changed_;        // idle waiters and the timer thread wait on it
   bool running_ = false;
   bool stopping_ = false;
+  bool restored_ = false;
   std::optional<std::int64_t> version_;  // the active version the scheduler manages
   std::unordered_map<std::string, std::unique_ptr<Entry>> entries_;
   // The entries by resource id. Work is scheduled in this order (and a resource's dependents

@@ -122,6 +122,7 @@ class SchedulerTest : public ::testing::Test {
 
   Scheduler& start(Intervals intervals = {0, 0, std::nullopt, std::nullopt}, unsigned workers = 4) {
     SchedulerOptions options;
+    options.startMode = startMode_;
     options.workers = workers;
     options.timers = true;
     options.timerThread = false;
@@ -197,6 +198,7 @@ class SchedulerTest : public ::testing::Test {
   handlers::HandlerRegistry registry_;
   std::unique_ptr<agent::HandlerExecutor> executor_;
   ManualClock clock_;
+  StartMode startMode_ = StartMode::resume;
   std::unique_ptr<Scheduler> scheduler_;
   std::vector<RunReport> reports_;
 };
@@ -508,6 +510,38 @@ TEST_F(SchedulerTest, DryRunRecordsChangesAndChangesNothing) {
   EXPECT_EQ(recorded.resources[util::versionedId(u.id(), v2)]["diff_status"], "undefined");
   EXPECT_EQ(world_.applied[a.id()], "v") << "a dry-run changes nothing";
   EXPECT_EQ(deploys(a).size(), 1u);
+}
+
+TEST_F(SchedulerTest, ADryRunsOnlySchedulerReadsTheManagedStateOnlyWhenAVersionIsReleased) {
+  Thing a{"a"}, b{"b"};
+  start();
+  release({a});
+  settle();
+  EXPECT_EQ(callsOf(a), 1);
+  scheduler_->stop();
+  // a new version, stored and released while no scheduler ran (the resume mode would deploy it)
+  a.value = "other";
+  std::int64_t candidate = release({a, b}, false);
+  startMode_ = StartMode::dryRunsOnly;
+  start();
+  EXPECT_FALSE(scheduler_->activeVersion().has_value()) << "nothing is read at start";
+  store::DryRun dryrun = store_->createDryRun(env_, candidate, 2);
+  scheduler_->dryRun(dryrun.id, candidate);
+  settle();
+  store::DryRun recorded = *store_->getDryRun(env_, dryrun.id);
+  EXPECT_EQ(recorded.todo, 0);
+  EXPECT_EQ(recorded.resources[util::versionedId(a.id(), candidate)]["changes"],
+            (json{{"value", {{"current", "v"}, {"desired", "other"}}}}));
+  EXPECT_EQ(callsOf(a), 2);  // the first deploy and the dry-run
+  EXPECT_EQ(world_.applied[a.id()], "v");
+  EXPECT_EQ(deploys(a).size(), 1u);
+  // told of the release, it reads the state then, and deploys the newer version
+  scheduler_->versionReleased(candidate);
+  settle();
+  EXPECT_EQ(scheduler_->activeVersion(), candidate);
+  EXPECT_EQ(world_.applied[a.id()], "other");
+  EXPECT_EQ(status(b), "deployed");
+  EXPECT_EQ(deploys(a).size(), 2u);
 }
 
 TEST_F(SchedulerTest, PausedAgentWaitsUntilUnpaused) {
