@@ -150,7 +150,7 @@ bool waitForIdle(scheduler::Scheduler* scheduler, Progress& progress, std::optio
 }
 
 DeployReport deployReport(server::Services& services, const std::string& env, std::int64_t version,
-                          std::map<std::string, LastRun> results) {
+                          std::unordered_map<std::string, LastRun> results) {
   DeployReport report;
   report.version = version;
   // the release gave every resource of the version a state row that is not orphaned; the other

@@ -259,7 +259,7 @@ void Progress::finish() {
   out_.flush();
 }
 
-std::map<std::string, LastRun> Progress::takeResults() {
+std::unordered_map<std::string, LastRun> Progress::takeResults() {
   std::lock_guard<std::mutex> lock(mutex_);
   return std::move(results_);
 }

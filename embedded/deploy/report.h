@@ -9,8 +9,9 @@
 #include <mutex>
 #include <optional>
 #include <ostream>
-#include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -83,7 +84,7 @@ class Progress {
   // ends the live line
   void finish();
   // The last deploy run of each resource seen (not stale, not dry-runs); taken out once.
-  std::map<std::string, LastRun> takeResults();
+  std::unordered_map<std::string, LastRun> takeResults();
 
  private:
   void drawBar();
@@ -93,9 +94,10 @@ class Progress {
   bool bar_;
   bool color_;
   std::size_t total_ = 0;
-  std::set<std::string> done_;
+  // (hashed: each of 10,000 runs looked its long resource id up in ordered trees)
+  std::unordered_set<std::string> done_;
   std::map<std::string, std::size_t> counts_;
-  std::map<std::string, LastRun> results_;
+  std::unordered_map<std::string, LastRun> results_;
   std::chrono::steady_clock::time_point lastDraw_{};
 };
 

@@ -2,6 +2,8 @@
 #include "embedded/store/sql_store.h"
 
 #include <algorithm>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -492,6 +494,13 @@ class SqlStore : public Store {
     });
   }
 
+  std::int64_t putVersion(NewVersion&& v) override {
+    std::int64_t number = putVersion(static_cast<const NewVersion&>(v));
+    std::lock_guard<std::mutex> lock(lastPutMutex_);
+    lastPut_ = LastPut{v.environment, number, std::move(v.resources)};
+    return number;
+  }
+
   std::int64_t putVersion(const NewVersion& v) override {
     if (v.version < 0) throw Invalid("The version number used (" + std::to_string(v.version) + ") is not positive");
     return db_->write([&](Connection& c) {
@@ -517,9 +526,22 @@ class SqlStore : public Store {
       std::set<std::string> agents;
       resources.reserve(v.resources.size());
       for (const Resource& r : v.resources) {
-        resources.push_back({v.environment, number, r.resource_id, r.resource_type, r.agent, r.id_attribute,
-                             r.resource_id_value, dump(r.attributes), r.attribute_hash, r.is_undefined,
-                             Param::optional(r.resource_set)});
+        // the row borrows the resource's texts (`v` outlives the statements) and holds its
+        // attributes' text
+        Params row;
+        row.reserve(11);
+        row.push_back(Param::borrow(v.environment));
+        row.emplace_back(number);
+        row.push_back(Param::borrow(r.resource_id));
+        row.push_back(Param::borrow(r.resource_type));
+        row.push_back(Param::borrow(r.agent));
+        row.push_back(Param::borrow(r.id_attribute));
+        row.push_back(Param::borrow(r.resource_id_value));
+        row.emplace_back(dump(r.attributes));
+        row.push_back(Param::borrow(r.attribute_hash));
+        row.emplace_back(r.is_undefined);
+        row.push_back(Param::borrowOptional(r.resource_set));
+        resources.push_back(std::move(row));
         agents.insert(r.agent);
       }
       insertMany(c, std::string("INSERT INTO resource (environment, version, ") + kResourceColumns + ")", 11,
@@ -642,7 +664,12 @@ class SqlStore : public Store {
 
   std::vector<Resource> versionResources(const std::string& env, std::int64_t version) override {
     return db_->read([&](Connection& c) {
-      loadVersion(c, env, version);
+      loadVersion(c, env, version);  // NotFound for a version that went since it was put
+      if (std::optional<LastPut> put = takeLastPut(env, version)) {
+        std::sort(put->resources.begin(), put->resources.end(),
+                  [](const Resource& a, const Resource& b) { return a.resource_id < b.resource_id; });
+        return std::move(put->resources);
+      }
       std::vector<Resource> out;
       for (const Row& row : c.query(std::string("SELECT ") + kResourceColumns +
                                         " FROM resource WHERE environment = $1 AND version = $2 ORDER BY resource_id",
@@ -1304,7 +1331,24 @@ class SqlStore : public Store {
       for (const auto& line : messages) action.messages.push_back(line);
   }
 
+  // The resources of the version last stored by putVersion(NewVersion&&), as they went into its
+  // rows (which never change), until the first versionResources of that version takes them.
+  struct LastPut {
+    std::string environment;
+    std::int64_t version = 0;
+    std::vector<Resource> resources;
+  };
+  std::optional<LastPut> takeLastPut(const std::string& env, std::int64_t version) {
+    std::lock_guard<std::mutex> lock(lastPutMutex_);
+    if (!lastPut_ || lastPut_->environment != env || lastPut_->version != version) return std::nullopt;
+    std::optional<LastPut> taken = std::move(lastPut_);
+    lastPut_.reset();
+    return taken;
+  }
+
   std::unique_ptr<Database> db_;
+  std::mutex lastPutMutex_;
+  std::optional<LastPut> lastPut_;
   std::shared_ptr<void> guard_;
   int schema_;
 };

@@ -355,6 +355,10 @@ class Store {
   // which is higher than the last outstanding reservation M"); Conflict("The given version is
   // already defined. Versions should be unique.").
   virtual std::int64_t putVersion(const NewVersion& version) = 0;
+  // The same, and the store keeps the resources (of one version at a time, the last stored this
+  // way) for the first versionResources of that version, which takes them instead of reading and
+  // parsing its rows again: the scheduler reads a version right after its release.
+  virtual std::int64_t putVersion(NewVersion&& version) = 0;
   // Marks the version released and brings the resource states in line with it: a missing state
   // row is created (available, NEW); every resource of the version gets its intent hash, undefined
   // flag and blocked flag (skipped_for_undeployable) and stops being orphaned; state rows of

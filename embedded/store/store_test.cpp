@@ -540,6 +540,51 @@ TYPED_TEST(StoreTest, TheJournalAppliesItsWritesInOrderInOneStep) {
   EXPECT_EQ(s.getResourceState(env, a.resource_id)->current_intent_attribute_hash, state.current_intent_attribute_hash);
 }
 
+TYPED_TEST(StoreTest, TheFirstReadOfAVersionPutByValueIsWhatItsRowsHold) {
+  Store& s = *this->store_;
+  auto env = this->environment();
+  auto b = TestFixture::resource("/b", "other", {"std::File[localhost,path=/a]"});
+  b.attributes["mode"] = 420;
+  b.attributes["ratio"] = 0.25;
+  b.attributes["text"] = "caf\u00e9 \"quoted\"\n";
+  b.attributes["nested"] = {{"list", {1, "two", nullptr, false}}};
+  b.resource_set = "set-b";
+  auto a = TestFixture::resource("/a");
+  a.is_undefined = true;
+  NewVersion v;
+  v.environment = env;
+  v.version = s.reserveVersion(env);
+  v.resources = {b, a};  // not in id order
+  std::int64_t number = s.putVersion(std::move(v));
+  std::vector<Resource> first = s.versionResources(env, number);   // the kept resources
+  std::vector<Resource> second = s.versionResources(env, number);  // from the rows
+  ASSERT_EQ(first.size(), 2u);
+  ASSERT_EQ(second.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(first[i].resource_id, second[i].resource_id);
+    EXPECT_EQ(first[i].resource_type, second[i].resource_type);
+    EXPECT_EQ(first[i].agent, second[i].agent);
+    EXPECT_EQ(first[i].id_attribute, second[i].id_attribute);
+    EXPECT_EQ(first[i].resource_id_value, second[i].resource_id_value);
+    EXPECT_EQ(first[i].attributes, second[i].attributes);
+    EXPECT_EQ(first[i].attributes.dump(), second[i].attributes.dump());
+    EXPECT_EQ(first[i].attribute_hash, second[i].attribute_hash);
+    EXPECT_EQ(first[i].is_undefined, second[i].is_undefined);
+    EXPECT_EQ(first[i].resource_set, second[i].resource_set);
+  }
+  EXPECT_EQ(first[0].resource_id, a.resource_id);  // sorted by id, as the rows are read
+  EXPECT_TRUE(first[0].is_undefined);
+  EXPECT_EQ(first[1].resource_set, "set-b");
+  // a version that went is not found, kept resources or not
+  NewVersion gone;
+  gone.environment = env;
+  gone.version = s.reserveVersion(env);
+  gone.resources = {a};
+  std::int64_t goneNumber = s.putVersion(std::move(gone));
+  s.deleteVersion(env, goneNumber);
+  EXPECT_THROW(s.versionResources(env, goneNumber), NotFound);
+}
+
 TYPED_TEST(StoreTest, ResourceActionsAndStates) {
   Store& s = *this->store_;
   auto env = this->environment();

@@ -252,7 +252,7 @@ void VersionService::put(const store::Environment& env, VersionUpload upload) {
     throw badRequest("The version number used (" + std::to_string(upload.version) + ") is not positive");
   version.version = upload.version;
   try {
-    store_.putVersion(version);
+    store_.putVersion(std::move(version));
   } catch (const store::Conflict& e) {
     throw badRequest(e.what());  // the reference answers 500 (spec D5)
   }
@@ -322,7 +322,7 @@ std::int64_t VersionService::putPartial(const store::Environment& env, VersionUp
     if (kept.count(unknown.resource_id)) version.unknowns.push_back(std::move(unknown));
   version.version = 0;  // the store takes the next number in the same transaction
   version.partial_base = *base;
-  std::int64_t number = store_.putVersion(version);
+  std::int64_t number = store_.putVersion(std::move(version));
   resources_.invalidate(env.id);
   releaseIfAutoDeploy(env, number);
   return number;
