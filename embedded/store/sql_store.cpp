@@ -671,10 +671,9 @@ class SqlStore : public Store {
         return std::move(put->resources);
       }
       std::vector<Resource> out;
-      for (const Row& row : c.query(std::string("SELECT ") + kResourceColumns +
-                                        " FROM resource WHERE environment = $1 AND version = $2 ORDER BY resource_id",
-                                    {env, version}))
-        out.push_back(resourceOf(row));
+      c.forEach(std::string("SELECT ") + kResourceColumns +
+                    " FROM resource WHERE environment = $1 AND version = $2 ORDER BY resource_id",
+                {env, version}, [&out](const Row& row) { out.push_back(resourceOf(row)); });
       return out;
     });
   }
@@ -707,10 +706,9 @@ class SqlStore : public Store {
     return db_->read([&](Connection& c) {
       requireEnvironment(c, env);
       std::vector<ResourceState> out;
-      for (const Row& row : c.query(std::string("SELECT ") + kStateColumns +
-                                        " FROM resource_state WHERE environment = $1 ORDER BY resource_id",
-                                    {env}))
-        out.push_back(stateOf(row));
+      c.forEach(std::string("SELECT ") + kStateColumns +
+                    " FROM resource_state WHERE environment = $1 ORDER BY resource_id",
+                {env}, [&out](const Row& row) { out.push_back(stateOf(row)); });
       return out;
     });
   }
@@ -1005,10 +1003,13 @@ class SqlStore : public Store {
                           {dryrun_id, env});
       if (rows.empty()) return std::nullopt;
       DryRun d = dryRunOf(rows[0]);
-      for (const Row& row : c.query("SELECT resource_version_id, entry FROM dryrun_resource WHERE dryrun_id = $1 "
-                                    "ORDER BY resource_version_id",
-                                    {dryrun_id}))
-        d.resources[row.text(0)] = parse(row.text(1));
+      // the rows come in key order: each goes at the end of the object
+      json::object_t& entries = d.resources.get_ref<json::object_t&>();
+      c.forEach(
+          "SELECT resource_version_id, entry FROM dryrun_resource WHERE dryrun_id = $1 "
+          "ORDER BY resource_version_id",
+          {dryrun_id},
+          [&entries](const Row& row) { entries.emplace_hint(entries.end(), row.text(0), parse(row.text(1))); });
       return d;
     });
   }

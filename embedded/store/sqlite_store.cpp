@@ -194,6 +194,27 @@ class SqliteConnection : public sql::Connection {
     return rows;
   }
 
+  void forEach(const std::string& text, const Params& params, const std::function<void(const Row&)>& each) override {
+    sqlite3_stmt* statement = prepare(text);
+    sqlite3_reset(statement);
+    sqlite3_clear_bindings(statement);
+    for (std::size_t i = 0; i < params.size(); ++i) bind(statement, static_cast<int>(i + 1), params[i]);
+    Row row;
+    try {
+      while (true) {
+        int rc = sqlite3_step(statement);
+        if (rc == SQLITE_DONE) break;
+        if (rc != SQLITE_ROW) fail(rc, text);
+        refillRow(statement, row);
+        each(row);
+      }
+    } catch (...) {
+      sqlite3_reset(statement);
+      throw;
+    }
+    sqlite3_reset(statement);
+  }
+
   void script(const std::string& text) override {
     char* error = nullptr;
     int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error);
@@ -236,6 +257,27 @@ class SqliteConnection : public sql::Connection {
       case Param::Kind::blob:
         sqlite3_bind_blob(statement, index, param.str().data(), static_cast<int>(param.str().size()), SQLITE_STATIC);
         break;
+    }
+  }
+
+  // The statement's current row into `row`, reusing the columns' strings.
+  static void refillRow(sqlite3_stmt* statement, Row& row) {
+    auto count = static_cast<std::size_t>(sqlite3_column_count(statement));
+    row.columns.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      int column = static_cast<int>(i);
+      int type = sqlite3_column_type(statement, column);
+      std::optional<std::string>& slot = row.columns[i];
+      if (type == SQLITE_NULL) {
+        slot.reset();
+        continue;
+      }
+      const char* data = type == SQLITE_BLOB ? static_cast<const char*>(sqlite3_column_blob(statement, column))
+                                             : reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
+      auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, column));
+      if (!data) data = "";  // an empty blob
+      if (slot) slot->assign(data, size);
+      else slot.emplace(data, size);
     }
   }
 

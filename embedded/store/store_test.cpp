@@ -585,6 +585,39 @@ TYPED_TEST(StoreTest, TheFirstReadOfAVersionPutByValueIsWhatItsRowsHold) {
   EXPECT_THROW(s.versionResources(env, goneNumber), NotFound);
 }
 
+TYPED_TEST(StoreTest, ManyStateRowsReadBackExactly) {
+  // read one row at a time into one reused row: a NULL after a value, a value after a NULL, a
+  // shorter text after a longer one
+  Store& s = *this->store_;
+  auto env = this->environment();
+  std::vector<Resource> resources;
+  for (int i = 0; i < 50; ++i) resources.push_back(TestFixture::resource("/r" + std::to_string(100 + i)));
+  auto v = this->put(env, resources);
+  s.releaseVersion(env, v);
+  std::vector<ResourceState> states = s.resourceStates(env);
+  ASSERT_EQ(states.size(), 50u);
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    ResourceState& state = states[i];
+    if (i % 2 == 0) {
+      state.last_deployed_attribute_hash = std::string(i + 1, 'h');
+      state.last_deployed_version = v;
+      state.last_handler_run_compliant = i % 4 == 0;
+    }
+    state.last_non_deploying_status = i % 3 == 0 ? "deployed" : "failed";
+  }
+  s.saveResourceStates(env, states);
+  std::vector<ResourceState> read = s.resourceStates(env);
+  ASSERT_EQ(read.size(), states.size());
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    EXPECT_EQ(read[i].resource_id, states[i].resource_id);
+    EXPECT_EQ(read[i].last_deployed_attribute_hash, states[i].last_deployed_attribute_hash) << i;
+    EXPECT_EQ(read[i].last_deployed_version, states[i].last_deployed_version) << i;
+    EXPECT_EQ(read[i].last_handler_run_compliant, states[i].last_handler_run_compliant) << i;
+    EXPECT_EQ(read[i].last_non_deploying_status, states[i].last_non_deploying_status) << i;
+    EXPECT_EQ(read[i].current_intent_attribute_hash, states[i].current_intent_attribute_hash) << i;
+  }
+}
+
 TYPED_TEST(StoreTest, ResourceActionsAndStates) {
   Store& s = *this->store_;
   auto env = this->environment();
