@@ -112,8 +112,11 @@ RunResult HandlerExecutor::run(const RunRequest& request) {
   const std::string rvid = intent.versionedId();
   handlers::Context ctx(request.dryRun, clock_);
   auto started = std::chrono::steady_clock::now();
-  ctx.debug("Start run because " + request.reason + " (deploy_id: " + request.deployId + ").",
-            {{"deploy_id", request.deployId}, {"reason", request.reason}, {"resource", intent.idFields()}});
+  json::object_t startKwargs;  // (keys in order, each placed at the end: every run logs this line)
+  startKwargs.emplace_hint(startKwargs.end(), "deploy_id", request.deployId);
+  startKwargs.emplace_hint(startKwargs.end(), "reason", request.reason);
+  startKwargs.emplace_hint(startKwargs.end(), "resource", intent.idFields());
+  ctx.debug("Start run because " + request.reason + " (deploy_id: " + request.deployId + ").", std::move(startKwargs));
 
   RunResult result;
   std::string why;
@@ -139,8 +142,12 @@ RunResult HandlerExecutor::run(const RunRequest& request) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   char duration[32];
   std::snprintf(duration, sizeof duration, "%.3f", seconds);
+  json::object_t endKwargs;
+  endKwargs.emplace_hint(endKwargs.end(), "deploy_id", request.deployId);
+  endKwargs.emplace_hint(endKwargs.end(), "duration", duration);
+  endKwargs.emplace_hint(endKwargs.end(), "r_id", rvid);
   ctx.debug("End run for resource " + rvid + ". (deploy_id: " + request.deployId + ") - duration: " + duration + " s",
-            {{"deploy_id", request.deployId}, {"duration", duration}, {"r_id", rvid}});
+            std::move(endKwargs));
 
   handlers::ResultState state = *ctx.status();
   result.skippedForDependency = state == handlers::ResultState::skipped_for_dependency;

@@ -61,11 +61,13 @@ std::string pythonRepr(const std::string& text) {
 }
 
 nlohmann::json ResourceIntent::idFields() const {
-  return {{"entity_type", type},
-          {"agent_name", agent},
-          {"attribute", id_attribute},
-          {"attribute_value", id_value},
-          {"version", version}};
+  nlohmann::json::object_t fields;  // the keys in their order, each placed at the end (every run logs them)
+  fields.emplace_hint(fields.end(), "agent_name", agent);
+  fields.emplace_hint(fields.end(), "attribute", id_attribute);
+  fields.emplace_hint(fields.end(), "attribute_value", id_value);
+  fields.emplace_hint(fields.end(), "entity_type", type);
+  fields.emplace_hint(fields.end(), "version", version);
+  return fields;
 }
 
 bool ResourceIntent::flag(const std::string& name, bool fallback) const {
