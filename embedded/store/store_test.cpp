@@ -585,6 +585,27 @@ TYPED_TEST(StoreTest, TheFirstReadOfAVersionPutByValueIsWhatItsRowsHold) {
   EXPECT_THROW(s.versionResources(env, goneNumber), NotFound);
 }
 
+TYPED_TEST(StoreTest, ConcurrentFileUploadsAreAllStored) {
+  // uploads at once (the exporter sends on four connections): each is stored once it returns,
+  // duplicates included
+  Store& s = *this->store_;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t)
+    threads.emplace_back([&s, t] {
+      for (int i = 0; i < 40; ++i) {
+        int n = (t % 3) * 40 + i;  // threads t and t + 3 upload the same files
+        std::string content = "content " + std::to_string(n) + std::string(std::size_t(n), 'x');
+        s.putFile("hash-" + std::to_string(n), content);
+        EXPECT_EQ(s.getFile("hash-" + std::to_string(n)), content);
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (int n = 0; n < 120; ++n)
+    EXPECT_EQ(s.getFile("hash-" + std::to_string(n)),
+              "content " + std::to_string(n) + std::string(std::size_t(n), 'x'));
+  EXPECT_FALSE(s.getFile("hash-120").has_value());
+}
+
 TYPED_TEST(StoreTest, ManyStateRowsReadBackExactly) {
   // read one row at a time into one reused row: a NULL after a value, a value after a NULL, a
   // shorter text after a longer one
