@@ -681,9 +681,10 @@ void Scheduler::workerLoop() {
     lane.busy = false;
     --busy_;
     makeRunnable(lock, lane, true);
-    // the waiters on changed_ (idle and stop) care for a worker that finds nothing left to run:
-    // waking them after every run had them fight the workers for the lock
-    if (busy_ == 0 && runnable_.empty()) changed_.notify_all();
+    // the waiters on changed_ (idle, and stop for the last running call) care for a worker that
+    // finds nothing left to run or stops: waking them after every run had them fight the workers
+    // for the lock
+    if (busy_ == 0 && (runnable_.empty() || stopping_)) changed_.notify_all();
   }
 }
 
@@ -1050,8 +1051,10 @@ void Scheduler::journal(store::JournalWrite write) {
       if (!write.states.empty()) start.states = std::move(write.states);
       journalStarts_.erase(queued);
       // the texts of the whole finished action (runDeploy) stand for its messages and changes
-      start.messages_text = std::move(write.messages_text);
-      start.changes_text = std::move(write.changes_text);
+      start.messages_text = write.messages_text.empty() ? util::compactJson(start.action.messages)
+                                                        : std::move(write.messages_text);
+      start.changes_text = write.changes_text.empty() ? util::compactJson(start.action.changes)
+                                                      : std::move(write.changes_text);
       nlohmann::json written;
       written.swap(start.action.messages);
       lock.unlock();  // the messages' memory is given back outside the lock

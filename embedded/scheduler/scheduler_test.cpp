@@ -7,8 +7,10 @@
 
 #include <condition_variable>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "util/resource_id.h"
 
@@ -542,6 +544,37 @@ TEST_F(SchedulerTest, ADryRunsOnlySchedulerReadsTheManagedStateOnlyWhenAVersionI
   EXPECT_EQ(world_.applied[a.id()], "other");
   EXPECT_EQ(status(b), "deployed");
   EXPECT_EQ(deploys(a).size(), 2u);
+}
+
+TEST_F(SchedulerTest, StopEndsWhenTheRunningCallEndsWhileWorkIsQueued) {
+  // x runs (held at its gate) with y and z queued on the same agent; stop() waits for x only, and
+  // returns when x ends, not at the end of its grace period
+  Thing x{"x"}, y{"y"}, z{"z"};
+  {
+    std::lock_guard<std::mutex> lock(world_.mutex);
+    world_.gates = {x.id()};
+  }
+  start();
+  release({x, y, z});
+  {
+    std::unique_lock<std::mutex> lock(world_.mutex);
+    ASSERT_TRUE(world_.cv.wait_for(lock, std::chrono::seconds(5), [&] { return world_.running.count(x.id()) > 0; }));
+  }
+  auto stopping = std::async(std::launch::async, [this] {
+    auto begun = std::chrono::steady_clock::now();
+    bool finished = scheduler_->stop(std::chrono::seconds(60));
+    return std::make_pair(finished, std::chrono::steady_clock::now() - begun);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // stop() is waiting for x
+  {
+    std::lock_guard<std::mutex> lock(world_.mutex);
+    world_.gates.clear();
+    world_.cv.notify_all();
+  }
+  auto [finished, took] = stopping.get();
+  EXPECT_TRUE(finished);
+  EXPECT_LT(took, std::chrono::seconds(30)) << "stop() waited for its grace period";
+  EXPECT_EQ(callsOf(x), 1);
 }
 
 TEST_F(SchedulerTest, PausedAgentWaitsUntilUnpaused) {
