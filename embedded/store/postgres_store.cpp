@@ -182,6 +182,18 @@ class ServerLock {
                        " is in use by another inmanta server (it holds the advisory lock " + kServerLockKey + ")");
     }
   }
+  // The lock is let go before the connection closes: closing alone leaves the server to drop it
+  // when its backend notices, a moment later, and a store opened again right away (a restart)
+  // found it still held.
+  ~ServerLock() {
+    try {
+      connection_.query(std::string("SELECT pg_advisory_unlock(") + kServerLockKey + ")", {});
+    } catch (const std::exception&) {
+      // a connection that broke has lost the lock already
+    }
+  }
+  ServerLock(const ServerLock&) = delete;
+  ServerLock& operator=(const ServerLock&) = delete;
 
  private:
   PostgresConnection connection_;
