@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "util/iso_time.h"
+#include "util/json_text.h"
 
 namespace inmanta::handlers {
 
@@ -95,15 +96,26 @@ std::string systemTimestamp() {
 Context::Context(bool dryRun, std::function<std::string()> clock)
     : dryRun_(dryRun), clock_(clock ? std::move(clock) : systemTimestamp) {}
 
-void Context::log(const std::string& level, const std::string& msg, nlohmann::json kwargs) {
+LogLine makeLogLine(const std::string& level, const std::string& msg, nlohmann::json kwargs, std::string timestamp) {
   // the keys in their order, each placed at the end: no look-ups (a run logs a few lines each time)
   nlohmann::json::object_t line;
   line.emplace_hint(line.end(), "args", nlohmann::json::array());
   line.emplace_hint(line.end(), "kwargs", std::move(kwargs));
   line.emplace_hint(line.end(), "level", level);
   line.emplace_hint(line.end(), "msg", msg);
-  line.emplace_hint(line.end(), "timestamp", clock_());
-  logs_.emplace_back(std::move(line));
+  line.emplace_hint(line.end(), "timestamp", std::move(timestamp));
+  return line;
+}
+
+void appendLogLinesText(std::string& text, const std::vector<LogLine>& lines) {
+  for (const LogLine& line : lines) {
+    if (!text.empty() && text.back() != '[') text += ',';
+    util::appendCompactJson(text, line);
+  }
+}
+
+void Context::log(const std::string& level, const std::string& msg, nlohmann::json kwargs) {
+  logs_.push_back(makeLogLine(level, msg, std::move(kwargs), clock_()));
 }
 
 void Context::addChange(const std::string& attribute, nlohmann::json current, nlohmann::json desired) {

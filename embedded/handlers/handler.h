@@ -54,6 +54,10 @@ struct ResourceIntent {
 // One log line of a run, in the shape of the reference's LogLine (a resource action's messages):
 // {"level": "INFO", "msg": "…", "args": [], "kwargs": {…}, "timestamp": "…"}.
 using LogLine = nlohmann::json;
+LogLine makeLogLine(const std::string& level, const std::string& msg, nlohmann::json kwargs, std::string timestamp);
+// Appends the lines as JSON text, each after a `,` unless `text` is empty or ends in the
+// `[` that opens the list (the caller closes it).
+void appendLogLinesText(std::string& text, const std::vector<LogLine>& lines);
 
 // Python's repr() of a str: 'text', or "text" when it holds a ' and no " (exception texts quote
 // their arguments so).

@@ -70,13 +70,17 @@ std::shared_ptr<const handlers::ResourceIntent> viewOf(const std::shared_ptr<con
 }
 
 json logLine(const std::string& level, const std::string& msg, json kwargs, Timestamp at) {
-  json::object_t line;  // the keys in their order, each placed at the end (Context::log)
-  line.emplace_hint(line.end(), "args", json::array());
-  line.emplace_hint(line.end(), "kwargs", std::move(kwargs));
-  line.emplace_hint(line.end(), "level", level);
-  line.emplace_hint(line.end(), "msg", msg);
-  line.emplace_hint(line.end(), "timestamp", store::formatTimestamp(at));
-  return line;
+  return handlers::makeLogLine(level, msg, std::move(kwargs), store::formatTimestamp(at));
+}
+
+// An action's `changes` as JSON text: {"<resource version id>": <the run's changes>}.
+std::string changesText(const std::string& rvid, const json& changes) {
+  std::string text = "{";
+  util::appendJsonString(text, rvid);
+  text += ':';
+  util::appendCompactJson(text, changes);
+  text += '}';
+  return text;
 }
 
 const char* lastResultOf(const std::string& status) {
@@ -758,17 +762,10 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   store::JournalWrite end;
   end.kind = store::JournalWrite::Kind::finishAction;
   end.action_id = actionId;
-  for (const handlers::LogLine& line : result.logs) {
-    messagesText += ',';
-    util::appendCompactJson(messagesText, line);
-  }
+  handlers::appendLogLinesText(messagesText, result.logs);
   messagesText += ']';
   end.messages_text = std::move(messagesText);
-  end.changes_text = "{";
-  util::appendJsonString(end.changes_text, request.intent->versionedId());
-  end.changes_text += ':';
-  util::appendCompactJson(end.changes_text, result.changes);
-  end.changes_text += '}';
+  end.changes_text = changesText(request.intent->versionedId(), result.changes);
   lock.lock();
 
   store::ResourceState after;
@@ -878,16 +875,9 @@ void Scheduler::runDryRun(Lock& lock, Lane& lane, Task task) {
   action.action.status = result.status;
   // the action's texts, made here rather than on the journal's writer (as runDeploy's)
   action.messages_text = "[";
-  for (const handlers::LogLine& line : result.logs) {
-    if (action.messages_text.size() > 1) action.messages_text += ',';
-    util::appendCompactJson(action.messages_text, line);
-  }
+  handlers::appendLogLinesText(action.messages_text, result.logs);
   action.messages_text += ']';
-  action.changes_text = "{";
-  util::appendJsonString(action.changes_text, rvid);
-  action.changes_text += ':';
-  util::appendCompactJson(action.changes_text, changes);
-  action.changes_text += '}';
+  action.changes_text = changesText(rvid, changes);
   store::JournalWrite record;
   record.kind = store::JournalWrite::Kind::dryRunResource;
   record.dryrun_id = task.dryRunId;

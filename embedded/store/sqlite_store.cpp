@@ -174,45 +174,20 @@ class SqliteConnection : public sql::Connection {
   }
 
   Rows query(const std::string& text, const Params& params) override {
-    sqlite3_stmt* statement = prepare(text);
-    sqlite3_reset(statement);
-    sqlite3_clear_bindings(statement);
-    for (std::size_t i = 0; i < params.size(); ++i) bind(statement, static_cast<int>(i + 1), params[i]);
     Rows rows;
-    while (true) {
-      int rc = sqlite3_step(statement);
-      if (rc == SQLITE_ROW) {
-        rows.push_back(readRow(statement));
-      } else if (rc == SQLITE_DONE) {
-        break;
-      } else {
-        sqlite3_reset(statement);
-        fail(rc, text);
-      }
-    }
-    sqlite3_reset(statement);
+    run(text, params, [&rows](sqlite3_stmt* statement) {
+      rows.emplace_back();
+      refillRow(statement, rows.back());
+    });
     return rows;
   }
 
   void forEach(const std::string& text, const Params& params, const std::function<void(const Row&)>& each) override {
-    sqlite3_stmt* statement = prepare(text);
-    sqlite3_reset(statement);
-    sqlite3_clear_bindings(statement);
-    for (std::size_t i = 0; i < params.size(); ++i) bind(statement, static_cast<int>(i + 1), params[i]);
     Row row;
-    try {
-      while (true) {
-        int rc = sqlite3_step(statement);
-        if (rc == SQLITE_DONE) break;
-        if (rc != SQLITE_ROW) fail(rc, text);
-        refillRow(statement, row);
-        each(row);
-      }
-    } catch (...) {
-      sqlite3_reset(statement);
-      throw;
-    }
-    sqlite3_reset(statement);
+    run(text, params, [&](sqlite3_stmt* statement) {
+      refillRow(statement, row);
+      each(row);
+    });
   }
 
   void script(const std::string& text) override {
@@ -234,6 +209,28 @@ class SqliteConnection : public sql::Connection {
   }
 
  private:
+  // Runs the statement with `params`, calling `onRow` on each row it gives; the statement is
+  // reset afterwards, also when a step or `onRow` throws.
+  template <class OnRow>
+  void run(const std::string& text, const Params& params, OnRow&& onRow) {
+    sqlite3_stmt* statement = prepare(text);
+    sqlite3_reset(statement);
+    sqlite3_clear_bindings(statement);
+    for (std::size_t i = 0; i < params.size(); ++i) bind(statement, static_cast<int>(i + 1), params[i]);
+    try {
+      while (true) {
+        int rc = sqlite3_step(statement);
+        if (rc == SQLITE_DONE) break;
+        if (rc != SQLITE_ROW) fail(rc, text);
+        onRow(statement);
+      }
+    } catch (...) {
+      sqlite3_reset(statement);
+      throw;
+    }
+    sqlite3_reset(statement);
+  }
+
   sqlite3_stmt* prepare(const std::string& text) {
     auto found = statements_.find(text);
     if (found != statements_.end()) return found->second;
@@ -260,7 +257,7 @@ class SqliteConnection : public sql::Connection {
     }
   }
 
-  // The statement's current row into `row`, reusing the columns' strings.
+  // The statement's current row into `row`, reusing the strings a row read before left there.
   static void refillRow(sqlite3_stmt* statement, Row& row) {
     auto count = static_cast<std::size_t>(sqlite3_column_count(statement));
     row.columns.resize(count);
@@ -279,27 +276,6 @@ class SqliteConnection : public sql::Connection {
       if (slot) slot->assign(data, size);
       else slot.emplace(data, size);
     }
-  }
-
-  static Row readRow(sqlite3_stmt* statement) {
-    Row row;
-    int count = sqlite3_column_count(statement);
-    row.columns.reserve(static_cast<std::size_t>(count));
-    for (int i = 0; i < count; ++i) {
-      int type = sqlite3_column_type(statement, i);
-      if (type == SQLITE_NULL) {
-        row.columns.emplace_back(std::nullopt);
-      } else if (type == SQLITE_BLOB) {
-        const void* data = sqlite3_column_blob(statement, i);
-        int size = sqlite3_column_bytes(statement, i);
-        row.columns.emplace_back(std::string(static_cast<const char*>(data), static_cast<std::size_t>(size)));
-      } else {
-        const unsigned char* data = sqlite3_column_text(statement, i);
-        int size = sqlite3_column_bytes(statement, i);
-        row.columns.emplace_back(std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size)));
-      }
-    }
-    return row;
   }
 
   [[noreturn]] void fail(int rc, const std::string& text) {
