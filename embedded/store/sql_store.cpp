@@ -199,6 +199,9 @@ Params stateParams(const std::string& env, const ResourceState& s) {
 
 const char* const kActionColumns =
     "action_id, environment, version, action, started, finished, status, change, changes, messages, send_event";
+// the resource of a run, in its action's row (migration 005; NULL for other actions)
+const char* const kActionRunColumns = "resource_id, resource_type, agent, resource_id_value";
+constexpr std::size_t kActionInsertCount = 15;
 
 ResourceAction actionOf(const Row& row) {
   ResourceAction a;
@@ -495,6 +498,16 @@ class SqlStore : public Store {
   }
 
   std::int64_t putVersion(NewVersion&& v) override {
+    // sorted by id first: the rows go into the table's key in order, and the version's first read
+    // (which wants them by id, as the rows are read) takes them as they are
+    std::vector<std::size_t> byId(v.resources.size());
+    for (std::size_t i = 0; i < byId.size(); ++i) byId[i] = i;
+    std::sort(byId.begin(), byId.end(),
+              [&v](std::size_t a, std::size_t b) { return v.resources[a].resource_id < v.resources[b].resource_id; });
+    std::vector<Resource> sorted;
+    sorted.reserve(byId.size());
+    for (std::size_t i : byId) sorted.push_back(std::move(v.resources[i]));
+    v.resources = std::move(sorted);
     std::int64_t number = putVersion(static_cast<const NewVersion&>(v));
     std::lock_guard<std::mutex> lock(lastPutMutex_);
     lastPut_ = LastPut{v.environment, number, std::move(v.resources)};
@@ -665,11 +678,7 @@ class SqlStore : public Store {
   std::vector<Resource> versionResources(const std::string& env, std::int64_t version) override {
     return db_->read([&](Connection& c) {
       loadVersion(c, env, version);  // NotFound for a version that went since it was put
-      if (std::optional<LastPut> put = takeLastPut(env, version)) {
-        std::sort(put->resources.begin(), put->resources.end(),
-                  [](const Resource& a, const Resource& b) { return a.resource_id < b.resource_id; });
-        return std::move(put->resources);
-      }
+      if (std::optional<LastPut> put = takeLastPut(env, version)) return std::move(put->resources);  // sorted
       std::vector<Resource> out;
       c.forEach(std::string("SELECT ") + kResourceColumns +
                     " FROM resource WHERE environment = $1 AND version = $2 ORDER BY resource_id",
@@ -767,15 +776,7 @@ class SqlStore : public Store {
           else at->second = &state;
         }
       };
-      auto flushActions = [&] {
-        insertMany(c, std::string("INSERT INTO resource_action (") + kActionColumns + ")", 11, std::move(actions));
-        insertMany(c,
-                   "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
-                   "resource_type, agent, resource_id_value, started)",
-                   8, std::move(actionResources), " ON CONFLICT (action_id, resource_version_id) DO NOTHING");
-        actions.clear();
-        actionResources.clear();
-      };
+      auto flushActions = [&] { insertActionRows(c, actions, actionResources); };
       for (const JournalWrite& w : writes) {
         switch (w.kind) {
           case JournalWrite::Kind::insertAction:
@@ -830,13 +831,21 @@ class SqlStore : public Store {
       return "$" + std::to_string(params.size());
     };
     std::string where = "a.environment = $1";
-    std::string touching;
-    if (q.resource_id) touching += " AND r.resource_id = " + placeholder(*q.resource_id);
-    if (q.resource_type) touching += " AND r.resource_type = " + placeholder(*q.resource_type);
-    if (q.agent) touching += " AND r.agent = " + placeholder(*q.agent);
-    if (q.resource_id_value) touching += " AND r.resource_id_value = " + placeholder(*q.resource_id_value);
+    // an action touches a resource by its own columns (a run, migration 005), by its rows in
+    // resource_action_resource, or as the store action of the resource's version (migration 003)
+    std::string touching, touchingRun;
+    auto touch = [&](const char* column, const std::string& value) {
+      std::string p = placeholder(value);
+      touching += std::string(" AND r.") + column + " = " + p;
+      touchingRun += std::string(" AND a.") + column + " = " + p;
+    };
+    if (q.resource_id) touch("resource_id", *q.resource_id);
+    if (q.resource_type) touch("resource_type", *q.resource_type);
+    if (q.agent) touch("agent", *q.agent);
+    if (q.resource_id_value) touch("resource_id_value", *q.resource_id_value);
     if (!touching.empty())
-      where += " AND (EXISTS (SELECT 1 FROM resource_action_resource r WHERE r.action_id = a.action_id" + touching +
+      where += " AND ((a.resource_id IS NOT NULL" + touchingRun +
+               ") OR EXISTS (SELECT 1 FROM resource_action_resource r WHERE r.action_id = a.action_id" + touching +
                ") OR (a.resources_of_version AND EXISTS (SELECT 1 FROM resource r WHERE r.environment = a.environment "
                "AND r.version = a.version" +
                touching + ")))";
@@ -1064,7 +1073,10 @@ class SqlStore : public Store {
   }
 
   std::int64_t pruneResourceActions(Timestamp before) override {
-    return db_->write([&](Connection& c) { return deleteActions(c, "started < $1", {time(before)}); });
+    return db_->write([&](Connection& c) {
+      // per environment, so that the actions' index by environment and time finds them
+      return deleteActions(c, "environment IN (SELECT id FROM environment) AND started < $1", {time(before)});
+    });
   }
 
  private:
@@ -1180,30 +1192,40 @@ class SqlStore : public Store {
     });
   }
 
-  // The rows of an action (its id set) and of the resources it touches.
-  // The rows of a new action; `messagesText` and `changesText`, when not empty, are its messages
-  // and changes already as JSON text (JournalWrite).
+  // The rows of a new action (its id set): its own row and, unless it is a run, the rows of the
+  // resources it touches. A run (exactly one resource id, of the action's own version) names its
+  // resource in columns of its row (migration 005). `messagesText` and `changesText`, when not
+  // empty, are its messages and changes already as JSON text (JournalWrite).
   static void actionRows(const ResourceAction& action, std::vector<Params>& actions, std::vector<Params>& resources,
                          const std::string& messagesText = {}, const std::string& changesText = {}) {
     // the rows borrow the action's texts (and the two given ones): the callers write them before
     // `action` goes
     const std::string& id = action.action_id;
-    for (const std::string& rvid : action.resource_version_ids) {
-      ResourceIdParts parts = splitResourceId(rvid);
-      Params row;
-      row.reserve(8);
-      row.push_back(Param::borrow(id));
-      row.push_back(Param::borrow(action.environment));
-      row.emplace_back(std::move(parts.resource_id));
-      row.push_back(Param::borrow(rvid));
-      row.emplace_back(std::move(parts.type));
-      row.emplace_back(std::move(parts.agent));
-      row.emplace_back(std::move(parts.value));
-      row.emplace_back(time(action.started));
-      resources.push_back(std::move(row));
+    std::optional<ResourceIdParts> run;
+    if (action.resource_version_ids.size() == 1) {
+      const std::string& rvid = action.resource_version_ids.front();
+      std::string suffix = ",v=" + std::to_string(action.version);
+      if (rvid.size() > suffix.size() && rvid.compare(rvid.size() - suffix.size(), suffix.size(), suffix) == 0)
+        run = splitResourceId(rvid);
+    }
+    if (!run) {
+      for (const std::string& rvid : action.resource_version_ids) {
+        ResourceIdParts parts = splitResourceId(rvid);
+        Params row;
+        row.reserve(8);
+        row.push_back(Param::borrow(id));
+        row.push_back(Param::borrow(action.environment));
+        row.emplace_back(std::move(parts.resource_id));
+        row.push_back(Param::borrow(rvid));
+        row.emplace_back(std::move(parts.type));
+        row.emplace_back(std::move(parts.agent));
+        row.emplace_back(std::move(parts.value));
+        row.emplace_back(time(action.started));
+        resources.push_back(std::move(row));
+      }
     }
     Params row;
-    row.reserve(11);
+    row.reserve(kActionInsertCount);
     row.push_back(Param::borrow(id));
     row.push_back(Param::borrow(action.environment));
     row.emplace_back(action.version);
@@ -1217,7 +1239,27 @@ class SqlStore : public Store {
                   : action.messages.is_array() ? Param(dump(action.messages))
                                                : Param("[]"));
     row.push_back(Param::optional(action.send_event));
+    if (run) {
+      row.emplace_back(std::move(run->resource_id));
+      row.emplace_back(std::move(run->type));
+      row.emplace_back(std::move(run->agent));
+      row.emplace_back(std::move(run->value));
+    } else {
+      row.insert(row.end(), 4, Param());
+    }
     actions.push_back(std::move(row));
+  }
+
+  // Writes the rows actionRows made (and moves them out).
+  static void insertActionRows(Connection& c, std::vector<Params>& actions, std::vector<Params>& resources) {
+    insertMany(c, std::string("INSERT INTO resource_action (") + kActionColumns + ", " + kActionRunColumns + ")",
+               kActionInsertCount, std::move(actions));
+    insertMany(c,
+               "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
+               "resource_type, agent, resource_id_value, started)",
+               8, std::move(resources), " ON CONFLICT (action_id, resource_version_id) DO NOTHING");
+    actions.clear();
+    resources.clear();
   }
 
   // An action (its id set and fresh) with its resources and, in the same step, `states` (a deploy
@@ -1225,11 +1267,7 @@ class SqlStore : public Store {
   static void insertAction(Connection& c, const ResourceAction& action, const std::vector<ResourceState>& states) {
     std::vector<Params> actions, resources;
     actionRows(action, actions, resources);
-    insertMany(c, std::string("INSERT INTO resource_action (") + kActionColumns + ")", 11, std::move(actions));
-    insertMany(c,
-               "INSERT INTO resource_action_resource (action_id, environment, resource_id, resource_version_id, "
-               "resource_type, agent, resource_id_value, started)",
-               8, std::move(resources), " ON CONFLICT (action_id, resource_version_id) DO NOTHING");
+    insertActionRows(c, actions, resources);
     saveStates(c, action.environment, states);
   }
 
@@ -1317,7 +1355,10 @@ class SqlStore : public Store {
 
   static void loadActionResources(Connection& c, ResourceAction& action) {
     // an action of every resource of its version (the store action) has no rows of its own (migration 003)
+    // and a run names its resource in its own row (migration 005)
     for (const Row& row : c.query("SELECT resource_version_id FROM resource_action_resource WHERE action_id = $1 "
+                                  "UNION ALL SELECT resource_id || ',v=' || CAST(version AS TEXT) FROM resource_action "
+                                  "WHERE action_id = $1 AND resource_id IS NOT NULL "
                                   "UNION ALL SELECT r.resource_id || ',v=' || CAST(r.version AS TEXT) "
                                   "FROM resource_action a JOIN resource r ON r.environment = a.environment "
                                   "AND r.version = a.version WHERE a.action_id = $1 AND a.resources_of_version "

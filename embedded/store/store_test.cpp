@@ -330,7 +330,10 @@ TYPED_TEST(StoreTest, DeletingLeavesNoResourceRowsBehind) {
     action.version = version;
     action.action = "deploy";
     action.started = now();
-    action.resource_version_ids = {TestFixture::resource("/x").resource_id + ",v=" + std::to_string(version)};
+    // two resources: the action's resources are rows of resource_action_resource (a run of one
+    // resource names it in its own row, migration 005)
+    action.resource_version_ids = {TestFixture::resource("/x").resource_id + ",v=" + std::to_string(version),
+                                   TestFixture::resource("/y").resource_id + ",v=" + std::to_string(version)};
     s.insertResourceAction(action);
   };
   auto a = this->environment("a");
@@ -343,14 +346,14 @@ TYPED_TEST(StoreTest, DeletingLeavesNoResourceRowsBehind) {
     deploy(env, this->put(env, {TestFixture::resource("/x")}));
   }
   EXPECT_EQ(rows("resource", a), 3);
-  EXPECT_EQ(rows("resource_action_resource", a), 2);
+  EXPECT_EQ(rows("resource_action_resource", a), 4);
 
   s.deleteVersion(a, 2);
   EXPECT_EQ(rows("resource", a), 2);
-  EXPECT_EQ(rows("resource_action_resource", a), 1);
+  EXPECT_EQ(rows("resource_action_resource", a), 2);
   EXPECT_EQ(s.pruneVersions(b, 0), 1);  // the released version stays
   EXPECT_EQ(rows("resource", b), 2);
-  EXPECT_EQ(rows("resource_action_resource", b), 1);
+  EXPECT_EQ(rows("resource_action_resource", b), 2);
 
   s.decommissionEnvironment(a);
   EXPECT_EQ(rows("resource", a), 0);
@@ -362,6 +365,73 @@ TYPED_TEST(StoreTest, DeletingLeavesNoResourceRowsBehind) {
   EXPECT_EQ(s.pruneResourceActions(now() + std::chrono::hours(1)), 4);  // c's store and deploy actions
   EXPECT_EQ(rows("resource_action_resource", c), 0);
   EXPECT_EQ(rows("resource", c), 3);  // the versions stay
+}
+
+// A run (one resource of the action's own version) names its resource in its own row, with no
+// resource_action_resource row (migration 005); every filter on resources finds it as it finds an
+// action with rows, and an action of one resource of another version keeps a row.
+TYPED_TEST(StoreTest, ARunNamesItsResourceInItsOwnRow) {
+  Store& s = *this->store_;
+  auto& engine = this->engine_;
+  auto env = this->environment();
+  auto a = TestFixture::resource("/a");
+  auto b = TestFixture::resource("/b", "other");
+  auto v1 = this->put(env, {a, b});
+  auto v2 = this->put(env, {a, b});
+  auto action = [&](std::int64_t version, std::vector<std::string> ids) {
+    ResourceAction r;
+    r.environment = env;
+    r.version = version;
+    r.action = "deploy";
+    r.started = now();
+    r.resource_version_ids = std::move(ids);
+    return s.insertResourceAction(r);
+  };
+  auto run = action(v2, {b.resource_id + ",v=" + std::to_string(v2)});
+  auto old = action(v2, {a.resource_id + ",v=" + std::to_string(v1)});  // not of its own version
+  s.writeJournal(env, {[&] {
+                   JournalWrite w;
+                   w.kind = JournalWrite::Kind::insertAction;
+                   w.action.action_id = newTimeOrderedUuid();
+                   w.action.environment = env;
+                   w.action.version = v1;
+                   w.action.action = "dryrun";
+                   w.action.started = now();
+                   w.action.resource_version_ids = {a.resource_id + ",v=" + std::to_string(v1)};
+                   return w;
+                 }()});
+  EXPECT_EQ(engine.rawCount("SELECT COUNT(*) FROM resource_action_resource WHERE environment = '" + env + "'"), 1);
+  EXPECT_EQ(s.getResourceAction(env, run)->resource_version_ids,
+            std::vector<std::string>{b.resource_id + ",v=" + std::to_string(v2)});
+  EXPECT_EQ(s.getResourceAction(env, old)->resource_version_ids,
+            std::vector<std::string>{a.resource_id + ",v=" + std::to_string(v1)});
+
+  auto actionsOf = [&](ActionQuery q) {
+    q.oldest_first = true;
+    std::vector<std::string> out;
+    for (const auto& found : s.queryResourceActions(env, q))
+      out.push_back(found.action + " " + std::to_string(found.version));
+    return out;
+  };
+  ActionQuery byId;
+  byId.resource_id = b.resource_id;
+  EXPECT_EQ(actionsOf(byId), (std::vector<std::string>{"store 1", "store 2", "deploy 2"}));
+  ActionQuery byAgent;
+  byAgent.agent = "other";
+  byAgent.actions = {"deploy"};
+  EXPECT_EQ(actionsOf(byAgent), std::vector<std::string>{"deploy 2"});
+  ActionQuery byType;
+  byType.resource_type = b.resource_type;
+  byType.resource_id_value = a.resource_id_value;
+  byType.actions = {"deploy", "dryrun"};
+  EXPECT_EQ(actionsOf(byType), (std::vector<std::string>{"deploy 2", "dryrun 1"}));
+  ActionQuery none;
+  none.resource_id_value = "/nowhere";
+  EXPECT_TRUE(actionsOf(none).empty());
+
+  // deleting a version takes its runs with it
+  s.deleteVersion(env, v2);
+  EXPECT_EQ(actionsOf(byId), std::vector<std::string>{"store 1"});
 }
 
 // The store action of a version names every resource of the version, though it keeps no rows
