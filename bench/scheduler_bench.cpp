@@ -76,7 +76,9 @@ Measure once(int count, int agents, bool realHandlers) {
       r.attribute_hash = util::attributeHash(r.resource_id, r.attributes);
       version.resources.push_back(std::move(r));
     }
-    std::int64_t number = st->putVersion(version);
+    // by value, as the server's put_version stores what it parsed (the store keeps the resources
+    // for the scheduler's first read of the version)
+    std::int64_t number = st->putVersion(std::move(version));
 
     handlers::HandlerRegistry registry;
     handlers::registerStdHandlers(registry);

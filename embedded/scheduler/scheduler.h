@@ -192,8 +192,9 @@ class Scheduler {
   Lane& laneOf(const std::string& agent);
   // Takes a queued (ready) task back out of its lane: it waits again.
   void unqueue(Entry& entry);
-  // The provides edges, from every entry's requires, and sorted_.
-  void linkDependents();
+  // The provides edges, from every entry's requires, and sorted_ (from `order`, every entry in
+  // the version's order, sorted by id when it is not yet).
+  void linkDependents(std::vector<Entry*> order);
   void recheckDependents(Lock& lock, const std::string& rid);
   // (`byWorker`: the worker that just ran the lane's task, and takes the next one itself)
   void makeRunnable(Lock& lock, Lane& lane, bool byWorker = false);
@@ -236,6 +237,7 @@ class Scheduler {
   // are listed in it), so runs come in the order of the store's state rows and indexes: a batch of
   // the journal then changes neighbouring rows, not a few on every page of the tables.
   std::vector<Entry*> sorted_;
+  std::uint64_t applied_ = 0;                           // applyVersion's count
   std::map<std::string, std::unique_ptr<Lane>> lanes_;  // by agent name
   std::deque<Lane*> runnable_;                          // lanes with ready work, not busy, not paused
   std::set<std::string> paused_;
