@@ -15,6 +15,12 @@ std::optional<std::string> Host::environment(const std::string& name) {
   return std::string(value);
 }
 
+std::optional<std::pair<std::string, FileStat>> Host::readExistingFile(const std::string& path) {
+  if (!fileExists(path)) return std::nullopt;
+  std::string content = readFile(path);
+  return std::make_pair(std::move(content), stat(path));
+}
+
 std::optional<std::string> findExecutable(Host& host, const std::string& name) {
   std::string path = host.environment("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
   std::string_view rest = path;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "embedded/handlers/handler.h"
@@ -41,6 +42,10 @@ class Host {
   virtual FileStat stat(const std::string& path) = 0;
   virtual std::string hashFile(const std::string& path) = 0;  // lowercase hex SHA-1
   virtual std::string readFile(const std::string& path) = 0;
+  // What std::File's read_resource reads: nothing when nothing is at `path` (fileExists), else the
+  // file's content and stat (following symlinks), failing as readFile and stat do. The default
+  // calls those three; LocalHost opens the file once (an unchanged re-run reads 10,000 files).
+  virtual std::optional<std::pair<std::string, FileStat>> readExistingFile(const std::string& path);
   // Writes `content` so that `path` has either its old or its new content at every instant (D9):
   // a temporary file in the same folder, mode `permissions` (an octal string like "644") and
   // owner/group (names, empty = leave) set on it, then renamed over `path`. The parent must exist.

@@ -135,6 +135,30 @@ TEST_F(LocalHostTest, ReadAndHashAFile) {
             "IsADirectoryError: [Errno 21] Is a directory: '" + at("d") + "'");
 }
 
+// readExistingFile is the three calls fileExists, readFile and stat in one open: the same answers
+// and the same errors, through a symlink too.
+TEST_F(LocalHostTest, ReadingAnExistingFileIsExistenceContentAndStat) {
+  spit(at("f"), "content\n");
+  ::chmod(at("f").c_str(), 0640);
+  fs::create_symlink(at("f"), at("link"));
+  for (const char* name : {"f", "link"}) {
+    auto file = host->readExistingFile(at(name));
+    ASSERT_TRUE(file) << name;
+    EXPECT_EQ(file->first, "content\n");
+    EXPECT_EQ(file->second.owner, user);
+    EXPECT_EQ(file->second.group, group);
+    EXPECT_EQ(file->second.permissions, 640);
+  }
+  EXPECT_FALSE(host->readExistingFile(at("missing")));
+  EXPECT_FALSE(host->readExistingFile(at("missing/below")));
+  fs::create_symlink(at("nowhere"), at("dangling"));  // exists (lstat), but does not read
+  EXPECT_EQ(errorOf([&] { host->readExistingFile(at("dangling")); }),
+            "FileNotFoundError: [Errno 2] No such file or directory: '" + at("dangling") + "'");
+  fs::create_directory(at("d"));
+  EXPECT_EQ(errorOf([&] { host->readExistingFile(at("d")); }),
+            "IsADirectoryError: [Errno 21] Is a directory: '" + at("d") + "'");
+}
+
 // --- the atomic write (D9) ----------------------------------------------------------------------
 
 TEST_F(LocalHostTest, WriteCreatesWithModeAndLeavesNoTemporaryFile) {

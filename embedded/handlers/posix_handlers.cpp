@@ -17,13 +17,16 @@ std::string permissionsText(const ResourceIntent& desired) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-// The owner, group and permissions of `path` into `current`, for read_resource.
-FileStat observeStat(Host& host, const std::string& path, nlohmann::json& current) {
-  FileStat st = host.stat(path);
+// The owner, group and permissions of a file into `current`, for read_resource.
+FileStat observeStat(FileStat st, nlohmann::json& current) {
   current["owner"] = st.owner;
   current["group"] = st.group;
   current["permissions"] = st.permissions;
   return st;
+}
+
+FileStat observeStat(Host& host, const std::string& path, nlohmann::json& current) {
+  return observeStat(host.stat(path), current);
 }
 
 // Mode and owner as the desired resource gives them (a null attribute is left alone).
@@ -53,15 +56,16 @@ class FileHandler final : public CrudHandler {
   void readResource(Context& ctx, const ResourceIntent& desired, nlohmann::json& current) override {
     (void)ctx;
     std::string path = desired.text("path", desired.id_value);
-    if (!host_.fileExists(path)) throw ResourcePurged();
-    std::string content = host_.readFile(path);  // one read gives the hash and the upload
+    auto file = host_.readExistingFile(path);  // one read gives the hash, the upload and the stat
+    if (!file) throw ResourcePurged();
+    const std::string& content = file->first;
     std::string hash = util::sha1Hex(content);
     // The reference uploads the current content when the file store lacks it (a backup, and the
     // "before" of a dry-run's diff). The desired content came with the version, so a file that
     // already has it needs no store lookup: that keeps an unchanged re-run free of store calls.
     if (hash != desired.text("hash") && !files_.has(hash)) files_.put(hash, content);
     current["hash"] = hash;
-    observed_ = observeStat(host_, path, current);
+    observed_ = observeStat(std::move(file->second), current);
   }
 
   void createResource(Context& ctx, const ResourceIntent& desired) override {
