@@ -440,8 +440,10 @@ bool Scheduler::ready(const Entry& entry) const {
 void Scheduler::schedule(Lock& lock, const std::string& rid, Priority priority, const std::string& reason,
                          bool forced) {
   auto found = entries_.find(rid);
-  if (found == entries_.end()) return;
-  Entry& entry = *found->second;
+  if (found != entries_.end()) schedule(lock, *found->second, priority, reason, forced);
+}
+
+void Scheduler::schedule(Lock& lock, Entry& entry, Priority priority, const std::string& reason, bool forced) {
   if (entry.blocked == Blocked::blocked) return;
   if (entry.pending) {
     if (int(priority) < int(entry.pending->priority)) {
@@ -464,7 +466,7 @@ void Scheduler::schedule(Lock& lock, const std::string& rid, Priority priority, 
   stopTimer(entry);
   // a dependent that was ready must now wait for this one
   for (const std::string& dependent : entry.provides) unqueue(*entries_[dependent]);
-  if (ready(entry)) enqueue(lock, rid);
+  if (ready(entry)) enqueue(lock, entry);
 }
 
 void Scheduler::scheduleDirty(Lock& lock, Priority priority, const std::string& reason,
@@ -473,16 +475,15 @@ void Scheduler::scheduleDirty(Lock& lock, Priority priority, const std::string& 
     if (!entry->dirty || entry->blocked != Blocked::no) continue;
     if (!agents.empty() && std::find(agents.begin(), agents.end(), entry->intent->resource.agent) == agents.end())
       continue;
-    schedule(lock, entry->intent->resource.resource_id, priority, reason, false);
+    schedule(lock, *entry, priority, reason, false);
   }
 }
 
-void Scheduler::enqueue(Lock& lock, const std::string& rid) {
-  Entry& entry = *entries_[rid];
+void Scheduler::enqueue(Lock& lock, Entry& entry) {
   Lane& lane = laneOf(entry.intent->resource.agent);
   Task task;
   task.kind = TaskKind::deploy;
-  task.rid = rid;
+  task.rid = entry.intent->resource.resource_id;
   task.sequence = entry.pending->sequence;
   lane.queue.emplace(std::make_pair(int(entry.pending->priority), entry.pending->sequence), std::move(task));
   entry.queued = true;
@@ -530,7 +531,7 @@ void Scheduler::recheckDependents(Lock& lock, const std::string& rid) {
   if (found == entries_.end()) return;
   for (const std::string& dependent : found->second->provides) {
     Entry& other = *entries_[dependent];
-    if (other.pending && !other.queued && ready(other)) enqueue(lock, dependent);
+    if (other.pending && !other.queued && ready(other)) enqueue(lock, other);
   }
 }
 
@@ -606,7 +607,7 @@ void Scheduler::repairAll(Lock& lock, const std::vector<std::string>& agents, Pr
       continue;
     entry->dirty = true;
     if (entry->blocked == Blocked::temporarily) entry->blocked = Blocked::no;
-    schedule(lock, entry->intent->resource.resource_id, priority, reason, false);
+    schedule(lock, *entry, priority, reason, false);
   }
 }
 
@@ -842,7 +843,7 @@ void Scheduler::finishDeploy(Lock& lock, const std::string& rid, Priority priori
       for (const std::string& dependent : entry.provides) {
         Entry& other = *entries_[dependent];
         if (other.blocked == Blocked::no && other.receivesEvents())
-          schedule(lock, dependent, priority, "an event was received from " + rid, true);
+          schedule(lock, other, priority, "an event was received from " + rid, true);
       }
     if (deployed && !previouslyCompliant)
       for (const std::string& dependent : entry.provides) {
@@ -850,7 +851,7 @@ void Scheduler::finishDeploy(Lock& lock, const std::string& rid, Priority priori
         if (other.blocked != Blocked::temporarily) continue;
         other.blocked = Blocked::no;
         other.dirty = true;
-        schedule(lock, dependent, priority, "a recovery event was received from " + rid, false);
+        schedule(lock, other, priority, "a recovery event was received from " + rid, false);
       }
   }
   if (!entry.pending) armTimer(lock, entry);

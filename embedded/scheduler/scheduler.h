@@ -178,6 +178,7 @@ class Scheduler {
   void updateBlocked(Lock& lock);
   // scheduling
   void schedule(Lock& lock, const std::string& rid, Priority priority, const std::string& reason, bool forced);
+  void schedule(Lock& lock, Entry& entry, Priority priority, const std::string& reason, bool forced);
   void scheduleDirty(Lock& lock, Priority priority, const std::string& reason, const std::vector<std::string>& agents);
   void repairAll(Lock& lock, const std::vector<std::string>& agents, Priority priority = Priority::userRepair,
                  const std::string& reason = "user requested a repair");
@@ -187,7 +188,7 @@ class Scheduler {
   std::optional<Timestamp> nextDue() const;
   bool hasDeployWork(const Entry& entry) const;
   bool ready(const Entry& entry) const;
-  void enqueue(Lock& lock, const std::string& rid);
+  void enqueue(Lock& lock, Entry& entry);
   // The agent's lane, made on first use.
   Lane& laneOf(const std::string& agent);
   // Takes a queued (ready) task back out of its lane: it waits again.
