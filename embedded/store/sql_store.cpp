@@ -64,25 +64,44 @@ ResourceIdParts splitResourceId(const std::string& id) {
 // Inserts many rows with few statements: multi-row VALUES in chunks of a few fixed sizes, so that
 // each engine caches a handful of statements per table however many rows come.
 // The rows' values move into the statements' parameters (a version's rows are tens of thousands).
+// The text of one chunk's statement: `head` VALUES ($1,…),(…) `tail`. Made once per thread and
+// shape (a chunk of 256 state rows has 4,864 placeholders: building it for every chunk the
+// journal wrote cost its writer a tenth of its time).
+const std::string& insertText(const std::string& head, std::size_t columns, std::size_t chunk,
+                              const std::string& tail) {
+  thread_local std::unordered_map<std::string, std::string> texts;
+  std::string key = head;
+  key += '\0';
+  key += tail;
+  key += '\0';
+  key += std::to_string(columns) + "," + std::to_string(chunk);
+  std::string& text = texts[key];
+  if (text.empty()) {
+    text = head + " VALUES ";
+    for (std::size_t r = 0; r < chunk; ++r) {
+      text += r ? ",(" : "(";
+      for (std::size_t col = 0; col < columns; ++col)
+        text += (col ? ",$" : "$") + std::to_string(r * columns + col + 1);
+      text += ")";
+    }
+    text += tail;
+  }
+  return text;
+}
+
 void insertMany(Connection& c, const std::string& head, std::size_t columns, std::vector<Params> rows,
                 const std::string& tail = "") {
   static constexpr std::size_t kChunks[] = {256, 64, 16, 4, 1};
   std::size_t done = 0;
   for (std::size_t chunk : kChunks) {
     while (rows.size() - done >= chunk) {
-      std::string text = head + " VALUES ";
       Params params;
       params.reserve(chunk * columns);
       for (std::size_t r = 0; r < chunk; ++r) {
-        text += r ? ",(" : "(";
-        for (std::size_t col = 0; col < columns; ++col) {
-          text += (col ? ",$" : "$") + std::to_string(r * columns + col + 1);
-        }
-        text += ")";
         Params& row = rows[done + r];
         params.insert(params.end(), std::make_move_iterator(row.begin()), std::make_move_iterator(row.end()));
       }
-      c.exec(text + tail, params);
+      c.exec(insertText(head, columns, chunk, tail), params);
       done += chunk;
     }
   }
