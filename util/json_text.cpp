@@ -1,12 +1,23 @@
 #include "util/json_text.h"
 
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 
 namespace inmanta::util {
 
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
+
+// Whether any of the eight bytes of `word` needs a look: a control character, `"`, `\` or a byte
+// of 0x80 and above (bit tricks over a machine word, as in strlen: a run's log lines are about a
+// kilobyte of plain text each, and a byte at a time was the most of writing them out).
+bool needsALook(std::uint64_t word) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  auto hasZero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  return ((word | (word - kOnes * 0x20) | hasZero(word ^ (kOnes * '"')) | hasZero(word ^ (kOnes * '\\'))) & kHigh) != 0;
+}
 
 // A string of ASCII only, escaped as nlohmann escapes it (the short escapes, other control
 // characters as \u00xx); false, with `out` as it was, when it holds any other byte.
@@ -15,7 +26,13 @@ bool appendAsciiString(std::string& out, const std::string& text) {
   out += '"';
   const char* run = text.data();
   const char* end = text.data() + text.size();
-  for (const char* p = run; p != end; ++p) {
+  // whole words of plain bytes first; the byte loop takes over at the first word with another
+  const char* p = run;
+  for (std::uint64_t word; end - p >= 8; p += 8) {
+    std::memcpy(&word, p, 8);
+    if (needsALook(word)) break;
+  }
+  for (; p != end; ++p) {
     auto c = static_cast<unsigned char>(*p);
     if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) continue;
     if (c >= 0x80) {

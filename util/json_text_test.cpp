@@ -19,6 +19,23 @@ TEST(CompactJson, TheTextDumpGives) {
   }
 }
 
+// Long strings, read eight bytes at a time: a byte to escape (or a UTF-8 one) at every place of
+// the words and of the tail.
+TEST(CompactJson, EveryPlaceOfALongStringIsSeen) {
+  for (const std::string& special :
+       {std::string("\""), std::string("\\"), std::string("\n"), std::string(1, '\0'), std::string("\x1f"),
+        std::string("\x7f"), std::string("\xc3\xa9"), std::string(" ")}) {
+    for (std::size_t length = 0; length < 40; ++length) {
+      for (std::size_t at = 0; at <= length; ++at) {
+        std::string text(length, 'a');
+        text.insert(at, special);
+        json value = text;
+        ASSERT_EQ(compactJson(value), value.dump()) << length << " " << at;
+      }
+    }
+  }
+}
+
 TEST(CompactJson, InvalidUtf8IsRefusedAsDumpRefusesIt) {
   json bad = json::object({{"msg", std::string("\xff\xfe")}});
   EXPECT_THROW(bad.dump(), json::type_error);
