@@ -61,9 +61,6 @@ ResourceIdParts splitResourceId(const std::string& id) {
           rid.substr(equals + 1, rid.size() - equals - 2)};
 }
 
-// Inserts many rows with few statements: multi-row VALUES in chunks of a few fixed sizes, so that
-// each engine caches a handful of statements per table however many rows come.
-// The rows' values move into the statements' parameters (a version's rows are tens of thousands).
 // The text of one chunk's statement: `head` VALUES ($1,…),(…) `tail`. Made once per thread and
 // shape (a chunk of 256 state rows has 4,864 placeholders: building it for every chunk the
 // journal wrote cost its writer a tenth of its time).
@@ -89,6 +86,9 @@ const std::string& insertText(const std::string& head, std::size_t columns, std:
   return text;
 }
 
+// Inserts many rows with few statements: multi-row VALUES in chunks of a few fixed sizes, so that
+// each engine caches a handful of statements per table however many rows come.
+// The rows' values move into the statements' parameters (a version's rows are tens of thousands).
 void insertMany(Connection& c, const std::string& head, std::size_t columns, std::vector<Params> rows,
                 const std::string& tail = "") {
   static constexpr std::size_t kChunks[] = {256, 64, 16, 4, 1};
