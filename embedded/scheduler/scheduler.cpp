@@ -759,7 +759,7 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   store::JournalWrite start;
   start.kind = store::JournalWrite::Kind::insertAction;
   start.action = std::move(action);
-  start.states = {std::move(state)};
+  start.states.push_back(std::move(state));  // (a braced list would copy it)
   // the finished action's messages are this line and the run's: its text is kept for them
   std::string messagesText;
   messagesText.reserve(2048);  // a run's lines take about 1 KB
@@ -788,14 +788,15 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   finished.status = result.status;
   finished.change = handlers::changeName(result.change);
   finished.send_event = request.intent->flag("send_event");
-  if (!after.resource_id.empty()) end.states = {after};
+  const bool stale = after.resource_id.empty() || after.current_intent_attribute_hash != hash;
+  if (!after.resource_id.empty()) end.states.push_back(std::move(after));
   journal(std::move(end));
   if (options_.onRun) {
     RunReport report;
     report.resource_id = task.rid;
     report.version = version;
     report.reason = pending.reason;
-    report.stale = after.resource_id.empty() || after.current_intent_attribute_hash != hash;
+    report.stale = stale;
     report.result = std::move(result);
     lock.unlock();
     options_.onRun(report);
@@ -1082,6 +1083,9 @@ void Scheduler::journalLoop() {
                                [this] { return journalStop_ || journal_.size() >= kJournalBatch; });
     std::vector<store::JournalWrite> batch;
     batch.swap(journal_);
+    // room for the next batch at once: growing it a record at a time moved every record (a deploy's
+    // action with its texts and state) ten times over
+    journal_.reserve(std::min(kJournalBatch, 2 * batch.size()));
     journalStarts_.clear();
     journalWriting_ = true;
     lock.unlock();
