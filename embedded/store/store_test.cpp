@@ -40,6 +40,20 @@ class StoreTest : public ::testing::Test {
     return store_->createEnvironment({std::nullopt, project.id, name, "", "", "", ""}).id;
   }
 
+  // A journal record that inserts the action `action` (a fresh id, started now) of one resource.
+  static JournalWrite insertRecord(const std::string& env, std::int64_t version, const std::string& action,
+                                   const std::string& rvid) {
+    JournalWrite w;
+    w.kind = JournalWrite::Kind::insertAction;
+    w.action.action_id = newTimeOrderedUuid();
+    w.action.environment = env;
+    w.action.version = version;
+    w.action.action = action;
+    w.action.started = now();
+    w.action.resource_version_ids = {rvid};
+    return w;
+  }
+
   static Resource resource(const std::string& path, const std::string& agent = "localhost",
                            std::vector<std::string> requires_ = {}) {
     Resource r;
@@ -389,17 +403,7 @@ TYPED_TEST(StoreTest, ARunNamesItsResourceInItsOwnRow) {
   };
   auto run = action(v2, {b.resource_id + ",v=" + std::to_string(v2)});
   auto old = action(v2, {a.resource_id + ",v=" + std::to_string(v1)});  // not of its own version
-  s.writeJournal(env, {[&] {
-                   JournalWrite w;
-                   w.kind = JournalWrite::Kind::insertAction;
-                   w.action.action_id = newTimeOrderedUuid();
-                   w.action.environment = env;
-                   w.action.version = v1;
-                   w.action.action = "dryrun";
-                   w.action.started = now();
-                   w.action.resource_version_ids = {a.resource_id + ",v=" + std::to_string(v1)};
-                   return w;
-                 }()});
+  s.writeJournal(env, {TestFixture::insertRecord(env, v1, "dryrun", a.resource_id + ",v=" + std::to_string(v1))});
   EXPECT_EQ(engine.rawCount("SELECT COUNT(*) FROM resource_action_resource WHERE environment = '" + env + "'"), 1);
   EXPECT_EQ(s.getResourceAction(env, run)->resource_version_ids,
             std::vector<std::string>{b.resource_id + ",v=" + std::to_string(v2)});
@@ -513,15 +517,8 @@ TYPED_TEST(StoreTest, TheJournalAppliesItsWritesInOrderInOneStep) {
   ResourceState state = *s.getResourceState(env, a.resource_id);
   std::string rvid = a.resource_id + ",v=" + std::to_string(v);
 
-  JournalWrite start;
-  start.kind = JournalWrite::Kind::insertAction;
-  start.action.action_id = newUuid();
-  start.action.environment = env;
-  start.action.version = v;
-  start.action.action = "deploy";
-  start.action.started = now();
+  JournalWrite start = TestFixture::insertRecord(env, v, "deploy", rvid);
   start.action.status = "deploying";
-  start.action.resource_version_ids = {rvid};
   state.is_deploying = true;
   start.states = {state};
   JournalWrite finish;
