@@ -42,6 +42,9 @@ struct Scheduler::Intent {
   handlers::ResourceIntent resource;
   std::string hash;
   bool undefined = false;
+  // the flags every run reads, read once from the attributes (a look-up in a cold map each time
+  // was a twentieth of a run); an attribute that is not a boolean counts as its default
+  bool sendEvent = false, receiveEvents = true, reportOnly = false;
 };
 
 namespace {
@@ -61,6 +64,9 @@ std::shared_ptr<const Scheduler::Intent> makeIntent(store::Resource&& resource, 
   r.attributes = std::move(resource.attributes);
   intent->hash = std::move(resource.attribute_hash);
   intent->undefined = resource.is_undefined;
+  intent->sendEvent = r.flag("send_event", false);
+  intent->receiveEvents = r.flag("receive_events", true);
+  intent->reportOnly = r.flag("report_only", false);
   return intent;
 }
 
@@ -123,8 +129,8 @@ struct Scheduler::Entry {
   std::optional<Timestamp> timerAt;
   TimerKind timerKind = TimerKind::repair;
 
-  bool receivesEvents() const { return intent->resource.attributes.value("receive_events", true); }
-  bool sendsEvents() const { return intent->resource.attributes.value("send_event", false); }
+  bool receivesEvents() const { return intent->receiveEvents; }
+  bool sendsEvents() const { return intent->sendEvent; }
 };
 
 struct Scheduler::Task {
@@ -739,6 +745,7 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   }
   std::string hash = entry.intent->hash;
   std::int64_t version = entry.version;
+  const bool sendEvent = entry.intent->sendEvent;  // (the entry may be gone when the run ends)
   Timestamp started = clock_.now();
 
   store::ResourceState state = persisted(entry);
@@ -787,7 +794,7 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   finished.finished = clock_.now();
   finished.status = result.status;
   finished.change = handlers::changeName(result.change);
-  finished.send_event = request.intent->flag("send_event");
+  finished.send_event = sendEvent;
   const bool stale = after.resource_id.empty() || after.current_intent_attribute_hash != hash;
   if (!after.resource_id.empty()) end.states.push_back(std::move(after));
   journal(std::move(end));
@@ -827,8 +834,7 @@ void Scheduler::finishDeploy(Lock& lock, const std::string& rid, Priority priori
 
   if (!stale) {
     entry.compliance = deployed ? Compliance::compliant : Compliance::nonCompliant;
-    bool success = deployed ||
-                   (result.status == "non_compliant" && entry.intent->resource.attributes.value("report_only", false));
+    bool success = deployed || (result.status == "non_compliant" && entry.intent->reportOnly);
     entry.dirty = !success;
     if (result.skippedForDependency) {
       for (const std::string& dependency : entry.dependencies) {

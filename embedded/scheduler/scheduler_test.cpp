@@ -95,6 +95,7 @@ struct Thing {
   bool sendEvent = false;
   bool undefined = false;
   std::optional<bool> receiveEvents;
+  json extra = json::object();  // attributes set as they are (over the ones above)
 
   std::string id() const { return "test::Thing[" + agent + ",name=" + name + "]"; }
 };
@@ -154,6 +155,7 @@ class SchedulerTest : public ::testing::Test {
       r.attributes = {{"name", thing.name},        {"value", thing.value},          {"fail", thing.fail},
                       {"requires", json::array()}, {"send_event", thing.sendEvent}, {"purged", false}};
       if (thing.receiveEvents) r.attributes["receive_events"] = *thing.receiveEvents;
+      for (const auto& [key, value] : thing.extra.items()) r.attributes[key] = value;
       for (const std::string& dependency : thing.dependencies) r.attributes["requires"].push_back(dependency);
       r.attribute_hash = std::to_string(std::hash<std::string>()(r.attributes.dump()));
       r.is_undefined = thing.undefined;
@@ -391,6 +393,25 @@ TEST_F(SchedulerTest, EventsRunDependentsAndReloadFollowsARealChange) {
   EXPECT_EQ(callsOf(service), 3) << "an event-triggered run";
   EXPECT_TRUE(world_.reloaded.count(service.id()));
   EXPECT_EQ(callsOf(deaf), 2) << "receive_events=false: only the repair ran it again";
+}
+
+// The event flags read as the handlers read them: an attribute that is not a boolean (a module
+// that leaves it null) counts as its default instead of failing the run's bookkeeping.
+TEST_F(SchedulerTest, EventFlagsThatAreNotBooleansCountAsTheirDefaults) {
+  Thing file{"file"}, service{"service"};
+  file.extra = {{"send_event", nullptr}};
+  service.dependencies = {file.id()};
+  service.extra = {{"receive_events", "yes"}};
+  start();
+  release({file, service});
+  settle();
+  EXPECT_EQ(status(file), "deployed");
+  EXPECT_EQ(status(service), "deployed");
+  ASSERT_EQ(deploys(file).size(), 1u);
+  EXPECT_EQ(deploys(file)[0].send_event, false);
+  scheduler_->deploy(true);  // a repair: no event from the file runs the service a third time
+  settle();
+  EXPECT_EQ(callsOf(service), 2);
 }
 
 TEST_F(SchedulerTest, UserDeployRunsDirtyResourcesAndUserRepairRunsAll) {
