@@ -69,7 +69,9 @@ std::optional<nlohmann::json> unverifiedClaims(const std::string& token, std::st
   nlohmann::json headerJson = nlohmann::json::parse(*header, nullptr, false);
   nlohmann::json claims = nlohmann::json::parse(*payload, nullptr, false);
   if (!headerJson.is_object() || !claims.is_object()) return std::nullopt;
-  alg = headerJson.value("alg", "");
+  // (an alg that is not a string is no algorithm: refused below with a reason, not a type error)
+  const auto found = headerJson.find("alg");
+  alg = found != headerJson.end() && found->is_string() ? found->get<std::string>() : std::string();
   return claims;
 }
 

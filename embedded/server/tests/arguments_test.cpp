@@ -192,6 +192,11 @@ TEST(Auth, BadTokensAreRefusedWithAReason) {
   EXPECT_FALSE(auth.verify(other.mint(kApi, std::nullopt), why));
   EXPECT_NE(why.find("signature"), std::string::npos) << why;
 
+  // a header whose alg is not a string (base64 of {"alg":5,"typ":"JWT"} and of {"iss":"x"}): a
+  // reason, not an exception (which the server answered with a 500)
+  EXPECT_FALSE(auth.verify("eyJhbGciOjUsInR5cCI6IkpXVCJ9.eyJpc3MiOiJ4In0.c2ln", why));
+  EXPECT_NE(why.find("algorithm"), std::string::npos) << why;
+
   util::Settings expiring = authSettings();
   expiring.set("auth_jwt_default", "expire", "1");
   std::string token = Auth(expiring).mint(kApi, std::nullopt);
