@@ -120,7 +120,6 @@ struct Scheduler::Entry {
   std::optional<bool> lastCompliant;
   std::optional<Timestamp> lastDeployed, lastSuccess, lastProducedEvents, lastRealChange;
   Timestamp created{};
-  std::uint64_t applied = 0;  // the last applyVersion that found it in its version
   // work
   bool running = false;
   std::string runningHash;
@@ -324,10 +323,11 @@ void Scheduler::readNewVersions(Lock& lock) {
 
 void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
   std::vector<store::Resource> resources = store_.versionResources(env_, version);
-  // the entries of the version's resources, in its order; the others left the model
+  // the entries of the version's resources, in its order; the others left the model. A version
+  // applied is newer than every entry's (both callers check), so an entry whose version is this
+  // one was named by it.
   std::vector<Entry*> order;
   order.reserve(resources.size());
-  ++applied_;
   for (store::Resource& resource : resources) {
     std::unique_ptr<Entry>& slot = entries_[resource.resource_id];
     bool undefined = resource.is_undefined;
@@ -341,15 +341,14 @@ void Scheduler::applyVersion(Lock& lock, std::int64_t version) {
       slot->dirty = !undefined;
       if (slot->blocked == Blocked::temporarily) slot->blocked = Blocked::no;
     }
-    if (slot->applied != applied_) order.push_back(slot.get());  // (a version names a resource once)
-    slot->applied = applied_;
+    if (slot->version != version) order.push_back(slot.get());  // (a version names a resource once)
     slot->dependencies = requiresOf(resource);
     slot->version = version;
     slot->intent = makeIntent(std::move(resource), version);
   }
   // resources that left the model: forgotten (a run in progress ends as stale)
   for (auto it = entries_.begin(); it != entries_.end();) {
-    if (it->second->applied == applied_) {
+    if (it->second->version == version) {
       ++it;
       continue;
     }

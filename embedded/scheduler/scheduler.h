@@ -238,7 +238,6 @@ class Scheduler {
   // are listed in it), so runs come in the order of the store's state rows and indexes: a batch of
   // the journal then changes neighbouring rows, not a few on every page of the tables.
   std::vector<Entry*> sorted_;
-  std::uint64_t applied_ = 0;                           // applyVersion's count
   std::map<std::string, std::unique_ptr<Lane>> lanes_;  // by agent name
   std::deque<Lane*> runnable_;                          // lanes with ready work, not busy, not paused
   std::set<std::string> paused_;
