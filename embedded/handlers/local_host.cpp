@@ -188,7 +188,7 @@ class LocalHost final : public Host {
   FileStat stat(const std::string& path) override {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) throw osError(errno, path);
-    return FileStat{userName(st.st_uid), groupName(st.st_gid), permissionsNumber(st.st_mode)};
+    return statOf(st);
   }
 
   std::string hashFile(const std::string& path) override { return util::sha1Hex(readFile(path)); }
@@ -197,9 +197,7 @@ class LocalHost final : public Host {
     Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) throw osError(errno, path);
     struct stat st;
-    if (::fstat(fd.get(), &st) != 0) throw osError(errno, path);
-    // a folder opens fine and fails at read with EISDIR, as Python's open(path, "rb").read()
-    return readAll(fd.get(), path, S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0);
+    return readOpened(fd.get(), path, st);
   }
 
   std::optional<std::pair<std::string, FileStat>> readExistingFile(const std::string& path) override {
@@ -208,10 +206,8 @@ class LocalHost final : public Host {
     Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) return Host::readExistingFile(path);
     struct stat st;
-    if (::fstat(fd.get(), &st) != 0) throw osError(errno, path);
-    std::string content = readAll(fd.get(), path, S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0);
-    return std::make_pair(std::move(content),
-                          FileStat{userName(st.st_uid), groupName(st.st_gid), permissionsNumber(st.st_mode)});
+    std::string content = readOpened(fd.get(), path, st);
+    return std::make_pair(std::move(content), statOf(st));
   }
 
   // D9: the content goes to a temporary file beside the target, which gets its mode and owner and
@@ -390,6 +386,17 @@ class LocalHost final : public Host {
     bool sameGroup = gid == static_cast<gid_t>(-1) || gid == st.st_gid;
     if (sameUser && sameGroup) return;
     if (::fchown(fd, uid, gid) != 0) throw osError(errno, path);
+  }
+
+  // The content of the file open on `fd` (`path` for errors), with its fstat in `st`.
+  static std::string readOpened(int fd, const std::string& path, struct stat& st) {
+    if (::fstat(fd, &st) != 0) throw osError(errno, path);
+    // a folder opens fine and fails at read with EISDIR, as Python's open(path, "rb").read()
+    return readAll(fd, path, S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0);
+  }
+
+  FileStat statOf(const struct stat& st) {
+    return FileStat{userName(st.st_uid), groupName(st.st_gid), permissionsNumber(st.st_mode)};
   }
 
   // Name lookups go through NSS (files, LDAP, …), far slower than the system calls of a handler
