@@ -215,8 +215,8 @@ class LocalHost final : public Host {
   // sees the old file or the new one, never a part. There is no fsync: it would cost a disk flush
   // per file, and on ext4 (default data=ordered, auto_da_alloc) a rename that replaces a file
   // already flushes the new data before the rename commits, so even a power loss leaves old or new.
-  // The temporary file is made without a name (O_TMPFILE) and gets one only once it is complete,
-  // just before the rename: a process killed while writing leaves nothing behind in the folder.
+  // The temporary file is made without a name (O_TMPFILE) and gets one only once it is complete:
+  // a process killed while writing leaves nothing behind in the folder.
   // Where the file system has no O_TMPFILE (or /proc is not mounted), a named temporary file.
   void writeFileAtomic(const std::string& path, const std::string& content, const std::string& permissions,
                        const std::string& owner, const std::string& group) override {
@@ -235,27 +235,33 @@ class LocalHost final : public Host {
       return;
     }
     completeFile(fd.get(), content, mode, uid, gid, path);
+    // The complete file gets a name: the target's own when nothing has it yet (linkat() never
+    // replaces a name, so that is as atomic as a rename, and it saves a temporary name's entry in
+    // the folder and the rename: a fifth of a first deploy's file system work), else a temporary
+    // name that is then renamed over the target.
     std::string proc = "/proc/self/fd/" + std::to_string(fd.get());
-    std::string temp;
+    std::string name = target;
     for (int attempt = 0;; ++attempt) {
-      temp = temporaryName(target);
-      fillTemplate(temp);
-      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) break;
-      if (errno == EEXIST && attempt < 100) continue;
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) break;
+      if (errno == EEXIST && attempt < 100) {
+        name = temporaryName(target);
+        fillTemplate(name);
+        continue;
+      }
       if (errno == ENOENT && ::access("/proc/self/fd", F_OK) != 0) {  // no /proc here
         writeThroughNamedTemporary(path, target, content, mode, uid, gid);
         return;
       }
       throw osError(errno, path);
     }
-    if (::close(fd.release()) != 0) {  // NFS reports write errors here
+    if (::close(fd.release()) != 0) {  // NFS reports write errors here: no half-written file stays
       int error = errno;
-      ::unlink(temp.c_str());
+      ::unlink(name.c_str());
       throw osError(error, path);
     }
-    if (::rename(temp.c_str(), target.c_str()) != 0) {
+    if (name != target && ::rename(name.c_str(), target.c_str()) != 0) {
       int error = errno;
-      ::unlink(temp.c_str());
+      ::unlink(name.c_str());
       throw osError(error, path);
     }
   }
