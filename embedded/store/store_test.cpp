@@ -174,6 +174,30 @@ TYPED_TEST(StoreTest, Files) {
   EXPECT_EQ(s.missingFiles({"bbbb", "aaaa", "cccc"}), (std::vector<std::string>{"bbbb", "cccc"}));
 }
 
+// The store keeps recent contents in memory (32 MiB, none over 1 MiB): the ones it let go of, and
+// one too large to keep, read back from the database.
+TYPED_TEST(StoreTest, FilesPastWhatIsKeptInMemoryReadBackFromTheDatabase) {
+  Store& s = *this->store_;
+  auto contentOf = [](int n) {
+    return std::string(std::size_t{1} << 20, static_cast<char>('a' + n % 26)) + std::to_string(n);
+  };
+  std::vector<std::string> hashes;
+  for (int n = 0; n < 40; ++n) {
+    hashes.push_back("big-" + std::to_string(n));
+    s.putFile(hashes.back(), contentOf(n));
+  }
+  const std::string huge(std::size_t{3} << 20, 'h');
+  s.putFile("huge", huge);
+  for (int n = 0; n < 40; ++n) {
+    EXPECT_TRUE(s.hasFile(hashes[n]));
+    EXPECT_EQ(s.getFile(hashes[n]), contentOf(n)) << n;
+  }
+  EXPECT_EQ(s.getFile("huge"), huge);
+  hashes.push_back("unknown");
+  EXPECT_EQ(s.missingFiles(hashes), std::vector<std::string>{"unknown"});
+  EXPECT_EQ(s.getFile("unknown"), std::nullopt);
+}
+
 TYPED_TEST(StoreTest, AVersionKeepsItsModuleCode) {
   Store& s = *this->store_;
   auto env = this->environment();
