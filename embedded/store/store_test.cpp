@@ -198,6 +198,29 @@ TYPED_TEST(StoreTest, FilesPastWhatIsKeptInMemoryReadBackFromTheDatabase) {
   EXPECT_EQ(s.getFile("unknown"), std::nullopt);
 }
 
+// Files put from several threads at once (an export's parallel uploads) are all stored.
+TYPED_TEST(StoreTest, FilesPutAtTheSameTimeAreAllStored) {
+  Store& s = *this->store_;
+  std::vector<std::thread> uploaders;
+  for (int t = 0; t < 8; ++t)
+    uploaders.emplace_back([&s, t] {
+      for (int n = 0; n < 100; ++n)
+        s.putFile("f-" + std::to_string(t) + "-" + std::to_string(n), std::to_string(t * n));
+    });
+  for (auto& uploader : uploaders) uploader.join();
+  // read back by a store opened again: from the database, not from what the first kept in memory
+  this->store_.reset();
+  this->store_ = Store::open(this->engine_.config());
+  Store& again = *this->store_;
+  std::vector<std::string> hashes;
+  for (int t = 0; t < 8; ++t)
+    for (int n = 0; n < 100; ++n) {
+      hashes.push_back("f-" + std::to_string(t) + "-" + std::to_string(n));
+      ASSERT_EQ(again.getFile(hashes.back()), std::to_string(t * n)) << hashes.back();
+    }
+  EXPECT_TRUE(again.missingFiles(hashes).empty());
+}
+
 TYPED_TEST(StoreTest, AVersionKeepsItsModuleCode) {
   Store& s = *this->store_;
   auto env = this->environment();
