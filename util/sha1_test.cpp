@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace inmanta::util {
 namespace {
@@ -21,6 +23,27 @@ TEST(Sha1, BytesAfterANulCount) {
 TEST(Sha1, LongInput) {
   // FIPS 180-2 appendix: one million times 'a'
   EXPECT_EQ(sha1Hex(std::string(1000000, 'a')), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+}
+
+// Each thread keeps its own context (sha1.cpp): threads hashing at once, one after the other
+// with inputs of different lengths, get the digests a single thread gets.
+TEST(Sha1, ThreadsHashingAtOnceGetTheSameDigests) {
+  std::vector<std::string> inputs, expected;
+  for (int n = 0; n < 64; ++n) {
+    inputs.push_back(std::string(static_cast<std::size_t>(n) * 37, static_cast<char>('a' + n % 26)));
+    expected.push_back(sha1Hex(inputs.back()));
+  }
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 200; ++round)
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+          if (sha1Hex(inputs[(i + t) % inputs.size()]) != expected[(i + t) % inputs.size()]) ++wrong[t];
+    });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
+  EXPECT_EQ(expected[1], sha1Hex(std::string(37, 'b')));
 }
 
 }  // namespace
