@@ -50,10 +50,9 @@ namespace {
 
 // Where a Python traceback ends (the innermost `File "…", line N`): the handler code that failed.
 std::string tracebackLocation(const handlers::LogLine& line) {
-  auto kwargs = line.find("kwargs");
-  if (kwargs == line.end() || !kwargs->is_object()) return "";
-  auto traceback = kwargs->find("traceback");
-  if (traceback == kwargs->end() || !traceback->is_string()) return "";
+  if (!line.kwargs.is_object()) return "";
+  auto traceback = line.kwargs.find("traceback");
+  if (traceback == line.kwargs.end() || !traceback->is_string()) return "";
   const std::string& text = traceback->get_ref<const std::string&>();
   size_t at = text.rfind("File \"");
   if (at == std::string::npos) return "";
@@ -68,10 +67,9 @@ std::string tracebackLocation(const handlers::LogLine& line) {
 
 std::string RunResult::firstError() const {
   for (const handlers::LogLine& line : logs) {
-    std::string level = line.value("level", "");
-    if (level != "ERROR" && level != "CRITICAL") continue;
+    if (line.level != "ERROR" && line.level != "CRITICAL") continue;
     std::string where = tracebackLocation(line);
-    return line.value("msg", "") + (where.empty() ? "" : " (at " + where + ")");
+    return line.msg + (where.empty() ? "" : " (at " + where + ")");
   }
   return "";
 }

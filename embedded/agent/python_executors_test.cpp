@@ -172,7 +172,7 @@ TEST_F(PythonExecutorsTest, AHungCallStopsItsProcessAndTheNextCallStartsANewOne)
   EXPECT_EQ(*ctx.status(), handlers::ResultState::failed);
   bool told = false;
   for (const handlers::LogLine& line : ctx.takeLogs())
-    told = told || line["msg"].get<std::string>().find("did not finish within") != std::string::npos;
+    told = told || line.msg.find("did not finish within") != std::string::npos;
   EXPECT_TRUE(told);
 
   auto next = executors.handlerFor({info(), {}}, "runner::Run", nullptr, why);
@@ -195,7 +195,7 @@ TEST_F(PythonExecutorsTest, AProcessThatEndsDuringACallFailsThatCallOnly) {
   handler->execute(ctx, crash);
   EXPECT_EQ(*ctx.status(), handlers::ResultState::failed);
   std::string messages;
-  for (const handlers::LogLine& line : ctx.takeLogs()) messages += line["msg"].get<std::string>() + "\n";
+  for (const handlers::LogLine& line : ctx.takeLogs()) messages += line.msg + "\n";
   EXPECT_NE(messages.find("the executor process ended during the handler call"), std::string::npos) << messages;
 
   auto next = executors.handlerFor({info(), {}}, "runner::Run", nullptr, why);

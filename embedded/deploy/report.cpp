@@ -211,8 +211,7 @@ void Progress::onRun(const scheduler::RunReport& report) {
     last.error = result.firstError();
     if (last.error.empty() && result.status == "skipped")
       for (const handlers::LogLine& line : result.logs)
-        if (line.value("level", "") == "INFO" && line.value("msg", "").find(" skipped ") != std::string::npos)
-          last.error = line.value("msg", "");
+        if (line.level == "INFO" && line.msg.find(" skipped ") != std::string::npos) last.error = line.msg;
   }
   done_.insert(report.resource_id);
   ++counts_[result.status];

@@ -62,8 +62,7 @@ class ScriptedCrud final : public CrudHandler {
 
 std::vector<std::string> messages(const Context& ctx) {
   std::vector<std::string> out;
-  for (const auto& line : ctx.logs())
-    out.push_back(line["level"].get<std::string>() + " " + line["msg"].get<std::string>());
+  for (const auto& line : ctx.logs()) out.push_back(line.level + " " + line.msg);
   return out;
 }
 
@@ -73,14 +72,38 @@ TEST(Context, LogLinesHaveTheReferenceShape) {
   Context ctx(false, fixedClock);
   ctx.info("hello", {{"x", 1}});
   ASSERT_EQ(ctx.logs().size(), 1u);
-  EXPECT_EQ(ctx.logs()[0], json::parse(R"({"level": "INFO", "msg": "hello", "args": [], "kwargs": {"x": 1},
+  EXPECT_EQ(ctx.logs()[0].toJson(), json::parse(R"({"level": "INFO", "msg": "hello", "args": [], "kwargs": {"x": 1},
                                            "timestamp": "2026-11-22T10:04:05.123456+00:00"})"));
+}
+
+// A line's text (what a resource action's messages hold) is its JSON form written compactly, byte
+// for byte: quotes, control characters and UTF-8 in the texts, kwargs of every kind.
+TEST(Context, ALineAsTextIsItsJsonForm) {
+  std::vector<LogLine> lines = {
+      makeLogLine("INFO", "plain", json::object(), "2026-11-22T10:04:05.123456+00:00"),
+      makeLogLine("ERROR", "a \"quoted\"\tline\n\x01 \xc3\xa9\xe2\x82\xac \\ end",
+                  {{"resource", {{"agent_name", "a"}, {"version", 3}}}, {"list", {1, 2.5, nullptr, true}}}, "t"),
+      makeLogLine("DEBUG", "", json::array({"not", "an", "object"}), ""),
+      makeLogLine("WARNING", "null kwargs", nullptr, "t2"),
+  };
+  std::string text = "[";
+  appendLogLinesText(text, lines);
+  text += ']';
+  json expected = json::array();
+  for (const LogLine& line : lines) expected.push_back(line.toJson());
+  EXPECT_EQ(text, expected.dump());
+  for (const LogLine& line : lines) {
+    std::string one;
+    appendLogLineText(one, line);
+    EXPECT_EQ(one, line.toJson().dump());
+    EXPECT_EQ(json::parse(one)["msg"], line.msg);
+  }
 }
 
 TEST(Context, SystemClockTimestampsAreIsoUtcWithMicroseconds) {
   Context ctx(false);
   ctx.debug("x");
-  std::string stamp = ctx.logs()[0]["timestamp"];
+  std::string stamp = ctx.logs()[0].timestamp;
   ASSERT_EQ(stamp.size(), 32u) << stamp;
   EXPECT_EQ(stamp[10], 'T');
   EXPECT_EQ(stamp[19], '.');
@@ -219,8 +242,8 @@ TEST(CrudFlow, GenericDiffSkipsNullAndEqualDesiredValues) {
   EXPECT_EQ(seen, expected);
   EXPECT_EQ(ctx.change(), Change::updated);
   ASSERT_EQ(ctx.logs().size(), 2u);
-  EXPECT_EQ(ctx.logs()[1]["msg"], "Calling update_resource");
-  EXPECT_EQ(ctx.logs()[1]["kwargs"], json({{"changes", expected}}));
+  EXPECT_EQ(ctx.logs()[1].msg, "Calling update_resource");
+  EXPECT_EQ(ctx.logs()[1].kwargs, json({{"changes", expected}}));
 }
 
 TEST(CrudFlow, NoChangeCallsNothing) {
@@ -274,14 +297,14 @@ TEST(CrudFlow, ErrorFailsTheRunWithTheReferenceLineAndKeepsEarlierChanges) {
   handler.execute(ctx, intent({{"purged", false}}));
   EXPECT_EQ(ctx.status(), ResultState::failed);
   EXPECT_EQ(ctx.changes(), json::parse(R"({"purged": {"current": true, "desired": false}})"));
-  const json& error = ctx.logs().back();
-  EXPECT_EQ(error["level"], "ERROR");
-  EXPECT_EQ(error["msg"],
+  const LogLine& error = ctx.logs().back();
+  EXPECT_EQ(error.level, "ERROR");
+  EXPECT_EQ(error.msg,
             "An error occurred during deployment of test::Thing[agent1,name=a] (exception: "
             "FileNotFoundError('[Errno 2] No such file or directory: '/x/y''))");
-  EXPECT_EQ(error["kwargs"]["exception"], "FileNotFoundError('[Errno 2] No such file or directory: '/x/y'')");
-  EXPECT_EQ(error["kwargs"]["resource_id"], "test::Thing[agent1,name=a]");
-  std::string traceback = error["kwargs"]["traceback"];
+  EXPECT_EQ(error.kwargs["exception"], "FileNotFoundError('[Errno 2] No such file or directory: '/x/y'')");
+  EXPECT_EQ(error.kwargs["resource_id"], "test::Thing[agent1,name=a]");
+  std::string traceback = error.kwargs["traceback"];
   EXPECT_NE(traceback.find("in create_resource"), std::string::npos) << traceback;
   EXPECT_NE(traceback.find("FileNotFoundError: [Errno 2]"), std::string::npos) << traceback;
   EXPECT_EQ(handler.steps.back(), "post");
@@ -293,7 +316,7 @@ TEST(CrudFlow, AnyStdExceptionFailsAsException) {
   Context ctx(false);
   handler.execute(ctx, intent({{"purged", false}}));
   EXPECT_EQ(ctx.status(), ResultState::failed);
-  EXPECT_EQ(ctx.logs().back()["kwargs"]["exception"], "Exception('boom')");
+  EXPECT_EQ(ctx.logs().back().kwargs["exception"], "Exception('boom')");
 }
 
 TEST(CrudFlow, SettingTheChangeKindTwiceFailsAsInvalidOperation) {
@@ -307,7 +330,7 @@ TEST(CrudFlow, SettingTheChangeKindTwiceFailsAsInvalidOperation) {
   handler.execute(ctx, intent({{"purged", false}}));
   EXPECT_EQ(ctx.status(), ResultState::failed);
   EXPECT_EQ(ctx.change(), Change::created);
-  EXPECT_EQ(ctx.logs().back()["kwargs"]["exception"],
+  EXPECT_EQ(ctx.logs().back().kwargs["exception"],
             "InvalidOperation('Unable to set updated operation, created already set.')");
 }
 

@@ -97,20 +97,36 @@ Context::Context(bool dryRun, std::function<std::string()> clock)
     : dryRun_(dryRun), clock_(clock ? std::move(clock) : systemTimestamp) {}
 
 LogLine makeLogLine(const std::string& level, const std::string& msg, nlohmann::json kwargs, std::string timestamp) {
-  // the keys in their order, each placed at the end: no look-ups (a run logs a few lines each time)
+  return LogLine{level, msg, std::move(kwargs), std::move(timestamp)};
+}
+
+nlohmann::json LogLine::toJson() const {
+  // the keys in their order, each placed at the end: no look-ups
   nlohmann::json::object_t line;
   line.emplace_hint(line.end(), "args", nlohmann::json::array());
-  line.emplace_hint(line.end(), "kwargs", std::move(kwargs));
+  line.emplace_hint(line.end(), "kwargs", kwargs);
   line.emplace_hint(line.end(), "level", level);
   line.emplace_hint(line.end(), "msg", msg);
-  line.emplace_hint(line.end(), "timestamp", std::move(timestamp));
+  line.emplace_hint(line.end(), "timestamp", timestamp);
   return line;
+}
+
+void appendLogLineText(std::string& text, const LogLine& line) {
+  text += R"({"args":[],"kwargs":)";
+  util::appendCompactJson(text, line.kwargs);
+  text += R"(,"level":)";
+  util::appendJsonString(text, line.level);
+  text += R"(,"msg":)";
+  util::appendJsonString(text, line.msg);
+  text += R"(,"timestamp":)";
+  util::appendJsonString(text, line.timestamp);
+  text += '}';
 }
 
 void appendLogLinesText(std::string& text, const std::vector<LogLine>& lines) {
   for (const LogLine& line : lines) {
     if (!text.empty() && text.back() != '[') text += ',';
-    util::appendCompactJson(text, line);
+    appendLogLineText(text, line);
   }
 }
 

@@ -51,12 +51,24 @@ struct ResourceIntent {
   std::string text(const std::string& name, const std::string& fallback = "") const;
 };
 
-// One log line of a run, in the shape of the reference's LogLine (a resource action's messages):
-// {"level": "INFO", "msg": "…", "args": [], "kwargs": {…}, "timestamp": "…"}.
-using LogLine = nlohmann::json;
+// One log line of a run. As JSON (a resource action's messages) it has the shape of the
+// reference's LogLine: {"args": [], "kwargs": {…}, "level": "INFO", "msg": "…", "timestamp": "…"}.
+// (A struct rather than that JSON object: a run logs a few lines, and building, writing out and
+// freeing them as JSON objects was a third of the scheduler's work per run with the null handler.)
+struct LogLine {
+  std::string level;
+  std::string msg;
+  nlohmann::json kwargs = nlohmann::json::object();
+  std::string timestamp;
+
+  nlohmann::json toJson() const;
+  bool operator==(const LogLine&) const = default;
+};
 LogLine makeLogLine(const std::string& level, const std::string& msg, nlohmann::json kwargs, std::string timestamp);
-// Appends the lines as JSON text, each after a `,` unless `text` is empty or ends in the
-// `[` that opens the list (the caller closes it).
+// Appends the line, or the lines, as JSON text (toJson()'s, keys in the same order); the lines
+// each after a `,` unless `text` is empty or ends in the `[` that opens the list (the caller
+// closes it).
+void appendLogLineText(std::string& text, const LogLine& line);
 void appendLogLinesText(std::string& text, const std::vector<LogLine>& lines);
 
 // Python's repr() of a str: 'text', or "text" when it holds a ' and no " (exception texts quote

@@ -127,7 +127,7 @@ class StdHandlers : public ::testing::Test {
 
   static std::string errorOf(const Context& ctx) {
     for (const auto& line : ctx.logs())
-      if (line["level"] == "ERROR") return line["kwargs"]["exception"];
+      if (line.level == "ERROR") return line.kwargs["exception"];
     return "";
   }
 
@@ -484,7 +484,7 @@ TEST_F(ServiceHandler, ReloadRestartsARunningServiceOnly) {
   Context ctx(false);
   handler->reload(ctx, service("nginx", "running", true));
   ASSERT_EQ(ctx.logs().size(), 1u);
-  EXPECT_EQ(ctx.logs()[0]["msg"], "Reloading service with reload-or-restart");
+  EXPECT_EQ(ctx.logs()[0].msg, "Reloading service with reload-or-restart");
   EXPECT_EQ(verbs(), (std::vector<std::string>{"reload-or-restart nginx.service"}));
 
   Context stopped(false);

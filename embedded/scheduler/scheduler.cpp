@@ -76,7 +76,7 @@ std::shared_ptr<const handlers::ResourceIntent> viewOf(const std::shared_ptr<con
 }
 
 json logLine(const std::string& level, const std::string& msg, json kwargs, Timestamp at) {
-  return handlers::makeLogLine(level, msg, std::move(kwargs), store::formatTimestamp(at));
+  return handlers::makeLogLine(level, msg, std::move(kwargs), store::formatTimestamp(at)).toJson();
 }
 
 // An action's `changes` as JSON text: {"<resource version id>": <the run's changes>}.
@@ -756,10 +756,9 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   action.action = "deploy";
   action.started = started;
   action.status = "deploying";
-  action.messages.push_back(
-      logLine("INFO",
-              "Resource deploy started on agent " + entry.intent->resource.agent + ", setting status to deploying",
-              {{"agent", entry.intent->resource.agent}}, started));
+  handlers::LogLine startLine = handlers::makeLogLine(
+      "INFO", "Resource deploy started on agent " + entry.intent->resource.agent + ", setting status to deploying",
+      {{"agent", entry.intent->resource.agent}}, store::formatTimestamp(started));
   std::string actionId = store::newTimeOrderedUuid();
   action.action_id = actionId;
   store::JournalWrite start;
@@ -770,7 +769,8 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   std::string messagesText;
   messagesText.reserve(2048);  // a run's lines take about 1 KB
   messagesText += '[';
-  util::appendCompactJson(messagesText, start.action.messages[0]);
+  handlers::appendLogLineText(messagesText, startLine);
+  start.messages_text = messagesText + ']';  // (what the action holds until it finishes)
   journal(std::move(start));
 
   lock.unlock();
