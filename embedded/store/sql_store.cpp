@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "util/json_text.h"
 
@@ -543,13 +544,34 @@ class SqlStore : public Store {
   }
 
   std::vector<std::string> missingFiles(const std::vector<std::string>& hashes) override {
-    return db_->read([&](Connection& c) {
-      std::vector<std::string> missing;
-      for (const auto& hash : hashes)
-        if (!files_.has(hash) && !c.scalar("SELECT 1 FROM file WHERE content_hash = $1", {hash}))
-          missing.push_back(hash);
-      return missing;
+    // the hashes asked for in chunks of kChunk, one statement each (an export asks for all of
+    // its files at once: 10,000 statements of one row each took 20 ms)
+    constexpr std::size_t kChunk = 256;
+    std::vector<const std::string*> unknown;  // not among the contents kept in memory
+    for (const auto& hash : hashes)
+      if (!files_.has(hash)) unknown.push_back(&hash);
+    std::unordered_set<std::string> stored;
+    db_->read([&](Connection& c) {
+      std::string full;  // the statement of a full chunk, made once
+      for (std::size_t start = 0; start < unknown.size(); start += kChunk) {
+        std::size_t count = std::min(kChunk, unknown.size() - start);
+        Params params;
+        params.reserve(count);
+        for (std::size_t i = 0; i < count; ++i) params.emplace_back(*unknown[start + i]);
+        std::string text;
+        std::string& sql = count == kChunk ? full : text;
+        if (sql.empty()) {
+          sql = "SELECT content_hash FROM file WHERE content_hash IN (";
+          for (std::size_t i = 1; i <= count; ++i) sql += (i > 1 ? ",$" : "$") + std::to_string(i);
+          sql += ')';
+        }
+        c.forEach(sql, params, [&](const Row& row) { stored.insert(row.text(0)); });
+      }
     });
+    std::vector<std::string> missing;
+    for (const std::string* hash : unknown)
+      if (!stored.count(*hash)) missing.push_back(*hash);
+    return missing;
   }
 
   // --- versions ---------------------------------------------------------------------------------

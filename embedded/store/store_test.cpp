@@ -219,6 +219,12 @@ TYPED_TEST(StoreTest, FilesPutAtTheSameTimeAreAllStored) {
       ASSERT_EQ(again.getFile(hashes.back()), std::to_string(t * n)) << hashes.back();
     }
   EXPECT_TRUE(again.missingFiles(hashes).empty());
+  // unknown ones among them, in chunks of the query and past them, come back in the order asked
+  hashes.insert(hashes.begin() + 700, "unknown-3");
+  hashes.insert(hashes.begin() + 256, "unknown-2");
+  hashes.insert(hashes.begin(), "unknown-1");
+  hashes.push_back("unknown-4");
+  EXPECT_EQ(again.missingFiles(hashes), (std::vector<std::string>{"unknown-1", "unknown-2", "unknown-3", "unknown-4"}));
 }
 
 TYPED_TEST(StoreTest, AVersionKeepsItsModuleCode) {
