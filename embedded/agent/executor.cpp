@@ -1,5 +1,6 @@
 #include "embedded/agent/executor.h"
 
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -138,8 +139,10 @@ RunResult HandlerExecutor::run(const RunRequest& request) {
     ctx.setStatus(handlers::ResultState::failed);
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // "%.3f", as the reference formats it; to_chars gives the same digits without printf's
+  // machinery (a tenth of a null handler's run)
   char duration[32];
-  std::snprintf(duration, sizeof duration, "%.3f", seconds);
+  *std::to_chars(duration, duration + sizeof duration - 1, seconds, std::chars_format::fixed, 3).ptr = '\0';
   json::object_t endKwargs;
   endKwargs.emplace_hint(endKwargs.end(), "deploy_id", request.deployId);
   endKwargs.emplace_hint(endKwargs.end(), "duration", duration);
