@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "util/json_text.h"
+
 namespace inmanta::agent {
 
 namespace {
@@ -51,9 +53,10 @@ namespace {
 
 // Where a Python traceback ends (the innermost `File "…", line N`): the handler code that failed.
 std::string tracebackLocation(const handlers::LogLine& line) {
-  if (!line.kwargs.is_object()) return "";
-  auto traceback = line.kwargs.find("traceback");
-  if (traceback == line.kwargs.end() || !traceback->is_string()) return "";
+  const json kwargs = line.kwargsJson();
+  if (!kwargs.is_object()) return "";
+  auto traceback = kwargs.find("traceback");
+  if (traceback == kwargs.end() || !traceback->is_string()) return "";
   const std::string& text = traceback->get_ref<const std::string&>();
   size_t at = text.rfind("File \"");
   if (at == std::string::npos) return "";
@@ -111,11 +114,23 @@ RunResult HandlerExecutor::run(const RunRequest& request) {
   const std::string rvid = intent.versionedId();
   handlers::Context ctx(request.dryRun, clock_);
   auto started = std::chrono::steady_clock::now();
-  json::object_t startKwargs;  // (keys in order, each placed at the end: every run logs this line)
-  startKwargs.emplace_hint(startKwargs.end(), "deploy_id", request.deployId);
-  startKwargs.emplace_hint(startKwargs.end(), "reason", request.reason);
-  startKwargs.emplace_hint(startKwargs.end(), "resource", intent.idFields());
-  ctx.debug("Start run because " + request.reason + " (deploy_id: " + request.deployId + ").", std::move(startKwargs));
+  // Every run logs this line and the last one: their kwargs are written out as text at once, as
+  // the compact JSON of {"deploy_id", "reason", "resource": intent.idFields()} (keys in order).
+  std::string startKwargs = R"({"deploy_id":)";
+  util::appendJsonString(startKwargs, request.deployId);
+  startKwargs += R"(,"reason":)";
+  util::appendJsonString(startKwargs, request.reason);
+  startKwargs += R"(,"resource":{"agent_name":)";
+  util::appendJsonString(startKwargs, intent.agent);
+  startKwargs += R"(,"attribute":)";
+  util::appendJsonString(startKwargs, intent.id_attribute);
+  startKwargs += R"(,"attribute_value":)";
+  util::appendJsonString(startKwargs, intent.id_value);
+  startKwargs += R"(,"entity_type":)";
+  util::appendJsonString(startKwargs, intent.type);
+  startKwargs += R"(,"version":)" + std::to_string(intent.version) + "}}";
+  ctx.logWritten("DEBUG", "Start run because " + request.reason + " (deploy_id: " + request.deployId + ").",
+                 std::move(startKwargs));
 
   RunResult result;
   std::string why;
@@ -143,12 +158,17 @@ RunResult HandlerExecutor::run(const RunRequest& request) {
   // machinery (a tenth of a null handler's run)
   char duration[32];
   *std::to_chars(duration, duration + sizeof duration - 1, seconds, std::chars_format::fixed, 3).ptr = '\0';
-  json::object_t endKwargs;
-  endKwargs.emplace_hint(endKwargs.end(), "deploy_id", request.deployId);
-  endKwargs.emplace_hint(endKwargs.end(), "duration", duration);
-  endKwargs.emplace_hint(endKwargs.end(), "r_id", rvid);
-  ctx.debug("End run for resource " + rvid + ". (deploy_id: " + request.deployId + ") - duration: " + duration + " s",
-            std::move(endKwargs));
+  std::string endKwargs = R"({"deploy_id":)";  // {"deploy_id", "duration", "r_id"}
+  util::appendJsonString(endKwargs, request.deployId);
+  endKwargs += R"(,"duration":)";
+  util::appendJsonString(endKwargs, duration);
+  endKwargs += R"(,"r_id":)";
+  util::appendJsonString(endKwargs, rvid);
+  endKwargs += '}';
+  ctx.logWritten("DEBUG",
+                 "End run for resource " + rvid + ". (deploy_id: " + request.deployId + ") - duration: " + duration +
+                     " s",
+                 std::move(endKwargs));
 
   handlers::ResultState state = *ctx.status();
   result.skippedForDependency = state == handlers::ResultState::skipped_for_dependency;

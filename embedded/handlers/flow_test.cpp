@@ -85,6 +85,7 @@ TEST(Context, ALineAsTextIsItsJsonForm) {
                   {{"resource", {{"agent_name", "a"}, {"version", 3}}}, {"list", {1, 2.5, nullptr, true}}}, "t"),
       makeLogLine("DEBUG", "", json::array({"not", "an", "object"}), ""),
       makeLogLine("WARNING", "null kwargs", nullptr, "t2"),
+      LogLine{"DEBUG", "written", nullptr, "t3", R"({"a":"x\"y","b":{"c":1}})"},
   };
   std::string text = "[";
   appendLogLinesText(text, lines);
@@ -98,6 +99,11 @@ TEST(Context, ALineAsTextIsItsJsonForm) {
     EXPECT_EQ(one, line.toJson().dump());
     EXPECT_EQ(json::parse(one)["msg"], line.msg);
   }
+  EXPECT_EQ(lines.back().kwargsJson(), json::parse(R"({"a": "x\"y", "b": {"c": 1}})"));
+  Context ctx(false, fixedClock);
+  ctx.logWritten("DEBUG", "m", R"({"k":[1,2]})");
+  EXPECT_EQ(ctx.logs()[0].toJson(), json::parse(R"({"level": "DEBUG", "msg": "m", "args": [], "kwargs": {"k": [1, 2]},
+                                                   "timestamp": "2026-11-22T10:04:05.123456+00:00"})"));
 }
 
 TEST(Context, SystemClockTimestampsAreIsoUtcWithMicroseconds) {

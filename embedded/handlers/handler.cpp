@@ -97,14 +97,14 @@ Context::Context(bool dryRun, std::function<std::string()> clock)
     : dryRun_(dryRun), clock_(clock ? std::move(clock) : systemTimestamp) {}
 
 LogLine makeLogLine(const std::string& level, const std::string& msg, nlohmann::json kwargs, std::string timestamp) {
-  return LogLine{level, msg, std::move(kwargs), std::move(timestamp)};
+  return LogLine{level, msg, std::move(kwargs), std::move(timestamp), {}};
 }
 
 nlohmann::json LogLine::toJson() const {
   // the keys in their order, each placed at the end: no look-ups
   nlohmann::json::object_t line;
   line.emplace_hint(line.end(), "args", nlohmann::json::array());
-  line.emplace_hint(line.end(), "kwargs", kwargs);
+  line.emplace_hint(line.end(), "kwargs", kwargsJson());
   line.emplace_hint(line.end(), "level", level);
   line.emplace_hint(line.end(), "msg", msg);
   line.emplace_hint(line.end(), "timestamp", timestamp);
@@ -113,7 +113,8 @@ nlohmann::json LogLine::toJson() const {
 
 void appendLogLineText(std::string& text, const LogLine& line) {
   text += R"({"args":[],"kwargs":)";
-  util::appendCompactJson(text, line.kwargs);
+  if (line.kwargsText.empty()) util::appendCompactJson(text, line.kwargs);
+  else text += line.kwargsText;
   text += R"(,"level":)";
   util::appendJsonString(text, line.level);
   text += R"(,"msg":)";
@@ -132,6 +133,11 @@ void appendLogLinesText(std::string& text, const std::vector<LogLine>& lines) {
 
 void Context::log(const std::string& level, const std::string& msg, nlohmann::json kwargs) {
   logs_.push_back(makeLogLine(level, msg, std::move(kwargs), clock_()));
+}
+
+void Context::logWritten(const std::string& level, const std::string& msg, std::string kwargsText) {
+  LogLine line{level, msg, nullptr, clock_(), std::move(kwargsText)};
+  logs_.push_back(std::move(line));
 }
 
 void Context::addChange(const std::string& attribute, nlohmann::json current, nlohmann::json desired) {

@@ -60,7 +60,11 @@ struct LogLine {
   std::string msg;
   nlohmann::json kwargs = nlohmann::json::object();
   std::string timestamp;
+  // The kwargs already written out as compact JSON text (an object), in place of `kwargs`: the
+  // executor's two lines of every run. kwargsJson() reads either form.
+  std::string kwargsText;
 
+  nlohmann::json kwargsJson() const { return kwargsText.empty() ? kwargs : nlohmann::json::parse(kwargsText); }
   nlohmann::json toJson() const;
   bool operator==(const LogLine&) const = default;
 };
@@ -118,6 +122,8 @@ class Context {
   void error(const std::string& msg, nlohmann::json kwargs = nlohmann::json::object()) {
     log("ERROR", msg, std::move(kwargs));
   }
+  // A line whose kwargs are JSON text already (an object, compact: LogLine::kwargsText).
+  void logWritten(const std::string& level, const std::string& msg, std::string kwargsText);
 
   // Attribute changes: name → {"current": …, "desired": …}.
   void addChange(const std::string& attribute, nlohmann::json current, nlohmann::json desired);

@@ -223,6 +223,26 @@ TEST_F(SchedulerTest, DeploysInRequiresOrderAndRecordsEveryRun) {
     EXPECT_EQ(actions[0].change, "created");
     EXPECT_TRUE(actions[0].finished.has_value());
     EXPECT_EQ(actions[0].messages.front()["msg"], "Resource deploy started on agent a1, setting status to deploying");
+    // the executor's first and last lines, whose kwargs it writes out as text (executor.cpp)
+    const json& begin = actions[0].messages.at(1);
+    EXPECT_EQ(begin["msg"].get<std::string>().rfind("Start run because a new version was released (deploy_id: ", 0), 0u)
+        << begin;
+    EXPECT_EQ(begin["args"], json::array());
+    EXPECT_EQ(begin["kwargs"]["reason"], "a new version was released");
+    EXPECT_TRUE(begin["kwargs"]["deploy_id"].is_string());
+    EXPECT_EQ(begin["kwargs"]["resource"], json({{"agent_name", "a1"},
+                                                 {"attribute", "name"},
+                                                 {"attribute_value", t.name},
+                                                 {"entity_type", "test::Thing"},
+                                                 {"version", 1}}));
+    EXPECT_EQ(begin["kwargs"].size(), 3u);
+    const json& end = actions[0].messages.back();
+    EXPECT_EQ(end["kwargs"]["r_id"], t.id() + ",v=1");
+    EXPECT_EQ(end["kwargs"]["deploy_id"], begin["kwargs"]["deploy_id"]);
+    std::string duration = end["kwargs"]["duration"];
+    EXPECT_EQ(duration.size() - duration.find('.'), 4u) << duration;
+    EXPECT_EQ(end["msg"], "End run for resource " + t.id() + ",v=1. (deploy_id: " +
+                              begin["kwargs"]["deploy_id"].get<std::string>() + ") - duration: " + duration + " s");
   }
   EXPECT_EQ(store_->lastProcessedVersion(env_), 1);
 }
