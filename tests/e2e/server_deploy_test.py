@@ -393,7 +393,9 @@ class DeployScenario(unittest.TestCase):
         with open(path, "w") as fd:
             fd.write("drifted")
         self.assertTrue(wait_for(lambda: file_text(path) == "kept", 10), "the repair timer restores the file")
-        repairs = [a for a in self.deploy_actions(self.file_id("f")) if a["change"] == "updated"]
+        # the run's record is committed a moment after the handler wrote the file (the journal
+        # writes in batches), and the status stays `deployed` throughout: wait for the record
+        repairs = wait_for(lambda: [a for a in self.deploy_actions(self.file_id("f")) if a["change"] == "updated"], 10)
         self.assertTrue(repairs, "a deploy action with change `updated`")
         self.assertIn("previous repair happened more than 3s ago", self.reasons(repairs[-1]))
 
