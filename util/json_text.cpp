@@ -73,6 +73,11 @@ void appendJsonString(std::string& out, const std::string& text) {
   if (!appendAsciiString(out, text)) out += nlohmann::json(text).dump();
 }
 
+void appendJsonMember(std::string& out, const char* before, const std::string& text) {
+  out += before;
+  appendJsonString(out, text);
+}
+
 void appendCompactJson(std::string& out, const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::object: {

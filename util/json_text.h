@@ -22,4 +22,8 @@ std::string compactJson(const nlohmann::json& value);
 // Appends `nlohmann::json(text).dump()`: `text` as a JSON string.
 void appendJsonString(std::string& out, const std::string& text);
 
+// Appends `before` as it is (say `,"name":`) and then `text` as a JSON string: the members of an
+// object written out by hand.
+void appendJsonMember(std::string& out, const char* before, const std::string& text);
+
 }  // namespace inmanta::util

@@ -116,18 +116,13 @@ RunResult HandlerExecutor::run(const RunRequest& request) {
   auto started = std::chrono::steady_clock::now();
   // Every run logs this line and the last one: their kwargs are written out as text at once, as
   // the compact JSON of {"deploy_id", "reason", "resource": intent.idFields()} (keys in order).
-  std::string startKwargs = R"({"deploy_id":)";
-  util::appendJsonString(startKwargs, request.deployId);
-  startKwargs += R"(,"reason":)";
-  util::appendJsonString(startKwargs, request.reason);
-  startKwargs += R"(,"resource":{"agent_name":)";
-  util::appendJsonString(startKwargs, intent.agent);
-  startKwargs += R"(,"attribute":)";
-  util::appendJsonString(startKwargs, intent.id_attribute);
-  startKwargs += R"(,"attribute_value":)";
-  util::appendJsonString(startKwargs, intent.id_value);
-  startKwargs += R"(,"entity_type":)";
-  util::appendJsonString(startKwargs, intent.type);
+  std::string startKwargs;
+  util::appendJsonMember(startKwargs, R"({"deploy_id":)", request.deployId);
+  util::appendJsonMember(startKwargs, R"(,"reason":)", request.reason);
+  util::appendJsonMember(startKwargs, R"(,"resource":{"agent_name":)", intent.agent);
+  util::appendJsonMember(startKwargs, R"(,"attribute":)", intent.id_attribute);
+  util::appendJsonMember(startKwargs, R"(,"attribute_value":)", intent.id_value);
+  util::appendJsonMember(startKwargs, R"(,"entity_type":)", intent.type);
   startKwargs += R"(,"version":)" + std::to_string(intent.version) + "}}";
   ctx.logWritten("DEBUG", "Start run because " + request.reason + " (deploy_id: " + request.deployId + ").",
                  std::move(startKwargs));
@@ -158,12 +153,10 @@ RunResult HandlerExecutor::run(const RunRequest& request) {
   // machinery (a tenth of a null handler's run)
   char duration[32];
   *std::to_chars(duration, duration + sizeof duration - 1, seconds, std::chars_format::fixed, 3).ptr = '\0';
-  std::string endKwargs = R"({"deploy_id":)";  // {"deploy_id", "duration", "r_id"}
-  util::appendJsonString(endKwargs, request.deployId);
-  endKwargs += R"(,"duration":)";
-  util::appendJsonString(endKwargs, duration);
-  endKwargs += R"(,"r_id":)";
-  util::appendJsonString(endKwargs, rvid);
+  std::string endKwargs;  // {"deploy_id", "duration", "r_id"}
+  util::appendJsonMember(endKwargs, R"({"deploy_id":)", request.deployId);
+  util::appendJsonMember(endKwargs, R"(,"duration":)", duration);
+  util::appendJsonMember(endKwargs, R"(,"r_id":)", rvid);
   endKwargs += '}';
   ctx.logWritten("DEBUG",
                  "End run for resource " + rvid + ". (deploy_id: " + request.deployId + ") - duration: " + duration +

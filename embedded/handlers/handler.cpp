@@ -115,12 +115,9 @@ void appendLogLineText(std::string& text, const LogLine& line) {
   text += R"({"args":[],"kwargs":)";
   if (line.kwargsText.empty()) util::appendCompactJson(text, line.kwargs);
   else text += line.kwargsText;
-  text += R"(,"level":)";
-  util::appendJsonString(text, line.level);
-  text += R"(,"msg":)";
-  util::appendJsonString(text, line.msg);
-  text += R"(,"timestamp":)";
-  util::appendJsonString(text, line.timestamp);
+  util::appendJsonMember(text, R"(,"level":)", line.level);
+  util::appendJsonMember(text, R"(,"msg":)", line.msg);
+  util::appendJsonMember(text, R"(,"timestamp":)", line.timestamp);
   text += '}';
 }
 
