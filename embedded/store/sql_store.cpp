@@ -88,25 +88,29 @@ const std::string& insertText(const std::string& head, std::size_t columns, std:
   return text;
 }
 
-// Inserts many rows with few statements: multi-row VALUES in chunks of a few fixed sizes, so that
-// each engine caches a handful of statements per table however many rows come.
+// Calls `each(start, chunk)` for consecutive chunks of `count` items in a few fixed sizes, so that
+// each engine caches a handful of statements however many items come.
+template <class Each>
+void forEachChunk(std::size_t count, Each each) {
+  static constexpr std::size_t kChunks[] = {256, 64, 16, 4, 1};
+  std::size_t done = 0;
+  for (std::size_t chunk : kChunks)
+    for (; count - done >= chunk; done += chunk) each(done, chunk);
+}
+
+// Inserts many rows with few statements: multi-row VALUES in chunks of forEachChunk's sizes.
 // The rows' values move into the statements' parameters (a version's rows are tens of thousands).
 void insertMany(Connection& c, const std::string& head, std::size_t columns, std::vector<Params> rows,
                 const std::string& tail = "") {
-  static constexpr std::size_t kChunks[] = {256, 64, 16, 4, 1};
-  std::size_t done = 0;
-  for (std::size_t chunk : kChunks) {
-    while (rows.size() - done >= chunk) {
-      Params params;
-      params.reserve(chunk * columns);
-      for (std::size_t r = 0; r < chunk; ++r) {
-        Params& row = rows[done + r];
-        params.insert(params.end(), std::make_move_iterator(row.begin()), std::make_move_iterator(row.end()));
-      }
-      c.exec(insertText(head, columns, chunk, tail), params);
-      done += chunk;
+  forEachChunk(rows.size(), [&](std::size_t start, std::size_t chunk) {
+    Params params;
+    params.reserve(chunk * columns);
+    for (std::size_t r = 0; r < chunk; ++r) {
+      Params& row = rows[start + r];
+      params.insert(params.end(), std::make_move_iterator(row.begin()), std::make_move_iterator(row.end()));
     }
-  }
+    c.exec(insertText(head, columns, chunk, tail), params);
+  });
 }
 
 const char* const kEnvironmentColumns =
@@ -544,29 +548,20 @@ class SqlStore : public Store {
   }
 
   std::vector<std::string> missingFiles(const std::vector<std::string>& hashes) override {
-    // the hashes asked for in chunks of kChunk, one statement each (an export asks for all of
+    // the hashes asked for many per statement, in forEachChunk's sizes (an export asks for all of
     // its files at once: 10,000 statements of one row each took 20 ms)
-    constexpr std::size_t kChunk = 256;
     std::vector<const std::string*> unknown;  // not among the contents kept in memory
     for (const auto& hash : hashes)
       if (!files_.has(hash)) unknown.push_back(&hash);
     std::unordered_set<std::string> stored;
     db_->read([&](Connection& c) {
-      std::string full;  // the statement of a full chunk, made once
-      for (std::size_t start = 0; start < unknown.size(); start += kChunk) {
-        std::size_t count = std::min(kChunk, unknown.size() - start);
+      forEachChunk(unknown.size(), [&](std::size_t start, std::size_t chunk) {
         Params params;
-        params.reserve(count);
-        for (std::size_t i = 0; i < count; ++i) params.emplace_back(*unknown[start + i]);
-        std::string text;
-        std::string& sql = count == kChunk ? full : text;
-        if (sql.empty()) {
-          sql = "SELECT content_hash FROM file WHERE content_hash IN (";
-          for (std::size_t i = 1; i <= count; ++i) sql += (i > 1 ? ",$" : "$") + std::to_string(i);
-          sql += ')';
-        }
-        c.forEach(sql, params, [&](const Row& row) { stored.insert(row.text(0)); });
-      }
+        params.reserve(chunk);
+        for (std::size_t i = 0; i < chunk; ++i) params.emplace_back(*unknown[start + i]);
+        c.forEach(insertText("SELECT content_hash FROM file WHERE content_hash IN (", 1, chunk, ")"), params,
+                  [&](const Row& row) { stored.insert(row.text(0)); });
+      });
     });
     std::vector<std::string> missing;
     for (const std::string* hash : unknown)
