@@ -14,7 +14,7 @@
 
 #include "compiler/driver.h"
 #include "exporter/json.h"
-#include "util/sha1.h"
+#include "util/digest.h"
 
 namespace inmanta::exporter {
 

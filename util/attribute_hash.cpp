@@ -1,6 +1,6 @@
 #include "util/attribute_hash.h"
 
-#include <openssl/evp.h>
+#include "util/digest.h"
 
 #include <charconv>
 #include <cmath>
@@ -215,22 +215,7 @@ std::string attributeHash(std::string_view rid, const nlohmann::json& attributes
   std::string text;
   text.reserve(512);
   appendPythonObject(text, attributes, true, Layout{});
-  // OpenSSL 3 looks the algorithm up on every EVP_md5() use; fetched once, it is not
-  static EVP_MD* const md5 = EVP_MD_fetch(nullptr, "MD5", nullptr);
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (!md5 || !context || EVP_DigestInit_ex(context.get(), md5, nullptr) != 1 ||
-      EVP_DigestUpdate(context.get(), rid.data(), rid.size()) != 1 ||
-      EVP_DigestUpdate(context.get(), text.data(), text.size()) != 1 ||
-      EVP_DigestFinal_ex(context.get(), digest, &length) != 1)
-    throw std::runtime_error("MD5 is not available from OpenSSL (attribute hashes need it)");
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += kHexDigits[digest[i] >> 4];
-    out += kHexDigits[digest[i] & 0x0F];
-  }
-  return out;
+  return digestHex(DigestAlgorithm::Md5, {rid, text});
 }
 
 }  // namespace inmanta::util

@@ -20,7 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "embedded/handlers/foreign.h"
-#include "util/sha1.h"
+#include "util/digest.h"
 
 extern char** environ;
 

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "util/base64.h"
-#include "util/sha1.h"
+#include "util/digest.h"
 
 namespace inmanta::handlers {
 

@@ -23,7 +23,7 @@
 #include <unordered_map>
 
 #include "embedded/handlers/host.h"
-#include "util/sha1.h"
+#include "util/digest.h"
 
 extern char** environ;
 

@@ -20,7 +20,7 @@
 
 #include "embedded/handlers/handler.h"
 #include "embedded/handlers/host.h"
-#include "util/sha1.h"
+#include "util/digest.h"
 
 namespace inmanta::handlers {
 namespace {

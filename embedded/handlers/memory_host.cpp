@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "util/sha1.h"
+#include "util/digest.h"
 
 namespace inmanta::handlers {
 

@@ -3,7 +3,7 @@
 // are atomic (D9, Host::writeFileAtomic); everything else is as the reference.
 #include "embedded/handlers/crud.h"
 #include "embedded/handlers/std_handlers.h"
-#include "util/sha1.h"
+#include "util/digest.h"
 
 namespace inmanta::handlers::detail {
 

@@ -4,7 +4,7 @@
 
 #include "embedded/handlers/handler.h"
 #include "embedded/handlers/memory_host.h"
-#include "util/sha1.h"
+#include "util/digest.h"
 
 namespace inmanta::handlers {
 namespace {

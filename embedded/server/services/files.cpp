@@ -6,7 +6,7 @@
 
 #include "embedded/server/errors.h"
 #include "util/base64.h"
-#include "util/sha1.h"
+#include "util/digest.h"
 
 namespace inmanta::server {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "modules/std/plugins/std_plugins.h"
-#include "util/sha1.h"
+#include "util/digest.h"
 
 namespace inmanta::stdmodule {
 

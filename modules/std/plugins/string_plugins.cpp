@@ -1,8 +1,10 @@
 // std plugins: string (spec Appendix A.8). Strings are sequences of code points (decision 9.1):
 // lengths, slices and case mappings work on code points with Python's full Unicode mappings.
-#include <openssl/evp.h>
 #include "modules/std/plugins/std_plugins.h"
 #include "modules/std/plugins/std_support.h"
+#include "util/digest.h"
+
+#include <stdexcept>
 
 namespace inmanta::stdmodule {
 
@@ -46,18 +48,13 @@ ValueList pySplit(const std::string& s, const std::string& sep) {
   return parts;
 }
 
-std::string md5Hex(const std::string& data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_md5(), nullptr) != 1)
+// the seed's MD5 as hex; a libcrypto without MD5 fails the call as Python's hashlib would
+std::string seedDigest(const std::string& seed) {
+  try {
+    return util::md5Hex(seed);
+  } catch (const std::runtime_error&) {
     fail("ValueError", "md5 is not available");
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0xF];
   }
-  return out;
 }
 
 bool isBase64Char(char c) {
@@ -127,7 +124,7 @@ void registerStringPlugins(PluginRegistry& registry) {
             {param("prefix", "string"), param("seed", "string"), param("suffix", "string"),
              param("length", "int", Value(20))},
             "string", [](PluginContext&, const Args& a, const Kwargs&) {
-              return Value(a[0].asString() + md5Hex(a[1].asString()) + a[2].asString());
+              return Value(a[0].asString() + seedDigest(a[1].asString()) + a[2].asString());
             });
   addPlugin(registry, "is_base64_encoded", {param("s", "string")}, "bool",
             [](PluginContext&, const Args& a, const Kwargs&) { return Value(isStrictBase64(a[0].asString())); });

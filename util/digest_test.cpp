@@ -1,4 +1,4 @@
-#include "util/sha1.h"
+#include "util/digest.h"
 
 #include <gtest/gtest.h>
 
@@ -25,21 +25,41 @@ TEST(Sha1, LongInput) {
   EXPECT_EQ(sha1Hex(std::string(1000000, 'a')), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
 }
 
-// Each thread keeps its own context (sha1.cpp): threads hashing at once, one after the other
+TEST(Md5, KnownDigests) {
+  // RFC 1321 appendix A.5
+  EXPECT_EQ(md5Hex(""), "d41d8cd98f00b204e9800998ecf8427e");
+  EXPECT_EQ(md5Hex("abc"), "900150983cd24fb0d6963f7d28e17f72");
+  EXPECT_EQ(md5Hex("12345678901234567890123456789012345678901234567890123456789012345678901234567890"),
+            "57edf4a22be3c955ac49da2e2107b67a");
+}
+
+// The parts are hashed as one text: any split gives the digest of the whole.
+TEST(Digest, PartsAreHashedAsOneText) {
+  EXPECT_EQ(digestHex(DigestAlgorithm::Md5, {"ab", "c"}), md5Hex("abc"));
+  EXPECT_EQ(digestHex(DigestAlgorithm::Md5, {"", "abc", ""}), md5Hex("abc"));
+  EXPECT_EQ(digestHex(DigestAlgorithm::Sha1, {"a", "b", "c"}), sha1Hex("abc"));
+  EXPECT_EQ(digestHex(DigestAlgorithm::Sha1, {}), sha1Hex(""));
+}
+
+// Each thread keeps its own context (digest.cpp): threads hashing at once, one after the other
 // with inputs of different lengths, get the digests a single thread gets.
-TEST(Sha1, ThreadsHashingAtOnceGetTheSameDigests) {
-  std::vector<std::string> inputs, expected;
+TEST(Digest, ThreadsHashingAtOnceGetTheSameDigests) {
+  std::vector<std::string> inputs, expected, expectedMd5;
   for (int n = 0; n < 64; ++n) {
     inputs.push_back(std::string(static_cast<std::size_t>(n) * 37, static_cast<char>('a' + n % 26)));
     expected.push_back(sha1Hex(inputs.back()));
+    expectedMd5.push_back(md5Hex(inputs.back()));
   }
   std::vector<int> wrong(4, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       for (int round = 0; round < 200; ++round)
-        for (std::size_t i = 0; i < inputs.size(); ++i)
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+          // an MD5 in between: the thread's one context serves both algorithms
           if (sha1Hex(inputs[(i + t) % inputs.size()]) != expected[(i + t) % inputs.size()]) ++wrong[t];
+          if (md5Hex(inputs[i]) != expectedMd5[i]) ++wrong[t];
+        }
     });
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(wrong, std::vector<int>(4, 0));
