@@ -18,6 +18,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <unordered_map>
@@ -56,19 +57,24 @@ std::string parentOf(const std::string& path) {
 }
 
 // Reads what is left of `fd`; `sizeHint` (the file size) saves the reallocations.
-std::string readAll(int fd, const std::string& path, std::size_t sizeHint) {
+// The whole content of an open file. `size`: the size fstat gave a regular file (nullopt for
+// anything else), read with one byte to spare: a read that stops short having given exactly
+// those bytes has met the end, so the usual file takes one read, not a second one to see 0.
+std::string readAll(int fd, const std::string& path, std::optional<std::size_t> size) {
   std::string content;
-  content.resize(sizeHint + 1);  // one more byte, so that reaching the end costs no extra read
+  content.resize(size.value_or(0) + 1);
   std::size_t used = 0;
   while (true) {
     if (used == content.size()) content.resize(content.size() * 2 + 4096);
-    ssize_t n = ::read(fd, content.data() + used, content.size() - used);
+    std::size_t asked = content.size() - used;
+    ssize_t n = ::read(fd, content.data() + used, asked);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw osError(errno, path);
     }
     if (n == 0) break;
     used += static_cast<std::size_t>(n);
+    if (size && used == *size && static_cast<std::size_t>(n) < asked) break;
   }
   content.resize(used);
   return content;
@@ -398,7 +404,9 @@ class LocalHost final : public Host {
   static std::string readOpened(int fd, const std::string& path, struct stat& st) {
     if (::fstat(fd, &st) != 0) throw osError(errno, path);
     // a folder opens fine and fails at read with EISDIR, as Python's open(path, "rb").read()
-    return readAll(fd, path, S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0);
+    return readAll(fd, path,
+                   S_ISREG(st.st_mode) ? std::optional<std::size_t>(static_cast<std::size_t>(st.st_size))
+                                       : std::nullopt);
   }
 
   FileStat statOf(const struct stat& st) {

@@ -135,6 +135,23 @@ TEST_F(LocalHostTest, ReadAndHashAFile) {
             "IsADirectoryError: [Errno 21] Is a directory: '" + at("d") + "'");
 }
 
+// A regular file is read in one go up to the size fstat gives, but a file whose size says
+// nothing (the kernel's files under /proc are regular files of size 0) or a pipe is read to its
+// end all the same.
+TEST_F(LocalHostTest, FilesWhoseSizeSaysNothingAreReadToTheirEnd) {
+  std::string status = host->readFile("/proc/self/status");
+  EXPECT_NE(status.find("Name:"), std::string::npos);
+  EXPECT_NE(status.find("Pid:"), std::string::npos);
+  EXPECT_EQ(status.back(), '\n');
+  auto existing = host->readExistingFile("/proc/self/status");
+  ASSERT_TRUE(existing);
+  EXPECT_NE(existing->first.find("Pid:"), std::string::npos);
+  ASSERT_EQ(::mkfifo(at("fifo").c_str(), 0600), 0);
+  std::thread writer([&] { spit(at("fifo"), std::string(70000, 'p') + "end"); });
+  EXPECT_EQ(host->readFile(at("fifo")), std::string(70000, 'p') + "end");
+  writer.join();
+}
+
 // readExistingFile is the three calls fileExists, readFile and stat in one open: the same answers
 // and the same errors, through a symlink too.
 TEST_F(LocalHostTest, ReadingAnExistingFileIsExistenceContentAndStat) {
