@@ -272,7 +272,7 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   config.startMode = d.dryRun        ? scheduler::StartMode::dryRunsOnly
                      : d.incremental ? scheduler::StartMode::newVersion
                                      : scheduler::StartMode::repair;
-  config.onRun = [&progress](const std::string&, const scheduler::RunReport& report) { progress.onRun(report); };
+  config.onRun = [&progress](const std::string&, scheduler::RunReport&& report) { progress.onRun(std::move(report)); };
   if (d.runPythonHandler)
     config.registerHandlers = [&d](handlers::HandlerRegistry& registry) {
       handlers::registerForeignHandlers(registry, d.pythonHandlerTypes, d.runPythonHandler,

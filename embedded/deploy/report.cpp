@@ -195,14 +195,24 @@ void DryRunReport::printText(std::ostream& out, bool color) const {
 // ---------------------------------------------------------------------------------------------
 // progress
 
-void Progress::setTotal(std::size_t total) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  total_ = total;
-}
+void Progress::setTotal(std::size_t total) { total_ = total; }
 
-void Progress::onRun(const scheduler::RunReport& report) {
+void Progress::onRun(scheduler::RunReport&& report) {
   if (report.dryRun) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  handedOver_.push_back(std::move(report));
+}
+
+void Progress::takeIn() {
+  std::vector<scheduler::RunReport> reports;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reports.swap(handedOver_);
+  }
+  for (const scheduler::RunReport& report : reports) record(report);
+}
+
+void Progress::record(const scheduler::RunReport& report) {
   const agent::RunResult& result = report.result;
   if (!report.stale) {
     LastRun& last = results_[report.resource_id];
@@ -228,7 +238,7 @@ void Progress::onRun(const scheduler::RunReport& report) {
 }
 
 void Progress::flush() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  takeIn();
   out_.flush();
 }
 
@@ -249,7 +259,7 @@ void Progress::drawBar() {
 }
 
 void Progress::finish() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  takeIn();
   if (bar_ && !done_.empty()) {
     lastDraw_ = {};
     drawBar();
@@ -259,7 +269,7 @@ void Progress::finish() {
 }
 
 std::unordered_map<std::string, LastRun> Progress::takeResults() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  takeIn();
   return std::move(results_);
 }
 

@@ -805,7 +805,7 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
     report.stale = stale;
     report.result = std::move(result);
     lock.unlock();
-    options_.onRun(report);
+    options_.onRun(std::move(report));
     lock.lock();
   }
 }
@@ -913,7 +913,7 @@ void Scheduler::runDryRun(Lock& lock, Lane& lane, Task task) {
     report.reason = request.reason;
     report.result = std::move(result);
     report.result.changes = std::move(changes);
-    options_.onRun(report);
+    options_.onRun(std::move(report));
   }
   lock.lock();
   auto left = dryRunsLeft_.find(task.dryRunId);

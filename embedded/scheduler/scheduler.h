@@ -108,8 +108,9 @@ struct SchedulerOptions {
   bool timerThread = true;
   // The intervals, read at start and on settingsChanged().
   std::function<Intervals()> intervals;
-  // Called after a run is recorded (from a worker thread; keep it short).
-  std::function<void(const RunReport&)> onRun;
+  // Called after a run is recorded (from a worker thread; keep it short). The report is the
+  // callee's: it may keep it by moving from it.
+  std::function<void(RunReport&&)> onRun;
   // Called after the scheduler wrote resource states (the server drops its cached resource list).
   std::function<void()> onStateChange;
 };

@@ -167,7 +167,7 @@ scheduler::Scheduler* Schedulers::get(const std::string& env) {
   };
   if (config_.onRun) {
     auto onRun = config_.onRun;
-    options.onRun = [onRun, env](const scheduler::RunReport& report) { onRun(env, report); };
+    options.onRun = [onRun, env](scheduler::RunReport&& report) { onRun(env, std::move(report)); };
   }
   ResourceService& resources = services_.resources;
   options.onStateChange = [&resources, env] { resources.invalidate(env); };

@@ -26,7 +26,7 @@ struct SchedulersConfig {
   scheduler::StartMode startMode = scheduler::StartMode::resume;
   unsigned workers = 0;  // handler calls at once; 0 = the number of CPUs
   // every finished run of every environment (inmanta deploy's progress)
-  std::function<void(const std::string& env, const scheduler::RunReport&)> onRun;
+  std::function<void(const std::string& env, scheduler::RunReport&&)> onRun;
   // extra handlers (modules' Python handlers), after the std ones
   std::function<void(handlers::HandlerRegistry&)> registerHandlers;
   // Where the module code of versions is written for executor processes that run the modules'
