@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <exception>
+#include <future>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -69,6 +71,35 @@ store::Resource fromPayload(json&& payload) {
   resource.attributes["requires"] = std::move(ids);
   resource.attribute_hash = util::attributeHash(resource.resource_id, resource.attributes);
   return resource;
+}
+
+// fromPayload of every element of `payloads`, in order; the error of the first element that fails.
+// A large upload is converted by two threads, a half each: the conversion (the ids, the
+// requires, the attribute hash) was a fifth of storing a version of 10,000 resources, on one
+// core while the other waited.
+std::vector<store::Resource> fromPayloads(json& payloads) {
+  const std::size_t count = payloads.size();
+  std::vector<store::Resource> out(count);
+  // each part stops at its first failure; the first part's failure comes first
+  auto convert = [&](std::size_t from, std::size_t to) -> std::exception_ptr {
+    try {
+      for (std::size_t i = from; i < to; ++i) out[i] = fromPayload(std::move(payloads[i]));
+    } catch (...) {
+      return std::current_exception();
+    }
+    return nullptr;
+  };
+  constexpr std::size_t kSplitFrom = 1000;  // below that, a thread costs more than it saves
+  if (count < kSplitFrom) {
+    if (std::exception_ptr failed = convert(0, count)) std::rethrow_exception(failed);
+    return out;
+  }
+  std::future<std::exception_ptr> second = std::async(std::launch::async, convert, count / 2, count);
+  std::exception_ptr first = convert(0, count / 2);
+  std::exception_ptr later = second.get();
+  if (first) std::rethrow_exception(first);
+  if (later) std::rethrow_exception(later);
+  return out;
 }
 
 std::vector<store::UnknownParameter> unknownsOf(const json& unknowns) {
@@ -180,8 +211,7 @@ store::NewVersion VersionService::prepare(const store::Environment& env, Version
   }
   std::unordered_set<std::string> uploaded;
   uploaded.reserve(upload.resources.size());
-  for (json& payload : upload.resources) {
-    store::Resource resource = fromPayload(std::move(payload));
+  for (store::Resource& resource : fromPayloads(upload.resources)) {
     if (!uploaded.insert(resource.resource_id).second)
       throw badRequest("The resource " + resource.resource_id + " occurs more than once in this version");
     if (auto known = index.find(resource.resource_id); known != index.end()) {

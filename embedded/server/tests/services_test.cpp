@@ -17,6 +17,7 @@
 #include "embedded/server/services/versions.h"
 #include "embedded/store/ids.h"
 #include "embedded/store/test_engines.h"
+#include "util/attribute_hash.h"
 
 namespace inmanta::server {
 namespace {
@@ -90,6 +91,46 @@ TYPED_TEST(ServicesTest, UndefinedResourcesBlockTheirDependents) {
   this->versions_->release(env, v);
   EXPECT_EQ(this->trigger_.released, std::vector<std::int64_t>{v});
   EXPECT_THROW(this->versions_->release(env, v), HttpError);  // released already: 409
+}
+
+// A large upload is converted in two halves at once (versions.cpp: fromPayloads): the resources
+// keep their order and content, and of several bad ones the first is the one reported.
+TYPED_TEST(ServicesTest, ALargeUploadIsWholeAndReportsItsFirstError) {
+  store::Environment env = this->environment(false);
+  const int count = 3001;
+  json resources = json::array();
+  for (int i = 0; i < count; ++i)
+    resources.push_back(
+        this->file("/f" + std::to_string(i),
+                   i ? std::vector<std::string>{"std::File[localhost,path=/f0],v=0"} : std::vector<std::string>{}));
+  std::int64_t v = this->put(env, resources);
+  std::vector<store::Resource> stored = this->store_->versionResources(env.id, v);
+  ASSERT_EQ(stored.size(), std::size_t(count));
+  for (const store::Resource& resource : stored) {
+    EXPECT_EQ(resource.resource_id, "std::File[localhost,path=" + resource.attributes["path"].get<std::string>() + "]");
+    EXPECT_EQ(resource.attribute_hash, util::attributeHash(resource.resource_id, resource.attributes));
+    json requires_ = resource.resource_id == "std::File[localhost,path=/f0]"
+                         ? json::array()
+                         : json::array({"std::File[localhost,path=/f0]"});
+    EXPECT_EQ(resource.attributes["requires"], requires_);
+  }
+  auto errorOf = [&](json upload) {
+    try {
+      this->put(env, std::move(upload));
+    } catch (const HttpError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  json bad = resources;
+  bad[2500]["id"] = "not an id in the second half";
+  EXPECT_EQ(errorOf(bad), "Invalid request: Invalid resource id: not an id in the second half");
+  bad[700]["id"] = "not an id in the first half";
+  EXPECT_EQ(errorOf(bad), "Invalid request: Invalid resource id: not an id in the first half");
+  json twice = resources;
+  twice[2999] = twice[1];
+  EXPECT_EQ(errorOf(twice),
+            "Invalid request: The resource std::File[localhost,path=/f1] occurs more than once in this version");
 }
 
 TYPED_TEST(ServicesTest, AutoDeployReleasesRightAway) {
