@@ -690,7 +690,15 @@ class SqlStore : public Store {
           "ON CONFLICT (environment, resource_id) DO UPDATE SET resource_type = excluded.resource_type, "
           "agent = excluded.agent, resource_id_value = excluded.resource_id_value, "
           "current_intent_attribute_hash = excluded.current_intent_attribute_hash, "
-          "is_undefined = excluded.is_undefined, blocked = excluded.blocked, orphaned_after = NULL",
+          "is_undefined = excluded.is_undefined, blocked = excluded.blocked, orphaned_after = NULL "
+          // a row that already says all that is left as it is: a release of an unchanged model
+          // rewrote 10,000 rows for nothing
+          "WHERE resource_state.resource_type IS DISTINCT FROM excluded.resource_type "
+          "OR resource_state.agent IS DISTINCT FROM excluded.agent "
+          "OR resource_state.resource_id_value IS DISTINCT FROM excluded.resource_id_value "
+          "OR resource_state.current_intent_attribute_hash IS DISTINCT FROM excluded.current_intent_attribute_hash "
+          "OR resource_state.is_undefined IS DISTINCT FROM excluded.is_undefined "
+          "OR resource_state.blocked IS DISTINCT FROM excluded.blocked OR resource_state.orphaned_after IS NOT NULL",
           {env, version, time(now())});
       ModelVersion released = loadVersion(c, env, version);
       for (const std::string& rid : released.skipped_for_undeployable)

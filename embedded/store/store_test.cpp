@@ -332,6 +332,28 @@ TYPED_TEST(StoreTest, PutAndReleaseVersions) {
   ASSERT_EQ(page.versions.size(), 2u);
   EXPECT_EQ(page.versions[0].version, 3);
   EXPECT_EQ(s.listVersions(env, 2, 10).versions.at(0).version, 1);
+
+  // a release writes the intent of the rows that differ (b back, defined now: no longer orphaned
+  // nor blocked; a with a new hash) and leaves the rows that already say it as they are
+  ResourceState ran = *s.getResourceState(env, a.resource_id);
+  ran.last_handler_run = "SUCCESSFUL";
+  ran.last_non_deploying_status = "deployed";
+  s.saveResourceStates(env, {ran});
+  Resource back = b;
+  back.is_undefined = false;
+  Resource changed = a;
+  changed.attribute_hash = "hash-/a-2";
+  s.releaseVersion(env, this->put(env, {changed, back}));
+  ResourceState backState = *s.getResourceState(env, b.resource_id);
+  EXPECT_EQ(backState.orphaned_after, std::nullopt);
+  EXPECT_EQ(backState.blocked, "NOT_BLOCKED");
+  EXPECT_FALSE(backState.is_undefined);
+  EXPECT_EQ(s.getResourceState(env, a.resource_id)->current_intent_attribute_hash, "hash-/a-2");
+  EXPECT_EQ(s.getResourceState(env, a.resource_id)->last_non_deploying_status, "deployed");
+  s.releaseVersion(env, this->put(env, {changed, back}));
+  EXPECT_EQ(s.getResourceState(env, a.resource_id)->current_intent_attribute_hash, "hash-/a-2");
+  EXPECT_EQ(s.getResourceState(env, a.resource_id)->last_handler_run, "SUCCESSFUL");
+  EXPECT_EQ(s.getResourceState(env, b.resource_id)->blocked, "NOT_BLOCKED");
 }
 
 TYPED_TEST(StoreTest, DeleteVersionCascades) {
