@@ -181,9 +181,16 @@ class SqliteConnection : public sql::Connection {
     // Temporary storage in memory: a multi-row insert or upsert keeps a statement journal (to undo
     // that statement alone), which SQLite otherwise writes to a temporary file in /var/tmp, on
     // the disk, for every batch the scheduler's journal writes.
+    // secure_delete=FAST: Debian builds SQLite to overwrite deleted content with zeros, which
+    // writes every page a delete frees into the WAL: pruning a version of 10,000 resources wrote
+    // twice the log (and took a fifth longer) for it. FAST still clears deleted rows in the pages
+    // that are written anyway, as PostgreSQL leaves dead rows until a vacuum.
+    // journal_size_limit: the WAL file is cut back to 64 MiB when it starts over; one large
+    // transaction (pruning many versions at once) otherwise left a WAL of gigabytes on the disk.
     script(
         "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768; "
-        "PRAGMA temp_store=MEMORY;");
+        "PRAGMA temp_store=MEMORY; PRAGMA secure_delete=FAST; PRAGMA journal_size_limit=" +
+        std::to_string(kSqliteWalSizeLimit) + ";");
     if (checkpointer_) sqlite3_wal_hook(db_, &Checkpointer::afterCommit, checkpointer_.get());
   }
   ~SqliteConnection() override {

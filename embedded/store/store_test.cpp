@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "embedded/store/database.h"
+#include "embedded/store/sqlite_store.h"
 #include "embedded/store/store.h"
 #include "embedded/store/test_engines.h"
 
@@ -1142,6 +1143,44 @@ TEST(SqliteStore, CheckpointsKeepTheWalBounded) {
   // the commits are all in the database after a reopen
   auto again = Store::open(engine.config());
   EXPECT_EQ(again->getFile("file-0"), std::string(1 << 20, 'x') + "0");
+}
+
+// One transaction larger than the WAL's size limit (a version of 80 MB) grows the WAL past it;
+// once the log starts over, the file is cut back to the limit instead of staying that large.
+TEST(SqliteStore, TheWalIsCutBackAfterALargeTransaction) {
+  SqliteEngine engine;
+  auto store = Store::open(engine.config());
+  std::string env = store->createEnvironment({std::nullopt, store->createProject("p").id, "e", "", "", "", ""}).id;
+  NewVersion v;
+  v.environment = env;
+  v.version = store->reserveVersion(env);
+  const std::string filler(40 << 10, 'f');
+  for (int i = 0; i < 2000; ++i) {
+    Resource r;
+    r.resource_id = "std::File[localhost,path=/big/" + std::to_string(i) + "]";
+    r.resource_type = "std::File";
+    r.agent = "localhost";
+    r.id_attribute = "path";
+    r.resource_id_value = "/big/" + std::to_string(i);
+    r.attributes = {{"path", r.resource_id_value},
+                    {"requires", json::array()},
+                    {"content", filler + std::to_string(i)}};
+    r.attribute_hash = "hash-" + std::to_string(i);
+    v.resources.push_back(std::move(r));
+  }
+  store->putVersion(v);
+  const std::string wal = engine.config().sqlite_path + "-wal";
+  EXPECT_GT(std::filesystem::file_size(wal), std::uintmax_t(kSqliteWalSizeLimit));
+  // small commits, while the checkpoints copy the log into the database, until one starts it over
+  std::uintmax_t size = 0;
+  for (int i = 0; i < 200; ++i) {
+    store->putFile("small-" + std::to_string(i), std::to_string(i));
+    size = std::filesystem::file_size(wal);
+    if (size <= std::uintmax_t(kSqliteWalSizeLimit)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_LE(size, std::uintmax_t(kSqliteWalSizeLimit));
+  EXPECT_EQ(store->versionResources(env, v.version).size(), 2000u);
 }
 
 TEST(Timestamps, FormatAndParse) {
