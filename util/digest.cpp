@@ -20,13 +20,12 @@ struct Algorithm {
   EVP_MD* fetched;
 };
 
-const Algorithm& fetched(DigestAlgorithm algorithm) {
+const Algorithm& algorithmOf(DigestAlgorithm algorithm) {
   static const std::array<Algorithm, 2> algorithms{
       Algorithm{"SHA-1", EVP_MD_fetch(nullptr, "SHA1", nullptr)},
       Algorithm{"MD5", EVP_MD_fetch(nullptr, "MD5", nullptr)},
   };
-  const Algorithm& entry = algorithms[static_cast<std::size_t>(algorithm)];
-  return entry;
+  return algorithms[static_cast<std::size_t>(algorithm)];
 }
 
 struct ContextFree {
@@ -36,7 +35,7 @@ struct ContextFree {
 }  // namespace
 
 std::string digestHex(DigestAlgorithm algorithm, std::initializer_list<std::string_view> parts) {
-  const Algorithm& implementation = fetched(algorithm);
+  const Algorithm& implementation = algorithmOf(algorithm);
   thread_local std::unique_ptr<EVP_MD_CTX, ContextFree> context(EVP_MD_CTX_new());
   bool ok = implementation.fetched != nullptr && context &&
             EVP_DigestInit_ex2(context.get(), implementation.fetched, nullptr) == 1;

@@ -56,7 +56,6 @@ std::string parentOf(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// Reads what is left of `fd`; `sizeHint` (the file size) saves the reallocations.
 // The whole content of an open file. `size`: the size fstat gave a regular file (nullopt for
 // anything else), read with one byte to spare: a read that stops short having given exactly
 // those bytes has met the end, so the usual file takes one read, not a second one to see 0.

@@ -75,7 +75,7 @@ store::Resource fromPayload(json&& payload) {
 
 // fromPayload of every element of `payloads`, in order; the error of the first element that fails.
 // A large upload is converted by two threads, a half each: the conversion (the ids, the
-// requires, the attribute hash) was a fifth of storing a version of 10,000 resources, on one
+// requires, the attribute hash) was an eighth of storing a version of 10,000 resources, on one
 // core while the other waited.
 std::vector<store::Resource> fromPayloads(json& payloads) {
   const std::size_t count = payloads.size();
