@@ -11,6 +11,8 @@
 #include "cli/server_module.h"
 #include "exporter/export.h"
 #include "exporter/rest_client.h"
+#include "exporter/settings.h"
+#include "util/digest.h"
 
 namespace inmanta::cli {
 
@@ -51,6 +53,23 @@ class DeployCommand : public Command {
     bool dumb = term && std::string(term) == "dumb";
     deploy_.progressBar = isatty(STDOUT_FILENO) && !dumb;
     deploy_.color = useColor(globals.color, STDOUT_FILENO);
+
+    // The compile sees the deploy environment as config>environment (std::environment(),
+    // std::getfact), as the reference's deploy exported with `-e <its environment>`. Unless the
+    // settings name an environment, its id is made from the [deploy] names: known before the store
+    // is opened (a compile error stores nothing, §9.2) and the same on every run.
+    try {
+      exporter::Settings early = exporter::loadSettings(options_.settings);
+      std::optional<std::string> configured = early.get("config", "environment");
+      if (!configured || configured->empty()) {
+        deploy_.environmentId = util::nameBasedUuid("inmanta deploy\n" +
+                                                    early.get("deploy", "project").value_or("deploy") + "\n" +
+                                                    early.get("deploy", "environment").value_or("deploy"));
+        options_.settings.environment = deploy_.environmentId;
+      }
+    } catch (const std::exception&) {
+      // settings that cannot be read: the compile reports them
+    }
 
     int status = 1;
     auto ready = [&](const compiler::CompiledModel& model, const exporter::ResourceSet& set,

@@ -53,4 +53,16 @@ std::string digestHex(DigestAlgorithm algorithm, std::initializer_list<std::stri
   return out;
 }
 
+std::string nameBasedUuid(std::string_view name) {
+  // the namespace: the version 4 UUID 6f1d3c2a-8b4e-4f7a-9c35-2e8d1b7a4c60, as its 16 bytes
+  static constexpr unsigned char kNamespace[16] = {0x6f, 0x1d, 0x3c, 0x2a, 0x8b, 0x4e, 0x4f, 0x7a,
+                                                   0x9c, 0x35, 0x2e, 0x8d, 0x1b, 0x7a, 0x4c, 0x60};
+  std::string hex = digestHex(DigestAlgorithm::Sha1,
+                              {std::string_view(reinterpret_cast<const char*>(kNamespace), sizeof kNamespace), name});
+  hex[12] = '5';                                                                // the version
+  hex[16] = "89ab"[(hex[16] <= '9' ? hex[16] - '0' : hex[16] - 'a' + 10) & 3];  // the variant
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +
+         hex.substr(20, 12);
+}
+
 }  // namespace inmanta::util

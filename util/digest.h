@@ -22,4 +22,8 @@ inline std::string sha1Hex(std::string_view data) { return digestHex(DigestAlgor
 // The 32 lowercase hex digits of the MD5 of `data`.
 inline std::string md5Hex(std::string_view data) { return digestHex(DigestAlgorithm::Md5, {data}); }
 
+// A UUID made from `name` (RFC 4122 version 5, SHA-1, in inmanta-cpp's own namespace), in the
+// canonical lowercase form: the same name always gives the same id.
+std::string nameBasedUuid(std::string_view name);
+
 }  // namespace inmanta::util

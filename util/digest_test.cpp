@@ -41,6 +41,20 @@ TEST(Digest, PartsAreHashedAsOneText) {
   EXPECT_EQ(digestHex(DigestAlgorithm::Sha1, {}), sha1Hex(""));
 }
 
+// RFC 4122 version 5: stable, canonical, version 5, variant 10xx, different names apart.
+TEST(Digest, NameBasedUuids) {
+  std::string id = nameBasedUuid("inmanta deploy\ndeploy\ndeploy");
+  // Python: uuid.uuid5(uuid.UUID("6f1d3c2a-8b4e-4f7a-9c35-2e8d1b7a4c60"), "inmanta deploy\ndeploy\ndeploy")
+  EXPECT_EQ(id, "602a7051-77b3-533f-b65e-aa41aaa0942e");
+  ASSERT_EQ(id.size(), 36u);
+  EXPECT_EQ(id[8], '-');
+  EXPECT_EQ(id[13], '-');
+  EXPECT_EQ(id[14], '5');
+  EXPECT_NE(std::string("89ab").find(id[19]), std::string::npos);
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef-"), std::string::npos);
+  EXPECT_NE(nameBasedUuid("inmanta deploy\ndeploy\nother"), id);
+}
+
 // Each thread keeps its own context (digest.cpp): threads hashing at once, one after the other
 // with inputs of different lengths, get the digests a single thread gets.
 TEST(Digest, ThreadsHashingAtOnceGetTheSameDigests) {

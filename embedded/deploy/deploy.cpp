@@ -128,11 +128,25 @@ store::Environment deployEnvironment(server::Services& services, const server::D
   if (!project) project = services.store.createProject(d.projectName);
   for (const std::string& id : project->environment_ids) {
     store::Environment env = services.store.getEnvironment(id);
-    if (env.name == d.environmentName) return env;
+    if (env.name != d.environmentName) continue;
+    if (!d.environmentId.empty() && env.id != d.environmentId)
+      spdlog::info("the deploy environment {} was made before its id came from its name (the compile saw {})", env.id,
+                   d.environmentId);
+    return env;
   }
   store::NewEnvironment env;
   env.project_id = project->id;
   env.name = d.environmentName;
+  if (!d.environmentId.empty()) {
+    env.id = d.environmentId;
+    try {
+      return services.environments.create(env);
+    } catch (const std::exception& e) {
+      // the id is taken by an environment of another name or project: a fresh one
+      spdlog::warn("the deploy environment cannot have the id {} the compile saw: {}", d.environmentId, e.what());
+      env.id.reset();
+    }
+  }
   return services.environments.create(env);
 }
 

@@ -12,7 +12,7 @@
 namespace inmanta::server {
 
 // Changed whenever this header changes shape: a module built against another version is refused.
-inline constexpr int kServerLaunchAbi = 3;
+inline constexpr int kServerLaunchAbi = 4;
 // The module's entry point (below), looked up with dlsym().
 inline constexpr const char* kServerEntry = "inmanta_server_main";
 
@@ -36,6 +36,9 @@ struct DeployLaunch {
   bool color = false;
   std::string projectName = "deploy";      // [deploy] project
   std::string environmentName = "deploy";  // [deploy] environment
+  // The id the deploy environment gets when this deploy makes it (the compile saw it as
+  // config>environment); empty: a fresh one.
+  std::string environmentId;
   // The modules' Python handlers (compiler/module_code.h, PythonHandlers): their resource types
   // and the call that runs one (JSON request → JSON answer); a call past the time-out fails its
   // resource (--handler-timeout).

@@ -531,6 +531,23 @@ class Deploy(unittest.TestCase):
         # §9.2: the compile comes before the store is opened
         self.assertFalse(os.path.exists(os.path.join(self.project, "data", "deploy", "inmanta.db")))
 
+    def test_the_compile_sees_the_deploy_environment(self):
+        """std::environment() is the deploy environment's id, on the first run (before the store
+        exists) as on the next; a project whose settings name an environment keeps that one."""
+        self.model(f'std::File(host=host, path="{{root}}/env.txt", owner="{OWNER}", group="{GROUP}", mode=644, '
+                   'content=std::environment())\n')
+        report = self.deployed()
+        (env_id,) = self.store().execute("SELECT id FROM environment WHERE name = 'deploy'").fetchone()
+        self.assertEqual(self.read(self.path("env.txt")), env_id)
+        self.assertOutcome(report, self.file_id(self.path("env.txt")), "deployed", "created")
+        report = self.deployed()
+        self.assertOutcome(report, self.file_id(self.path("env.txt")), "deployed", "nochange")
+        configured = "0f3e1c4a-1111-4222-8333-444455556666"
+        self.write(".inmanta", f"[config]\nenvironment = {configured}\n")
+        report = self.deployed()
+        self.assertOutcome(report, self.file_id(self.path("env.txt")), "deployed", "updated")
+        self.assertEqual(self.read(self.path("env.txt")), configured)
+
     def test_o39_symlink_over_a_file(self):
         target = self.path("existing")
         with open(target, "w") as fd:
