@@ -1,5 +1,7 @@
 #include "util/digest.h"
 
+#include "util/config.h"
+
 #include <openssl/evp.h>
 
 #include <array>
@@ -61,8 +63,7 @@ std::string nameBasedUuid(std::string_view name) {
                               {std::string_view(reinterpret_cast<const char*>(kNamespace), sizeof kNamespace), name});
   hex[12] = '5';                                                                // the version
   hex[16] = "89ab"[(hex[16] <= '9' ? hex[16] - '0' : hex[16] - 'a' + 10) & 3];  // the variant
-  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +
-         hex.substr(20, 12);
+  return normaliseUuid(hex.substr(0, 32));
 }
 
 }  // namespace inmanta::util
