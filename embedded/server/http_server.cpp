@@ -6,8 +6,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
+#include <utility>
 
+#include "embedded/server/connection_threads.h"
 #include "embedded/server/errors.h"
 
 namespace inmanta::server {
@@ -48,6 +51,16 @@ void writeReply(Reply& reply, httplib::Response& res) {
   res.set_header("Content-Type", "application/json");
 }
 
+// httplib's connection tasks on ConnectionThreads (connection_threads.h) instead of its fixed pool.
+class ConnectionQueue final : public httplib::TaskQueue {
+ public:
+  void enqueue(std::function<void()> task) override { threads_.enqueue(std::move(task)); }
+  void shutdown() override { threads_.shutdown(); }
+
+ private:
+  ConnectionThreads threads_;
+};
+
 }  // namespace
 
 HttpServer::HttpServer(const Dispatcher& dispatcher, const ServerOptions& options)
@@ -67,6 +80,7 @@ std::unique_ptr<httplib::Server> HttpServer::makeServer() const {
     server = std::make_unique<httplib::Server>();
   }
   server->set_payload_max_length(options_.maxRequestBodySize);
+  server->new_task_queue = [] { return new ConnectionQueue(); };
   server->set_keep_alive_max_count(10000);
   // httplib writes an answer's headers and body in separate writes: with Nagle's algorithm on, the
   // body then waits for the client's delayed ACK (40 ms on Linux) on every keep-alive request

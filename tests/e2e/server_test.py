@@ -3,10 +3,12 @@
 with a fresh state dir, on SQLite and, when the ctest fixture `postgresql` is there, on
 PostgreSQL. Scenarios O-1, O-2, O-4 … O-8, O-14, O-15; exit 4 when the port is taken, when
 another server holds the store and for a malformed configuration; SIGTERM stops cleanly (exit 0);
-after kill -9 a restart still has the projects, environments and settings.
+after kill -9 a restart still has the projects, environments and settings; 20 keep-alive clients at
+once are all served.
 
     server_test.py path/to/inmanta
 """
+import http.client
 import os
 import signal
 import socket
@@ -291,6 +293,34 @@ def exit_code(args, timeout=30):
     return proc.returncode, proc.stderr
 
 
+def many_keep_alive_clients():
+    """More keep-alive clients than httplib's fixed pool had threads (8 on 2 CPUs): each was a
+    thread held while its connection stayed open, so the ninth client waited for another to be
+    idle for 5 s, or for ever while they all kept asking."""
+    clients = 20
+    with LiveServer(INMANTA) as server:
+        connections = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=30) for _ in range(clients)]
+        answered, slowest = 0, 0.0
+        try:
+            for _ in range(2):  # every connection open and kept, asked in turn
+                for connection in connections:
+                    started = time.monotonic()
+                    try:
+                        connection.request("GET", "/api/v1/serverstatus")
+                        response = connection.getresponse()
+                        response.read()
+                        answered += response.status == 200
+                    except (OSError, http.client.HTTPException):
+                        pass  # (a connection the server closed: not answered)
+                    slowest = max(slowest, time.monotonic() - started)
+        finally:
+            for connection in connections:
+                connection.close()
+        # (an answer takes about a millisecond; the stall was the keep-alive timeout, 5 s)
+        check(f"{clients} keep-alive clients at once are all answered without waiting for another's connection "
+              "to end", answered == 2 * clients and slowest < 4.0, f"{answered} answers, slowest {slowest:.2f} s")
+
+
 def lifecycle():
     # a port in use
     with socket.socket() as busy:
@@ -348,5 +378,6 @@ elif os.environ.get("INMANTA_TEST_PG_REQUIRED"):
 auth_scenario()
 already_released_scenario()
 tls_scenario()
+many_keep_alive_clients()
 lifecycle()
 finish()
