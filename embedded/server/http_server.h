@@ -1,7 +1,7 @@
 // The HTTP side (cpp-httplib; a thread per open connection, connection_threads.h): one listening
-// socket per bind address, every
-// request handed to the Dispatcher, one debug log line per request, and the shapes httplib itself
-// answers (a too large body 413, an undecodable gzip body 400) turned into JSON error bodies.
+// socket per bind address, every request handed to the Dispatcher, one debug log line per request,
+// and the shapes httplib itself answers (a too large body 413, an undecodable gzip body 400) turned
+// into JSON error bodies.
 #pragma once
 
 #include <memory>
