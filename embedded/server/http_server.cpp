@@ -2,11 +2,13 @@
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
@@ -147,6 +149,18 @@ void HttpServer::start() {
   int port = options_.bindPort;
   for (const std::string& address : options_.bindAddresses) {
     std::unique_ptr<httplib::Server> server = makeServer();
+    // httplib 0.11's listening socket: SO_REUSEPORT, with which a second server (of any process of
+    // this user) bound the same port and the kernel shared the connections out between the two;
+    // and a backlog of 5, so a burst of connections (an export's uploads beside other clients)
+    // overflowed it and some were reset. SO_REUSEADDR only (a restart still binds beside old
+    // connections in TIME_WAIT), and the socket, the last one httplib made, listens again below
+    // with the system's backlog.
+    auto listening = std::make_shared<int>(-1);
+    server->set_socket_options([listening](socket_t sock) {
+      int on = 1;
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+      *listening = sock;
+    });
     errno = 0;
     bool bound;
     if (port == 0) {
@@ -161,6 +175,8 @@ void HttpServer::start() {
       throw std::runtime_error("cannot listen on " + address + ":" + std::to_string(options_.bindPort) + " (" + reason +
                                ")");
     }
+    if (*listening >= 0 && ::listen(*listening, SOMAXCONN) != 0)
+      spdlog::warn("cannot raise the listen backlog of {}:{} ({})", address, port, std::strerror(errno));
     servers_.push_back(std::move(server));
   }
   port_ = port;

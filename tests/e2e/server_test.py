@@ -4,17 +4,22 @@ with a fresh state dir, on SQLite and, when the ctest fixture `postgresql` is th
 PostgreSQL. Scenarios O-1, O-2, O-4 … O-8, O-14, O-15; exit 4 when the port is taken, when
 another server holds the store and for a malformed configuration; SIGTERM stops cleanly (exit 0);
 after kill -9 a restart still has the projects, environments and settings; 20 keep-alive clients at
-once are all served.
+once are all served, and 64 connecting at the same moment; a second server on a port in use by
+another exits 4.
 
     server_test.py path/to/inmanta
 """
+import base64
+import hashlib
 import http.client
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -320,6 +325,39 @@ def many_keep_alive_clients():
         check(f"{clients} keep-alive clients at once are all answered without waiting for another's connection "
               "to end", answered == 2 * clients and slowest < 4.0, f"{answered} answers, slowest {slowest:.2f} s")
 
+        # 64 clients connecting at the same moment, each uploading a file (a request in two writes,
+        # as an exporter's): httplib's listen backlog of 5 overflowed and the kernel reset some of
+        # the connections (SYN cookies)
+        burst = 64
+        barrier = threading.Barrier(burst)
+        failures = []
+        content = b"burst\n"
+        upload = json.dumps({"id": hashlib.sha1(content).hexdigest(), "content": base64.b64encode(content).decode()})
+
+        def connect_and_ask():
+            barrier.wait()
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+                connection.request("PUT", "/api/v1/file/" + hashlib.sha1(content).hexdigest(), body=upload,
+                                   headers={"Content-Type": "application/json"})
+                response = connection.getresponse()
+                response.read()
+                connection.close()
+                if response.status != 200:
+                    failures.append(response.status)
+            except (OSError, http.client.HTTPException) as e:
+                failures.append(repr(e))
+
+        for _ in range(3):
+            threads = [threading.Thread(target=connect_and_ask) for _ in range(burst)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            barrier.reset()
+        check(f"{burst} clients connecting at once, three times, are all answered", not failures,
+              f"{len(failures)} failed: {failures[:3]}")
+
 
 def lifecycle():
     # a port in use
@@ -354,6 +392,17 @@ def lifecycle():
         second.start(wait=False)
         code = second.process.wait(timeout=30)
         check("a second server on the same store → exit 4", code == 4 and "Error" in second.output(), second.output())
+        # another server (its own store) on the same port: httplib's SO_REUSEPORT let it listen too,
+        # and the kernel shared the connections out between the two
+        third = LiveServer(INMANTA, port=first.port)
+        third.start(wait=False)
+        try:
+            code = third.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            code = None
+            third.stop()
+        check("a second server on the same port (another store) → exit 4, cannot listen",
+              code == 4 and "cannot listen" in third.output(), third.output())
         check("kill -9", first.kill() == -signal.SIGKILL)
         again = LiveServer(INMANTA, state_dir=first.state_dir, port=first.port)
         again.log_path = os.path.join(first.state_dir, "again.log")
