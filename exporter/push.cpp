@@ -316,7 +316,10 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
       log(err, options.verbosity, "INFO",
           "Only " + std::to_string(missing.size()) + " files are new and need to be uploaded");
     }
-    // a few connections in parallel: thousands of small files are common
+    // several connections in parallel: thousands of small files are common, and each upload is a
+    // request whose two sides mostly wait for each other (8 took about a tenth less time than 4
+    // for 10,000 files into our server on 2 cores; a server takes them all since each open
+    // connection has its own thread there)
     std::vector<std::string> uploadErrors(missing.size());
     std::atomic<size_t> next{0};
     auto worker = [&](RestClient& uploader) {
@@ -329,7 +332,7 @@ std::optional<std::string> pushResources(RestClient& client, const PushOptions& 
                             uploader.explain("PUT", "/api/v1/file/" + hash, answer) + ")";
       }
     };
-    size_t threads = std::min<size_t>(4, (missing.size() + 63) / 64);
+    size_t threads = std::min<size_t>(8, (missing.size() + 63) / 64);
     std::vector<std::unique_ptr<RestClient>> uploaders;
     std::vector<std::thread> pool;
     for (size_t t = 1; t < threads; ++t) {

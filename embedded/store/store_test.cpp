@@ -729,7 +729,7 @@ TYPED_TEST(StoreTest, TheFirstReadOfAVersionPutByValueIsWhatItsRowsHold) {
 }
 
 TYPED_TEST(StoreTest, ConcurrentFileUploadsAreAllStored) {
-  // uploads at once (the exporter sends on four connections): each is stored once it returns,
+  // uploads at once (the exporter sends on eight connections): each is stored once it returns,
   // duplicates included
   Store& s = *this->store_;
   std::vector<std::thread> threads;
