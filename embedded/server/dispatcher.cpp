@@ -7,6 +7,7 @@
 
 #include "embedded/server/errors.h"
 #include "embedded/store/errors.h"
+#include "util/json_parse.h"
 
 namespace inmanta::server {
 
@@ -34,7 +35,7 @@ nlohmann::json parseBody(const RawRequest& request) {
   if (blank) return nlohmann::json::object();
   nlohmann::json body;
   try {
-    body = nlohmann::json::parse(request.body);
+    body = util::parseJson(request.body);  // (a version upload's resources on two threads)
   } catch (const nlohmann::json::parse_error& e) {
     throw HttpError(400, std::string("The request body couldn't be decoded as a JSON: ") + e.what());
   }
