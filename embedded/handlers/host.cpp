@@ -21,6 +21,13 @@ std::optional<std::pair<std::string, FileStat>> Host::readExistingFile(const std
   return std::make_pair(std::move(content), stat(path));
 }
 
+bool Host::createFileAtomic(const std::string& path, const std::string& content, const std::string& permissions,
+                            const std::string& owner, const std::string& group) {
+  if (fileExists(path)) return false;
+  writeFileAtomic(path, content, permissions, owner, group);
+  return true;
+}
+
 std::optional<std::string> findExecutable(Host& host, const std::string& name) {
   std::string path = host.environment("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
   std::string_view rest = path;

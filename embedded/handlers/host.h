@@ -51,6 +51,11 @@ class Host {
   // owner/group (names, empty = leave) set on it, then renamed over `path`. The parent must exist.
   virtual void writeFileAtomic(const std::string& path, const std::string& content, const std::string& permissions,
                                const std::string& owner, const std::string& group) = 0;
+  // std::File's create: writeFileAtomic of a new file, only when nothing is at `path` (not even a
+  // dangling symlink, which is not followed); false, nothing written, when something is. The
+  // default asks fileExists first; LocalHost lets the naming of the finished file fail instead.
+  virtual bool createFileAtomic(const std::string& path, const std::string& content, const std::string& permissions,
+                                const std::string& owner, const std::string& group);
   virtual void chmod(const std::string& path, const std::string& permissions) = 0;  // "644", octal
   virtual void chown(const std::string& path, const std::string& owner, const std::string& group) = 0;
   virtual void mkdir(const std::string& path) = 0;       // one level

@@ -20,6 +20,7 @@
 
 #include "embedded/handlers/handler.h"
 #include "embedded/handlers/host.h"
+#include "embedded/handlers/memory_host.h"
 #include "util/digest.h"
 
 namespace inmanta::handlers {
@@ -254,6 +255,32 @@ TEST_F(LocalHostTest, WriteGoesThroughSymlinksAsOpenDoes) {
   fs::create_symlink(at("created-by-write"), at("dangling"));
   host->writeFileAtomic(at("dangling"), "made", "644", "", "");
   EXPECT_EQ(slurp(at("created-by-write")), "made");
+}
+
+// std::File's create: a new file as writeFileAtomic writes it, or false and nothing touched when
+// anything has the name (a file, a directory, a symlink even dangling, which is not followed), as
+// the handler's former fileExists() check answered.
+TEST_F(LocalHostTest, CreateWritesOnlyWhereNothingIs) {
+  EXPECT_TRUE(host->createFileAtomic(at("new"), "content\n", "600", user, group));
+  EXPECT_EQ(slurp(at("new")), "content\n");
+  EXPECT_EQ(modeOf(at("new")), 0600u);
+  EXPECT_FALSE(host->createFileAtomic(at("new"), "other\n", "644", "", ""));
+  EXPECT_EQ(slurp(at("new")), "content\n");
+  EXPECT_EQ(modeOf(at("new")), 0600u);
+  fs::create_directory(at("d"));
+  EXPECT_FALSE(host->createFileAtomic(at("d"), "x", "644", "", ""));
+  fs::create_symlink(at("nowhere"), at("dangling"));
+  EXPECT_FALSE(host->createFileAtomic(at("dangling"), "x", "644", "", ""));
+  EXPECT_FALSE(fs::exists(at("nowhere")));
+  EXPECT_EQ(errorOf([&] { host->createFileAtomic(at("no/f"), "x", "644", "", ""); }),
+            "FileNotFoundError: [Errno 2] No such file or directory: '" + at("no/f") + "'");
+  EXPECT_TRUE(leftovers(dir).empty());
+  // the in-memory host's (the default's) answers are the same
+  MemoryHost memory;
+  memory.addDirectory("/srv");
+  EXPECT_TRUE(memory.createFileAtomic("/srv/f", "x", "644", "", ""));
+  EXPECT_FALSE(memory.createFileAtomic("/srv/f", "y", "644", "", ""));
+  EXPECT_EQ(memory.readFile("/srv/f"), "x");
 }
 
 TEST_F(LocalHostTest, ReadersSeeTheOldOrTheNewContentNeverAPart) {

@@ -70,10 +70,9 @@ class FileHandler final : public CrudHandler {
 
   void createResource(Context& ctx, const ResourceIntent& desired) override {
     std::string path = desired.text("path", desired.id_value);
-    if (host_.fileExists(path))
+    if (!host_.createFileAtomic(path, content(desired), permissionsText(desired), desired.text("owner"),
+                                desired.text("group")))
       throw HandlerError("Exception", "Cannot create file " + path + ", because it already exists.");
-    host_.writeFileAtomic(path, content(desired), permissionsText(desired), desired.text("owner"),
-                          desired.text("group"));
     ctx.setCreated();
   }
 
