@@ -3,6 +3,7 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -20,7 +21,9 @@ void installLogger(spdlog::level::level_enum console, const std::string& file, s
     sinks.push_back(fileSink);
   }
   auto logger = std::make_shared<spdlog::logger>("inmanta", sinks.begin(), sinks.end());
-  logger->set_level(spdlog::level::trace);
+  // the level the most verbose sink takes: a message below it is not even formatted (every
+  // request's debug line, when no sink shows debug)
+  logger->set_level(file.empty() ? console : std::min(console, fileLevel));
   logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %-7l %v");
   logger->flush_on(flushOn);
   spdlog::set_default_logger(logger);

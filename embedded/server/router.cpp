@@ -47,16 +47,11 @@ Router::Match Router::match(const std::string& method, const std::string& rawPat
   for (size_t i = 0; i < endpoints_.size(); ++i) {
     const std::vector<std::string>& pattern = templates_[i];
     if (pattern.size() != parts.size()) continue;
-    std::map<std::string, std::string> parameters;
+    // the segments first, the parameters only for a path that matches (every request runs
+    // through the whole table)
     bool same = true;
-    for (size_t s = 0; s < parts.size() && same; ++s) {
-      if (isParameter(pattern[s])) {
-        if (parts[s].empty()) same = false;
-        else parameters[pattern[s].substr(1, pattern[s].size() - 2)] = percentDecode(parts[s], false);
-      } else {
-        same = pattern[s] == parts[s];
-      }
-    }
+    for (size_t s = 0; s < parts.size() && same; ++s)
+      same = isParameter(pattern[s]) ? !parts[s].empty() : pattern[s] == parts[s];
     if (!same) continue;
     const Endpoint& endpoint = endpoints_[i];
     if (std::find(result.allowedMethods.begin(), result.allowedMethods.end(), endpoint.method) ==
@@ -64,7 +59,9 @@ Router::Match Router::match(const std::string& method, const std::string& rawPat
       result.allowedMethods.push_back(endpoint.method);
     if (endpoint.method == method && result.endpoint == nullptr) {
       result.endpoint = &endpoint;
-      result.path = std::move(parameters);
+      for (size_t s = 0; s < parts.size(); ++s)
+        if (isParameter(pattern[s]))
+          result.path[pattern[s].substr(1, pattern[s].size() - 2)] = percentDecode(parts[s], false);
     }
   }
   // HEAD is answered by a HEAD endpoint, else by the GET one (the HTTP layer drops the body).
