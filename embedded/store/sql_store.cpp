@@ -1244,12 +1244,19 @@ class SqlStore : public Store {
   // dry-runs), and the state rows of resources no other version has.
   static void removeVersion(Connection& c, const std::string& env, std::int64_t version) {
     deleteActions(c, "environment = $1 AND version = $2", {env, version});
+    // The state rows of the resources that only this version has go with it. Only its own
+    // resources can lose their last version here; each is looked up in the other versions by the
+    // primary key, version by version (CROSS JOIN keeps SQLite's loop over the versions outside),
+    // as resources are not indexed by id alone (migration 006).
+    c.exec(
+        "DELETE FROM resource_state WHERE environment = $1 AND resource_id IN "
+        "(SELECT resource_id FROM resource WHERE environment = $1 AND version = $2) "
+        "AND NOT EXISTS (SELECT 1 FROM model_version mv CROSS JOIN resource r WHERE mv.environment = $1 "
+        "AND mv.version <> $2 AND r.environment = $1 AND r.version = mv.version "
+        "AND r.resource_id = resource_state.resource_id)",
+        {env, version});
     c.exec("DELETE FROM resource WHERE environment = $1 AND version = $2", {env, version});
     c.exec("DELETE FROM model_version WHERE environment = $1 AND version = $2", {env, version});
-    c.exec(
-        "DELETE FROM resource_state WHERE environment = $1 AND NOT EXISTS (SELECT 1 FROM resource r "
-        "WHERE r.environment = $1 AND r.resource_id = resource_state.resource_id)",
-        {env});
   }
 
   // Deletes the resource actions that match `where` (SQL over resource_action) with their resource

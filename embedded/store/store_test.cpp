@@ -362,10 +362,12 @@ TYPED_TEST(StoreTest, DeleteVersionCascades) {
   auto env = this->environment();
   auto a = TestFixture::resource("/a");
   auto b = TestFixture::resource("/b");
-  auto v1 = this->put(env, {a, b});
+  auto c = TestFixture::resource("/c");
+  auto v1 = this->put(env, {a, b, c});
   s.releaseVersion(env, v1);
   auto v2 = this->put(env, {a});
   s.releaseVersion(env, v2);
+  auto v3 = this->put(env, {a, c});  // not released
   s.createDryRun(env, v1, 2);
   EXPECT_THROW(s.deleteVersion(env, v2), Invalid);
   EXPECT_THROW(s.deleteVersion(env, 42), NotFound);
@@ -374,6 +376,10 @@ TYPED_TEST(StoreTest, DeleteVersionCascades) {
   EXPECT_TRUE(s.listDryRuns(env).empty());
   EXPECT_EQ(s.getResourceState(env, b.resource_id), std::nullopt);  // in no version any more
   EXPECT_TRUE(s.getResourceState(env, a.resource_id));
+  EXPECT_TRUE(s.getResourceState(env, c.resource_id));  // still in v3
+  s.deleteVersion(env, v3);
+  EXPECT_EQ(s.getResourceState(env, c.resource_id), std::nullopt);
+  EXPECT_TRUE(s.getResourceState(env, a.resource_id));  // in v2
   ActionQuery q;
   q.version = v1;
   EXPECT_TRUE(s.queryResourceActions(env, q).empty());
