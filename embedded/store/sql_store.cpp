@@ -926,13 +926,14 @@ class SqlStore : public Store {
     std::string where = "a.environment = $1";
     // an action touches a resource by its own columns (a run, migration 005), by its rows in
     // resource_action_resource, or as the store action of the resource's version (migration 003)
-    std::string touching, touchingRun;
+    std::string touching, touchingRun, byId;
     auto touch = [&](const char* column, const std::string& value) {
       std::string p = placeholder(value);
       touching += std::string(" AND r.") + column + " = " + p;
       touchingRun += std::string(" AND a.") + column + " = " + p;
+      return p;
     };
-    if (q.resource_id) touch("resource_id", *q.resource_id);
+    if (q.resource_id) byId = touch("resource_id", *q.resource_id);
     if (q.resource_type) touch("resource_type", *q.resource_type);
     if (q.agent) touch("agent", *q.agent);
     if (q.resource_id_value) touch("resource_id_value", *q.resource_id_value);
@@ -958,11 +959,27 @@ class SqlStore : public Store {
       where += " AND (a.started < " + t + " OR (a.started = " + t + " AND a.action_id < " +
                placeholder(q.before_action_id.empty() ? std::string("~") : q.before_action_id) + "))";
     }
+    std::string from = "resource_action a";
+    if (q.resource_id) {
+      // The actions of one resource are looked up, not scanned for: its runs in each version by
+      // resource_action_by_version (migration 007), its actions with rows, and every version's
+      // store action; the conditions above then keep those that touch it. CROSS JOIN keeps
+      // SQLite's loop over these outside, and over the versions before their actions.
+      from =
+          "(SELECT x.action_id FROM model_version mv CROSS JOIN resource_action x WHERE mv.environment = $1 "
+          "AND x.environment = $1 AND x.version = mv.version AND x.resource_id = " +
+          byId + " UNION SELECT r.action_id FROM resource_action_resource r WHERE r.resource_id = " + byId +
+          " UNION SELECT x.action_id FROM model_version mv CROSS JOIN resource_action x WHERE mv.environment = $1 "
+          "AND x.environment = $1 AND x.version = mv.version AND x.resource_id IS NULL AND x.resources_of_version) "
+          "c CROSS JOIN resource_action a";
+      where = "a.action_id = c.action_id AND " + where;
+    }
     const char* order = q.oldest_first ? "ASC" : "DESC";
     std::string text =
         "SELECT a.action_id, a.environment, a.version, a.action, a.started, a.finished, a.status, "
-        "a.change, a.changes, a.messages, a.send_event FROM resource_action a WHERE " +
-        where + " ORDER BY a.started " + order + ", a.action_id " + order + " LIMIT " + placeholder(q.limit);
+        "a.change, a.changes, a.messages, a.send_event FROM " +
+        from + " WHERE " + where + " ORDER BY a.started " + order + ", a.action_id " + order + " LIMIT " +
+        placeholder(q.limit);
     return db_->read([&](Connection& c) {
       requireEnvironment(c, env);
       std::vector<ResourceAction> out;

@@ -502,6 +502,14 @@ TYPED_TEST(StoreTest, ARunNamesItsResourceInItsOwnRow) {
   ActionQuery byId;
   byId.resource_id = b.resource_id;
   EXPECT_EQ(actionsOf(byId), (std::vector<std::string>{"store 1", "store 2", "deploy 2"}));
+  // by its row in resource_action_resource (an action of another version), its run of a dry-run
+  // and the store actions of its versions
+  ActionQuery byIdOfA;
+  byIdOfA.resource_id = a.resource_id;
+  EXPECT_EQ(actionsOf(byIdOfA), (std::vector<std::string>{"store 1", "store 2", "deploy 2", "dryrun 1"}));
+  ActionQuery unknown;
+  unknown.resource_id = "std::File[localhost,path=/never]";
+  EXPECT_TRUE(actionsOf(unknown).empty());
   ActionQuery byAgent;
   byAgent.agent = "other";
   byAgent.actions = {"deploy"};
