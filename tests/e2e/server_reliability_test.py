@@ -88,18 +88,22 @@ def crash_during_exports(postgres):
     projects = [make_project(server, env, model(f"crash {i}", files=200)) for i in range(20)]
     with concurrent.futures.ThreadPoolExecutor(20) as pool:
         futures = [pool.submit(export, p) for p in projects]
-        # kill once a few versions are in, while the others are still on their way
+        # kill once a few versions are in, while the others are still on their way (a version
+        # counted here may not have had its answer sent yet: its exporter then saw no
+        # acknowledgement, and that version need not survive)
         deadline = time.time() + 60
         while time.time() < deadline:
             status, body = server.call("GET", "/api/v1/version", tid=env)
-            if status == 200 and body["count"] >= 3:
+            if status == 200 and body["count"] >= 5:
                 break
             time.sleep(0.01)
         server.kill()
         results = [f.result() for f in futures]
     acknowledged = sorted(v for v in (committed_version(r) for r in results) if v)
-    print(f"acknowledged before the kill: {acknowledged}; {sum(r.returncode != 0 for r in results)} exports failed")
-    check("some exports were acknowledged before the kill", len(acknowledged) >= 3, str(acknowledged))
+    failed = sum(r.returncode != 0 for r in results)
+    print(f"acknowledged before the kill: {acknowledged}; {failed} exports failed")
+    check("some exports were acknowledged before the kill, and the kill cut others off",
+          len(acknowledged) >= 1 and failed >= 1, f"{acknowledged}, {failed} failed")
     restarted = LiveServer(INMANTA, postgres=postgres, state_dir=server.state_dir, port=server.port,
                            database=server.database).start()
     try:
