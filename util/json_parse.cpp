@@ -123,8 +123,9 @@ std::optional<std::vector<Span>> arrayElements(Span array) {
   }
 }
 
-// The split parse, or nothing when the text is not one to split (the caller parses it whole).
-std::optional<json> parseSplit(std::string_view text, std::size_t minimum) {
+}  // namespace
+
+std::optional<json> parseJsonSplit(std::string_view text, std::size_t minimum) {
   const char* begin = text.data();
   const char* end = begin + text.size();
   std::optional<std::vector<Member>> members = objectMembers(begin, end);
@@ -181,16 +182,10 @@ std::optional<json> parseSplit(std::string_view text, std::size_t minimum) {
   }
 }
 
-}  // namespace
-
-std::optional<json> parseJsonSplit(std::string_view text, std::size_t minimum) { return parseSplit(text, minimum); }
-
 json parseJson(std::string_view text, std::size_t minimum) {
   if (text.size() >= minimum)
-    if (std::optional<json> split = parseSplit(text, minimum)) return std::move(*split);
+    if (std::optional<json> split = parseJsonSplit(text, minimum)) return std::move(*split);
   return json::parse(text.begin(), text.end());
 }
-
-json parseJson(std::string_view text) { return parseJson(text, kParallelParseFrom); }
 
 }  // namespace inmanta::util

@@ -20,11 +20,9 @@ namespace inmanta::util {
 // Below this size a text is parsed by nlohmann::json::parse alone.
 constexpr std::size_t kParallelParseFrom = 256 * 1024;
 
-// nlohmann::json::parse(text), the large array of an object on two threads.
-nlohmann::json parseJson(std::string_view text);
-
-// The same, with the split made from `minimum` bytes on (tests split small texts).
-nlohmann::json parseJson(std::string_view text, std::size_t minimum);
+// nlohmann::json::parse(text), the large array of an object on two threads when the text has
+// `minimum` bytes or more (tests split small texts).
+nlohmann::json parseJson(std::string_view text, std::size_t minimum = kParallelParseFrom);
 
 // The split parse alone: nothing when the text is not split (it would be parsed whole). Tests.
 std::optional<nlohmann::json> parseJsonSplit(std::string_view text, std::size_t minimum = 0);

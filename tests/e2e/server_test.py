@@ -304,7 +304,7 @@ def many_keep_alive_clients():
     idle for 5 s, or for ever while they all kept asking."""
     clients = 20
     with LiveServer(INMANTA) as server:
-        connections = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=30) for _ in range(clients)]
+        connections = [server.connection() for _ in range(clients)]
         answered, slowest = 0, 0.0
         try:
             for _ in range(2):  # every connection open and kept, asked in turn
@@ -337,7 +337,7 @@ def many_keep_alive_clients():
         def connect_and_ask():
             barrier.wait()
             try:
-                connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+                connection = server.connection()
                 connection.request("PUT", "/api/v1/file/" + hashlib.sha1(content).hexdigest(), body=upload,
                                    headers={"Content-Type": "application/json"})
                 response = connection.getresponse()
