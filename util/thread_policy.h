@@ -4,8 +4,10 @@
 // that stores the runs' records (the journal's writer, whose work every run waits for in the end)
 // or the REST server's threads. Their share of the CPU is that of any thread (the nice value does
 // not change); only the wake-up preemption goes. On 2 CPUs with 4 agents of quick handler calls,
-// the workers woke on the writer's CPU at every run and took it from it: 18% less time from the
-// release to the end (scheduler bench), and less CPU.
+// the workers woke on the writer's CPU at every run and took it from it: with the batch policy a
+// fifth less time from the release to the end and a seventh less CPU (inmanta_scheduler_bench
+// 100000 4: 22.1 against 28.1 µs per resource, CPU 35.3 against 41.7 µs, medians of 6 alternating
+// runs).
 //
 // The policy is inherited by threads and processes a thread starts, and handler calls start both
 // (commands, the modules' Python code): they run with the normal policy (NormalScheduling), so

@@ -21,6 +21,7 @@
 
 #include "embedded/handlers/foreign.h"
 #include "util/digest.h"
+#include "util/thread_policy.h"
 
 extern char** environ;
 
@@ -109,7 +110,11 @@ class PythonExecutors::Process {
     posix_spawnattr_init(&attributes);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&attributes, 0);
-    int error = posix_spawn(&pid_, executable.c_str(), &actions, &attributes, argv.data(), environ);
+    int error;
+    {
+      util::NormalScheduling normal;  // not a worker's policy (thread_policy.h)
+      error = posix_spawn(&pid_, executable.c_str(), &actions, &attributes, argv.data(), environ);
+    }
     posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     close(fds[1]);

@@ -2,10 +2,15 @@
 // (§7.3) and the CRUD and plain execute flows, driven by handlers whose steps a test scripts.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <functional>
+#include <thread>
 
 #include "embedded/handlers/crud.h"
 #include "embedded/handlers/diff.h"
+#include "embedded/handlers/foreign.h"
+#include "util/thread_policy.h"
 
 namespace inmanta::handlers {
 namespace {
@@ -192,6 +197,27 @@ TEST(Registry, NoneRegisteredNoneAvailableOrTwoAvailableGiveNoHandlerAndAReason)
 }
 
 // --- the CRUD flow ------------------------------------------------------------------------------
+
+TEST(ForeignFlow, TheModulesCodeRunsWithTheNormalSchedulingPolicy) {
+  // a scheduler's worker runs with SCHED_BATCH (util/thread_policy.h); the thread of the call, and
+  // so what the module's Python code starts, does not keep it
+  int policyOfCall = -1;
+  ForeignHandler handler(
+      [&policyOfCall](const std::string&) {
+        policyOfCall = sched_getscheduler(0);
+        return std::string(R"({"status": "deployed", "change": "nochange"})");
+      },
+      std::chrono::seconds(10));
+  Context ctx(false, fixedClock);
+  std::thread worker([&] {
+    ASSERT_TRUE(util::useBatchScheduling());
+    handler.execute(ctx, intent({{"purged", false}}));
+    EXPECT_TRUE(util::batchScheduling());
+  });
+  worker.join();
+  EXPECT_EQ(policyOfCall, SCHED_OTHER);
+  EXPECT_EQ(ctx.status(), ResultState::deployed);
+}
 
 TEST(CrudFlow, MissingItemIsCreated) {
   ScriptedCrud handler;

@@ -8,6 +8,7 @@
 
 #include "util/base64.h"
 #include "util/digest.h"
+#include "util/thread_policy.h"
 
 namespace inmanta::handlers {
 
@@ -70,6 +71,8 @@ void ForeignHandler::run(Context& ctx, const ResourceIntent& resource, const cha
 
   auto pending = std::make_shared<PendingCall>();
   std::thread([pending, call = call_, request = std::move(request)] {
+    // the module's code, and what it starts, with the normal policy, not the worker's (thread_policy.h)
+    util::useNormalScheduling();
     std::string answer, error;
     try {
       answer = call(request);

@@ -25,6 +25,7 @@
 
 #include "embedded/handlers/host.h"
 #include "util/digest.h"
+#include "util/thread_policy.h"
 
 extern char** environ;
 
@@ -530,7 +531,11 @@ int spawn(const std::string& command, const std::vector<std::string>& args, Chil
   std::vector<std::string> envStrings = childEnvironment();
   std::vector<char*> argv = pointers(argvStrings);
   std::vector<char*> envp = pointers(envStrings);
-  int error = ::posix_spawnp(&child.pid, command.c_str(), &actions, &attributes, argv.data(), envp.data());
+  int error;
+  {
+    util::NormalScheduling normal;  // the tool runs with the normal policy, not a worker's (thread_policy.h)
+    error = ::posix_spawnp(&child.pid, command.c_str(), &actions, &attributes, argv.data(), envp.data());
+  }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   ::close(outPipe[1]);

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,7 @@
 #include "embedded/handlers/host.h"
 #include "embedded/handlers/memory_host.h"
 #include "util/digest.h"
+#include "util/thread_policy.h"
 
 namespace inmanta::handlers {
 namespace {
@@ -400,6 +402,26 @@ TEST_F(LocalHostTest, RunDropsPythonPath) {
   ScopedEnv other("INMANTA_TEST_VALUE", "kept");
   RunResult r = host->run("sh", {"-c", "echo ${PYTHONPATH-unset} $INMANTA_TEST_VALUE"});
   EXPECT_EQ(r.out, "unset kept");
+}
+
+TEST_F(LocalHostTest, RunStartsToolsWithTheNormalSchedulingPolicy) {
+  // the scheduler's workers run with SCHED_BATCH (util/thread_policy.h); what a handler starts
+  // does not inherit it. (/proc/PID/stat's 41st field is the policy: 0 normal, 3 batch.)
+  std::string policyOfTool, policyOfPlainChild;
+  std::thread worker([&] {
+    ASSERT_TRUE(util::useBatchScheduling());
+    policyOfTool = host->run("sh", {"-c", "cut -d' ' -f41 /proc/$$/stat"}).out;
+    // what a plain popen() of the worker starts takes the worker's policy
+    if (FILE* pipe = ::popen("cut -d' ' -f41 /proc/$$/stat", "r")) {
+      char line[16] = {};
+      if (std::fgets(line, sizeof line, pipe) != nullptr) policyOfPlainChild = line;
+      ::pclose(pipe);
+    }
+    EXPECT_TRUE(util::batchScheduling());  // the worker keeps its own
+  });
+  worker.join();
+  EXPECT_EQ(policyOfTool, "0");
+  EXPECT_EQ(policyOfPlainChild, "3\n");
 }
 
 TEST_F(LocalHostTest, RunOfAMissingCommandReportsMinusOne) {

@@ -6,9 +6,12 @@
 #include <future>
 #include <unordered_map>
 
+#include <pthread.h>
+
 #include "embedded/store/ids.h"
 #include "util/json_text.h"
 #include "util/resource_id.h"
+#include "util/thread_policy.h"
 
 namespace inmanta::scheduler {
 
@@ -686,6 +689,10 @@ bool Scheduler::dryRunPending(const std::string& dryrunId) {
 // workers
 
 void Scheduler::workerLoop() {
+  pthread_setname_np(pthread_self(), "inmanta-worker");
+  // a worker that wakes does not preempt the journal's writer or the server's threads; the handler
+  // calls' commands and threads set the normal policy again (thread_policy.h)
+  util::useBatchScheduling();
   Lock lock(mutex_);
   while (true) {
     workAvailable_.wait(lock, [this] { return stopping_ || !runnable_.empty(); });
@@ -996,6 +1003,7 @@ void Scheduler::fireDueTimers() {
 }
 
 void Scheduler::timerLoop() {
+  pthread_setname_np(pthread_self(), "inmanta-timer");
   Lock lock(mutex_);
   while (!stopping_) {
     std::optional<Timestamp> due = nextDue();
@@ -1078,6 +1086,7 @@ void Scheduler::journal(store::JournalWrite write) {
 }
 
 void Scheduler::journalLoop() {
+  pthread_setname_np(pthread_self(), "inmanta-journal");
   std::unique_lock<std::mutex> lock(journalMutex_);
   while (true) {
     journalChanged_.wait(lock, [this] { return journalStop_ || !journal_.empty(); });

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <condition_variable>
 #include <filesystem>
 #include <future>
@@ -34,6 +36,7 @@ struct World {
   std::map<std::string, int> maxRunningPerAgent;
   std::map<std::string, int> runningPerAgent;
   std::set<std::string> gates;  // resource ids whose call waits until the gate opens
+  std::set<int> policies;       // the scheduling policy of the threads the calls ran on
 };
 
 class ThingHandler : public handlers::Handler {
@@ -45,6 +48,7 @@ class ThingHandler : public handlers::Handler {
       std::unique_lock<std::mutex> lock(world_.mutex);
       world_.calls.push_back(r.resource_id);
       world_.runs.emplace_back(r.resource_id, value);
+      world_.policies.insert(sched_getscheduler(0));
       world_.running.insert(r.resource_id);
       world_.maxRunning = std::max<int>(world_.maxRunning, int(world_.running.size()));
       int& perAgent = world_.runningPerAgent[r.agent];
@@ -245,6 +249,16 @@ TEST_F(SchedulerTest, DeploysInRequiresOrderAndRecordsEveryRun) {
                               begin["kwargs"]["deploy_id"].get<std::string>() + ") - duration: " + duration + " s");
   }
   EXPECT_EQ(store_->lastProcessedVersion(env_), 1);
+}
+
+TEST_F(SchedulerTest, HandlerCallsRunOnWorkersWithTheBatchPolicy) {
+  // a worker that wakes does not preempt the journal's writer (util/thread_policy.h); the test's
+  // own thread is left as it was
+  start();
+  release({Thing{"a"}, Thing{"b", "a2"}, Thing{"c", "a3"}});
+  settle();
+  EXPECT_EQ(world_.policies, (std::set<int>{SCHED_BATCH}));
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
 }
 
 TEST_F(SchedulerTest, FailureSkipsDependentsAndRecoveryRunsThem) {
