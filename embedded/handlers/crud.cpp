@@ -123,16 +123,22 @@ void CrudHandler::run(Context& ctx, const ResourceIntent& resource) {
   // reports a desired purge as a change
   nlohmann::json current = {{"purged", false}};
   nlohmann::json changes = nlohmann::json::object();
+  bool gone = false;
   try {
     ctx.debug("Calling read_resource");
     step("read_resource");
     readResource(ctx, resource, current);
-    step("calculate_diff");
-    changes = calculateDiff(ctx, resource, current);
+    const nlohmann::json& purged = current["purged"];
+    gone = purged.is_boolean() && purged.get<bool>();
+    if (!gone) {
+      step("calculate_diff");
+      changes = calculateDiff(ctx, resource, current);
+    }
   } catch (const ResourcePurged&) {
-    // already gone is compliant for a purged resource; otherwise the item must be created
-    if (!desiredPurged) changes["purged"] = {{"current", true}, {"desired", false}};
+    gone = true;
   }
+  // already gone is compliant for a purged resource; otherwise the item must be created
+  if (gone && !desiredPurged) changes["purged"] = {{"current", true}, {"desired", false}};
 
   if (!recordAndDecide(ctx, resource, changes)) return;
 

@@ -54,8 +54,10 @@ class CrudHandler : public HandlerBase {
  protected:
   using HandlerBase::HandlerBase;
 
-  // Sets in `current` the fields it can observe (it starts as {"purged": false}); throws
-  // ResourcePurged when the item does not exist.
+  // Sets in `current` the fields it can observe (it starts as {"purged": false}); when the item
+  // does not exist, sets "purged" to true and returns, or throws ResourcePurged as the reference's
+  // handlers do (the same outcome: no calculateDiff; the std handlers return, as the unwinding
+  // took a twentieth of the run of a new file).
   virtual void readResource(Context& ctx, const ResourceIntent& desired, nlohmann::json& current) = 0;
   virtual nlohmann::json calculateDiff(Context& ctx, const ResourceIntent& desired, const nlohmann::json& current);
   virtual void createResource(Context& ctx, const ResourceIntent& desired) = 0;

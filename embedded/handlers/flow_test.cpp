@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <thread>
+#include <tuple>
 
 #include "embedded/handlers/crud.h"
 #include "embedded/handlers/diff.h"
@@ -240,6 +241,29 @@ TEST(CrudFlow, MissingItemThatShouldBeGoneIsCompliant) {
   EXPECT_EQ(ctx.change(), Change::nochange);
   EXPECT_EQ(ctx.status(), ResultState::deployed);
   EXPECT_EQ(handler.steps, (std::vector<std::string>{"read", "post"}));
+}
+
+TEST(CrudFlow, AReadThatSetsPurgedIsAReadThatThrowsResourcePurged) {
+  // the std handlers' way (no exception to unwind): the same changes, steps and lines, both ways
+  auto run = [](bool throws, bool desiredPurged) {
+    ScriptedCrud handler;
+    handler.read = [throws](const ResourceIntent&, json& current) {
+      current["mode"] = 600;  // seen before it found the item gone: no diff is made of it
+      if (throws) throw ResourcePurged();
+      current["purged"] = true;
+    };
+    Context ctx(false, fixedClock);
+    handler.execute(ctx, intent({{"purged", desiredPurged}, {"mode", 644}}));
+    return std::make_tuple(ctx.changes(), ctx.change(), ctx.status(), handler.steps, messages(ctx));
+  };
+  for (bool desiredPurged : {false, true}) {
+    auto thrown = run(true, desiredPurged);
+    EXPECT_EQ(run(false, desiredPurged), thrown);
+    EXPECT_EQ(std::get<0>(thrown),
+              desiredPurged ? json::object() : json::parse(R"({"purged": {"current": true, "desired": false}})"));
+    EXPECT_EQ(std::get<3>(thrown), desiredPurged ? (std::vector<std::string>{"read", "post"})
+                                                 : (std::vector<std::string>{"read", "create", "post"}));
+  }
 }
 
 TEST(CrudFlow, ExistingItemThatShouldBeGoneIsDeletedWithItsOtherDifferences) {

@@ -57,7 +57,10 @@ class FileHandler final : public CrudHandler {
     (void)ctx;
     std::string path = desired.text("path", desired.id_value);
     auto file = host_.readExistingFile(path);  // one read gives the hash, the upload and the stat
-    if (!file) throw ResourcePurged();
+    if (!file) {
+      current["purged"] = true;
+      return;
+    }
     const std::string& content = file->first;
     std::string hash = util::sha1Hex(content);
     // The reference uploads the current content when the file store lacks it (a backup, and the
@@ -124,7 +127,10 @@ class DirectoryHandler final : public CrudHandler {
   void readResource(Context& ctx, const ResourceIntent& desired, nlohmann::json& current) override {
     (void)ctx;
     std::string path = desired.text("path", desired.id_value);
-    if (!host_.fileExists(path)) throw ResourcePurged();
+    if (!host_.fileExists(path)) {
+      current["purged"] = true;
+      return;
+    }
     observeStat(host_, path, current);
   }
 
@@ -159,7 +165,10 @@ class SymlinkHandler final : public CrudHandler {
   void readResource(Context& ctx, const ResourceIntent& desired, nlohmann::json& current) override {
     (void)ctx;
     std::string target = desired.text("target", desired.id_value);
-    if (!host_.fileExists(target)) throw ResourcePurged();
+    if (!host_.fileExists(target)) {
+      current["purged"] = true;
+      return;
+    }
     if (!host_.isSymlink(target))
       throw HandlerError("Exception",
                          "The target of resource " + desired.versionedId() + " already exists but is not a symlink.");

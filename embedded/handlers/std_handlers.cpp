@@ -31,7 +31,10 @@ class AgentConfigHandler final : public CrudHandler {
     map_ = settings_.get(kSetting);
     if (!map_.is_object()) throw HandlerError("Exception", std::string("The setting ") + kSetting + " is not a dict");
     auto entry = map_.find(agentName(desired));
-    if (entry == map_.end()) throw ResourcePurged();
+    if (entry == map_.end()) {
+      current["purged"] = true;
+      return;
+    }
     current["uri"] = *entry;
   }
 
