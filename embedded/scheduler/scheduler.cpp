@@ -690,9 +690,12 @@ bool Scheduler::dryRunPending(const std::string& dryrunId) {
 
 void Scheduler::workerLoop() {
   pthread_setname_np(pthread_self(), "inmanta-worker");
-  // a worker that wakes does not preempt the journal's writer or the server's threads; the handler
-  // calls' commands and threads set the normal policy again (thread_policy.h)
-  util::useBatchScheduling();
+  // While more than one agent has work, a worker runs with SCHED_BATCH: one that wakes does not
+  // preempt the journal's writer (whose records of every run the workers then make faster than it
+  // stores them) or the server's threads. A lone agent's worker is the one the runs wait for, and
+  // keeps the normal policy. The handler calls' commands and threads have the normal policy
+  // (thread_policy.h).
+  bool batch = false;
   Lock lock(mutex_);
   while (true) {
     workAvailable_.wait(lock, [this] { return stopping_ || !runnable_.empty(); });
@@ -705,6 +708,11 @@ void Scheduler::workerLoop() {
     lane.queue.erase(lane.queue.begin());
     lane.busy = true;
     ++busy_;
+    if (bool crowded = busy_ > 1 || !runnable_.empty(); crowded != batch) {
+      batch = crowded;
+      if (batch) util::useBatchScheduling();
+      else util::useNormalScheduling();
+    }
     if (task.kind == TaskKind::deploy) runDeploy(lock, lane, std::move(task));
     else runDryRun(lock, lane, std::move(task));
     lane.busy = false;

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -35,8 +36,8 @@ struct World {
   int maxRunning = 0;
   std::map<std::string, int> maxRunningPerAgent;
   std::map<std::string, int> runningPerAgent;
-  std::set<std::string> gates;  // resource ids whose call waits until the gate opens
-  std::set<int> policies;       // the scheduling policy of the threads the calls ran on
+  std::set<std::string> gates;          // resource ids whose call waits until the gate opens
+  std::map<std::string, int> policies;  // resource id → the scheduling policy of its last call's thread
 };
 
 class ThingHandler : public handlers::Handler {
@@ -48,7 +49,7 @@ class ThingHandler : public handlers::Handler {
       std::unique_lock<std::mutex> lock(world_.mutex);
       world_.calls.push_back(r.resource_id);
       world_.runs.emplace_back(r.resource_id, value);
-      world_.policies.insert(sched_getscheduler(0));
+      world_.policies[r.resource_id] = sched_getscheduler(0);
       world_.running.insert(r.resource_id);
       world_.maxRunning = std::max<int>(world_.maxRunning, int(world_.running.size()));
       int& perAgent = world_.runningPerAgent[r.agent];
@@ -251,14 +252,31 @@ TEST_F(SchedulerTest, DeploysInRequiresOrderAndRecordsEveryRun) {
   EXPECT_EQ(store_->lastProcessedVersion(env_), 1);
 }
 
-TEST_F(SchedulerTest, HandlerCallsRunOnWorkersWithTheBatchPolicy) {
-  // a worker that wakes does not preempt the journal's writer (util/thread_policy.h); the test's
-  // own thread is left as it was
+TEST_F(SchedulerTest, WorkersRunWithTheBatchPolicyWhileSeveralAgentsHaveWork) {
+  // then a worker that wakes does not preempt the journal's writer (util/thread_policy.h); a lone
+  // agent's worker, which the runs wait for, keeps the normal policy
+  Thing x1{"x1", "a1"}, x2{"x2", "a2"}, y2{"y2", "a2"};
+  {
+    std::lock_guard<std::mutex> lock(world_.mutex);
+    world_.gates = {x1.id()};  // x1 runs until a2's two calls have started
+  }
   start();
-  release({Thing{"a"}, Thing{"b", "a2"}, Thing{"c", "a3"}});
+  release({x1, x2, y2});
+  {
+    std::unique_lock<std::mutex> lock(world_.mutex);
+    EXPECT_TRUE(world_.cv.wait_for(lock, std::chrono::seconds(5), [&] { return world_.policies.count(y2.id()) != 0; }));
+    world_.gates.clear();
+    world_.cv.notify_all();
+  }
   settle();
-  EXPECT_EQ(world_.policies, (std::set<int>{SCHED_BATCH}));
-  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
+  EXPECT_EQ(world_.policies,
+            (std::map<std::string, int>{{x1.id(), SCHED_BATCH}, {x2.id(), SCHED_BATCH}, {y2.id(), SCHED_BATCH}}));
+  // a version that changes one agent's resource only
+  Thing z1{"z1", "a1"};
+  release({x1, x2, y2, z1});
+  settle();
+  EXPECT_EQ(world_.policies[z1.id()], SCHED_OTHER);
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);  // the test's own thread is as it was
 }
 
 TEST_F(SchedulerTest, FailureSkipsDependentsAndRecoveryRunsThem) {
