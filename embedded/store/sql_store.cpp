@@ -1169,16 +1169,32 @@ class SqlStore : public Store {
 
   std::int64_t pruneVersions(const std::string& env, std::int64_t keep) override {
     return db_->write([&](Connection& c) {
-      requireEnvironment(c, env);
-      auto released = c.scalar("SELECT MAX(version) FROM model_version WHERE environment = $1 AND released", {env});
-      std::int64_t deleted = 0, seen = 0;
-      for (const Row& row :
-           c.query("SELECT version FROM model_version WHERE environment = $1 ORDER BY version DESC", {env})) {
-        if (++seen <= keep || released == row.integer(0)) continue;
-        removeVersion(c, env, row.integer(0));
-        ++deleted;
+      std::vector<std::int64_t> versions = prunable(c, env, keep);
+      for (std::int64_t version : versions) removeVersion(c, env, version);
+      return static_cast<std::int64_t>(versions.size());
+    });
+  }
+
+  std::int64_t readAheadPrune(const std::string& env, std::int64_t keep) override {
+    return db_->read([&](Connection& c) {
+      std::vector<std::int64_t> versions = prunable(c, env, keep);
+      for (std::int64_t version : versions) {
+        // the pages removeVersion changes: the actions' rows (by the index by version) and, by
+        // their span, their entries in the index by time and the primary key's; the resources'
+        // rows by the primary key
+        Rows span = c.query(
+            "SELECT MIN(started), MAX(started), MIN(action_id), MAX(action_id), "
+            "SUM(LENGTH(changes) + LENGTH(messages)) FROM resource_action WHERE environment = $1 AND version = $2",
+            {env, version});
+        if (!span.empty() && !span[0].isNull(0)) {
+          c.query("SELECT COUNT(*) FROM resource_action WHERE environment = $1 AND started BETWEEN $2 AND $3",
+                  {env, span[0].integer(0), span[0].integer(1)});
+          c.query("SELECT COUNT(*) FROM resource_action WHERE action_id BETWEEN $1 AND $2",
+                  {span[0].text(2), span[0].text(3)});
+        }
+        c.query("SELECT SUM(LENGTH(attributes)) FROM resource WHERE environment = $1 AND version = $2", {env, version});
       }
-      return deleted;
+      return static_cast<std::int64_t>(versions.size());
     });
   }
 
@@ -1259,6 +1275,19 @@ class SqlStore : public Store {
 
   // Deletes a version with its resources, its actions, its rows the cascades take (unknowns and
   // dry-runs), and the state rows of resources no other version has.
+  // The versions pruneVersions(env, keep) deletes: all but the `keep` newest, never the newest
+  // released one.
+  static std::vector<std::int64_t> prunable(Connection& c, const std::string& env, std::int64_t keep) {
+    requireEnvironment(c, env);
+    auto released = c.scalar("SELECT MAX(version) FROM model_version WHERE environment = $1 AND released", {env});
+    std::vector<std::int64_t> versions;
+    std::int64_t seen = 0;
+    for (const Row& row :
+         c.query("SELECT version FROM model_version WHERE environment = $1 ORDER BY version DESC", {env}))
+      if (++seen > keep && released != row.integer(0)) versions.push_back(row.integer(0));
+    return versions;
+  }
+
   static void removeVersion(Connection& c, const std::string& env, std::int64_t version) {
     deleteActions(c, "environment = $1 AND version = $2", {env, version});
     // The state rows of the resources that only this version has go with it. Only its own
@@ -1279,8 +1308,11 @@ class SqlStore : public Store {
   // Deletes the resource actions that match `where` (SQL over resource_action) with their resource
   // rows, which have no cascade (migration 002). Returns how many actions went.
   static std::int64_t deleteActions(Connection& c, const std::string& where, const Params& params) {
-    c.exec("DELETE FROM resource_action_resource WHERE action_id IN (SELECT action_id FROM resource_action WHERE " +
-               where + ")",
+    // only actions without a resource of their own have rows there (a run names its resource in
+    // its own row, migration 005): the index by version answers that for a version's thousands of
+    // runs without reading them, and no row of the other table is looked up for them
+    c.exec("DELETE FROM resource_action_resource WHERE action_id IN (SELECT action_id FROM resource_action WHERE (" +
+               where + ") AND resource_id IS NULL)",
            params);
     return static_cast<std::int64_t>(
         c.query("DELETE FROM resource_action WHERE " + where + " RETURNING action_id", params).size());

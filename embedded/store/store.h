@@ -466,6 +466,11 @@ class Store {
   // Deletes all but the `keep` newest versions of the environment (as deleteVersion), never the
   // newest released one. Returns how many were deleted.
   virtual std::int64_t pruneVersions(const std::string& env, std::int64_t keep) = 0;
+  // Reads, changing nothing, the rows pruneVersions(env, keep) would delete now, so that they are
+  // in the system's cache when it runs; returns how many versions it read. A long-lived project's
+  // oldest version was last touched a hundred deploys ago, and its prune at the end of
+  // `inmanta deploy` waited ~0.8 s for the disk; the deploy reads it ahead beside its export.
+  virtual std::int64_t readAheadPrune(const std::string& env, std::int64_t keep) = 0;
   // Deletes resource actions (of every environment) started before `before`; returns the count.
   virtual std::int64_t pruneResourceActions(Timestamp before) = 0;
 };

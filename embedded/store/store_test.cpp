@@ -958,6 +958,46 @@ TYPED_TEST(StoreTest, SchedulerAndPruning) {
   EXPECT_EQ(s.listVersions(env, 0, 10).versions.size(), 1u);
 }
 
+// The read ahead of a prune reads the versions the prune then deletes, and changes nothing; the
+// prune takes the actions' rows of resource_action_resource with them (runs have none).
+TYPED_TEST(StoreTest, ReadingAheadOfAPruneChangesNothing) {
+  Store& s = *this->store_;
+  auto& engine = this->engine_;
+  auto env = this->environment();
+  auto rows = [&engine, &env](const std::string& table) {
+    return engine.rawCount("SELECT COUNT(*) FROM " + table + " WHERE environment = '" + env + "'");
+  };
+  auto act = [&s, &env](std::int64_t version, std::vector<std::string> paths) {
+    ResourceAction action;
+    action.environment = env;
+    action.version = version;
+    action.action = "deploy";
+    action.started = now();
+    for (const std::string& path : paths)
+      action.resource_version_ids.push_back(TestFixture::resource(path).resource_id + ",v=" + std::to_string(version));
+    s.insertResourceAction(action);
+  };
+  auto released = this->put(env, {TestFixture::resource("/a")});
+  s.releaseVersion(env, released);
+  for (int i = 0; i < 4; ++i) {
+    auto v = this->put(env, {TestFixture::resource("/a"), TestFixture::resource("/b")});
+    act(v, {"/a"});        // a run: its resource in its own row
+    act(v, {"/a", "/b"});  // two rows of resource_action_resource
+  }
+  EXPECT_EQ(s.readAheadPrune(env, 2), 2);  // keeps the two newest and the released one
+  EXPECT_EQ(s.readAheadPrune(env, 10), 0);
+  EXPECT_EQ(s.listVersions(env, 0, 10).versions.size(), 5u);
+  EXPECT_EQ(rows("resource"), 9);
+  EXPECT_EQ(rows("resource_action"), 8 + 5);  // with the store actions of the five versions
+  EXPECT_EQ(rows("resource_action_resource"), 8);
+  EXPECT_EQ(s.pruneVersions(env, 2), 2);
+  EXPECT_EQ(rows("resource"), 5);
+  EXPECT_EQ(rows("resource_action"), 4 + 3);
+  EXPECT_EQ(rows("resource_action_resource"), 4);
+  EXPECT_EQ(s.readAheadPrune(env, 2), 0);
+  EXPECT_THROW(s.readAheadPrune(newUuid(), 2), NotFound);
+}
+
 TYPED_TEST(StoreTest, ConcurrentReservationsAreDistinctAndIncreasing) {
   auto env = this->environment();
   std::vector<std::vector<std::int64_t>> got(8);

@@ -499,6 +499,24 @@ class Deploy(unittest.TestCase):
         self.assertIn("resource_action", tables)
         self.assertEqual(db.execute("PRAGMA integrity_check").fetchone()[0], "ok")
 
+    def test_old_versions_are_pruned_to_the_number_kept(self):
+        # the prune after the report, read ahead beside the export (readAheadPrune), keeps the
+        # newest versions with their actions, and leaves no row of a pruned action behind
+        self.write("project.yml", PROJECT_YML + "environment_settings:\n  available_versions_to_keep: 2\n")
+        for content in ("one\n", "two\n", "three\n", "four\n"):
+            self.model(self.file("f", "{root}/f.txt", content))
+            self.deployed()
+        self.assertEqual(self.versions(), [3, 4])
+        self.assertEqual(self.read(self.path("f.txt")), "four\n")
+        db = self.store()
+        self.assertEqual(db.execute("SELECT DISTINCT version FROM resource_action ORDER BY version").fetchall(),
+                         [(3,), (4,)])
+        self.assertEqual(db.execute("SELECT count(*) FROM resource_action_resource WHERE action_id NOT IN "
+                                    "(SELECT action_id FROM resource_action)").fetchone()[0], 0)
+        self.assertEqual(db.execute("SELECT DISTINCT version FROM resource ORDER BY version").fetchall(),
+                         [(3,), (4,)])
+        self.assertEqual(db.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+
     def test_o34_concurrent_deploys(self):
         self.model("".join(f'std::testing::NullResource(name="n{i}")\n' for i in range(10)))
         slow = {"INMANTA_TEST_HANDLER_DELAY_MS": "300"}
