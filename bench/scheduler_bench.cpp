@@ -116,7 +116,10 @@ Measure once(int count, int agents, bool realHandlers) {
   return m;
 }
 
-double median(std::vector<double> values) {
+// The median of one field of the runs.
+double median(const std::vector<Measure>& runs, double Measure::*field) {
+  std::vector<double> values;
+  for (const Measure& m : runs) values.push_back(m.*field);
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
 }
@@ -134,34 +137,26 @@ int main(int argc, char** argv) {
     return 2;
   }
   bool withHandler = mode != "nothing", withNothing = mode != "handler";
-  std::vector<double> real, bare, realCpu, bareCpu;
+  std::vector<Measure> real, bare;
   for (int i = 0; i < runs; ++i) {
-    if (withHandler) {
-      Measure m = once(count, agents, true);
-      real.push_back(m.releaseToIdle);
-      realCpu.push_back(m.cpu);
-    }
-    if (withNothing) {
-      Measure m = once(count, agents, false);
-      bare.push_back(m.releaseToIdle);
-      bareCpu.push_back(m.cpu);
-    }
+    if (withHandler) real.push_back(once(count, agents, true));
+    if (withNothing) bare.push_back(once(count, agents, false));
   }
   std::printf("%d NullResources on %d agent(s), median of %d runs:\n", count, agents, runs);
   if (withHandler) {
-    double r = median(real);
+    double r = median(real, &Measure::releaseToIdle);
     std::printf("  release to idle with the null handler: %.3f s = %.1f us per resource (CPU %.1f us)\n", r,
-                r * 1e6 / count, median(realCpu) * 1e6 / count);
+                r * 1e6 / count, median(real, &Measure::cpu) * 1e6 / count);
   }
   if (withNothing) {
-    double b = median(bare);
+    double b = median(bare, &Measure::releaseToIdle);
     std::printf(
         "  release to idle with an executor that does nothing (scheduler + store): %.3f s = %.1f us per "
-        "resource\n",
-        b, b * 1e6 / count);
+        "resource (CPU %.1f us)\n",
+        b, b * 1e6 / count, median(bare, &Measure::cpu) * 1e6 / count);
   }
   if (withHandler && withNothing)
     std::printf("  the handler calls (the difference): %.1f us per resource\n",
-                (median(real) - median(bare)) * 1e6 / count);
+                (median(real, &Measure::releaseToIdle) - median(bare, &Measure::releaseToIdle)) * 1e6 / count);
   return 0;
 }

@@ -1273,8 +1273,6 @@ class SqlStore : public Store {
     return versionOf(rows[0]);
   }
 
-  // Deletes a version with its resources, its actions, its rows the cascades take (unknowns and
-  // dry-runs), and the state rows of resources no other version has.
   // The versions pruneVersions(env, keep) deletes: all but the `keep` newest, never the newest
   // released one.
   static std::vector<std::int64_t> prunable(Connection& c, const std::string& env, std::int64_t keep) {
@@ -1288,6 +1286,8 @@ class SqlStore : public Store {
     return versions;
   }
 
+  // Deletes a version with its resources, its actions, its rows the cascades take (unknowns and
+  // dry-runs), and the state rows of resources no other version has.
   static void removeVersion(Connection& c, const std::string& env, std::int64_t version) {
     deleteActions(c, "environment = $1 AND version = $2", {env, version});
     // The state rows of the resources that only this version has go with it. Only its own

@@ -68,6 +68,28 @@ class StoreTest : public ::testing::Test {
     return r;
   }
 
+  // A deploy action (started now) of the resource version ids `rvids`; returns its id. One id of
+  // the action's own version makes it a run, which names its resource in its own row (migration
+  // 005); other actions have rows of resource_action_resource.
+  std::string insertDeploy(const std::string& env, std::int64_t version, std::vector<std::string> rvids) {
+    ResourceAction action;
+    action.environment = env;
+    action.version = version;
+    action.action = "deploy";
+    action.started = now();
+    action.resource_version_ids = std::move(rvids);
+    return store_->insertResourceAction(action);
+  }
+
+  // The environment's rows of `table`, which no Store call shows (the rows a delete must take).
+  std::int64_t rowsOf(const std::string& table, const std::string& env) {
+    return engine_.rawCount("SELECT COUNT(*) FROM " + table + " WHERE environment = '" + env + "'");
+  }
+
+  static std::string versioned(const Resource& resource, std::int64_t version) {
+    return resource.resource_id + ",v=" + std::to_string(version);
+  }
+
   std::int64_t put(const std::string& env, std::vector<Resource> resources, std::int64_t version = -1) {
     NewVersion v;
     v.environment = env;
@@ -416,21 +438,12 @@ TYPED_TEST(StoreTest, DecommissionAndDeleteEnvironment) {
 // migration 002: every way of deleting their parents takes them too.
 TYPED_TEST(StoreTest, DeletingLeavesNoResourceRowsBehind) {
   Store& s = *this->store_;
-  auto& engine = this->engine_;
-  auto rows = [&engine](const std::string& table, const std::string& env) {
-    return engine.rawCount("SELECT COUNT(*) FROM " + table + " WHERE environment = '" + env + "'");
-  };
-  auto deploy = [&s](const std::string& env, std::int64_t version) {
-    ResourceAction action;
-    action.environment = env;
-    action.version = version;
-    action.action = "deploy";
-    action.started = now();
-    // two resources: the action's resources are rows of resource_action_resource (a run of one
-    // resource names it in its own row, migration 005)
-    action.resource_version_ids = {TestFixture::resource("/x").resource_id + ",v=" + std::to_string(version),
-                                   TestFixture::resource("/y").resource_id + ",v=" + std::to_string(version)};
-    s.insertResourceAction(action);
+  auto rows = [this](const std::string& table, const std::string& env) { return this->rowsOf(table, env); };
+  auto deploy = [this](const std::string& env, std::int64_t version) {
+    // two resources: the action's resources are rows of resource_action_resource
+    this->insertDeploy(env, version,
+                       {TestFixture::versioned(TestFixture::resource("/x"), version),
+                        TestFixture::versioned(TestFixture::resource("/y"), version)});
   };
   auto a = this->environment("a");
   auto b = this->environment("b");
@@ -468,25 +481,15 @@ TYPED_TEST(StoreTest, DeletingLeavesNoResourceRowsBehind) {
 // action with rows, and an action of one resource of another version keeps a row.
 TYPED_TEST(StoreTest, ARunNamesItsResourceInItsOwnRow) {
   Store& s = *this->store_;
-  auto& engine = this->engine_;
   auto env = this->environment();
   auto a = TestFixture::resource("/a");
   auto b = TestFixture::resource("/b", "other");
   auto v1 = this->put(env, {a, b});
   auto v2 = this->put(env, {a, b});
-  auto action = [&](std::int64_t version, std::vector<std::string> ids) {
-    ResourceAction r;
-    r.environment = env;
-    r.version = version;
-    r.action = "deploy";
-    r.started = now();
-    r.resource_version_ids = std::move(ids);
-    return s.insertResourceAction(r);
-  };
-  auto run = action(v2, {b.resource_id + ",v=" + std::to_string(v2)});
-  auto old = action(v2, {a.resource_id + ",v=" + std::to_string(v1)});  // not of its own version
+  auto run = this->insertDeploy(env, v2, {b.resource_id + ",v=" + std::to_string(v2)});
+  auto old = this->insertDeploy(env, v2, {a.resource_id + ",v=" + std::to_string(v1)});  // not of its own version
   s.writeJournal(env, {TestFixture::insertRecord(env, v1, "dryrun", a.resource_id + ",v=" + std::to_string(v1))});
-  EXPECT_EQ(engine.rawCount("SELECT COUNT(*) FROM resource_action_resource WHERE environment = '" + env + "'"), 1);
+  EXPECT_EQ(this->rowsOf("resource_action_resource", env), 1);
   EXPECT_EQ(s.getResourceAction(env, run)->resource_version_ids,
             std::vector<std::string>{b.resource_id + ",v=" + std::to_string(v2)});
   EXPECT_EQ(s.getResourceAction(env, old)->resource_version_ids,
@@ -962,20 +965,12 @@ TYPED_TEST(StoreTest, SchedulerAndPruning) {
 // prune takes the actions' rows of resource_action_resource with them (runs have none).
 TYPED_TEST(StoreTest, ReadingAheadOfAPruneChangesNothing) {
   Store& s = *this->store_;
-  auto& engine = this->engine_;
   auto env = this->environment();
-  auto rows = [&engine, &env](const std::string& table) {
-    return engine.rawCount("SELECT COUNT(*) FROM " + table + " WHERE environment = '" + env + "'");
-  };
-  auto act = [&s, &env](std::int64_t version, std::vector<std::string> paths) {
-    ResourceAction action;
-    action.environment = env;
-    action.version = version;
-    action.action = "deploy";
-    action.started = now();
-    for (const std::string& path : paths)
-      action.resource_version_ids.push_back(TestFixture::resource(path).resource_id + ",v=" + std::to_string(version));
-    s.insertResourceAction(action);
+  auto rows = [this, &env](const std::string& table) { return this->rowsOf(table, env); };
+  auto act = [this, &env](std::int64_t version, const std::vector<std::string>& paths) {
+    std::vector<std::string> rvids;
+    for (const std::string& path : paths) rvids.push_back(TestFixture::versioned(TestFixture::resource(path), version));
+    this->insertDeploy(env, version, std::move(rvids));
   };
   auto released = this->put(env, {TestFixture::resource("/a")});
   s.releaseVersion(env, released);
