@@ -797,6 +797,7 @@ void Scheduler::runDeploy(Lock& lock, Lane& lane, Task task) {
   journal(std::move(start));
 
   lock.unlock();
+  releaseWritten();
   agent::RunResult result = executor_.run(request);
   // The finished action's texts, made here, outside both locks, from the run's own log lines and
   // changes (which the report below still reads): no copy of them as one JSON value to append
@@ -1118,7 +1119,15 @@ void Scheduler::journalLoop() {
     journal_.reserve(std::min(kJournalBatch, 2 * batch.size()));
     journalStarts_.clear();
     journalWriting_ = true;
+    // (at most the last two batches wait for a worker to give them back: the records of the runs
+    // before the workers went idle are not kept long after)
+    std::vector<store::JournalWrite> older;
+    if (written_.size() >= 2) {
+      older = std::move(written_.front());
+      written_.erase(written_.begin());
+    }
     lock.unlock();
+    older.clear();
     try {
       store_.writeJournal(env_, batch);
     } catch (const std::exception& error) {
@@ -1127,11 +1136,20 @@ void Scheduler::journalLoop() {
     }
     stateChanged();
     lock.lock();
+    written_.push_back(std::move(batch));
     journalWriting_ = false;
     journalChanged_.notify_all();
     changed_.notify_all();
   }
 }
+
+void Scheduler::releaseWritten() {
+  std::vector<std::vector<store::JournalWrite>> done;
+  {
+    std::lock_guard<std::mutex> lock(journalMutex_);
+    done.swap(written_);
+  }
+}  // (here, outside the lock)
 
 bool Scheduler::journalIdle() {
   std::lock_guard<std::mutex> lock(journalMutex_);

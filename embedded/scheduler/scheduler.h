@@ -215,6 +215,8 @@ class Scheduler {
   // transaction per batch), in the order they were made
   void journal(store::JournalWrite write);
   void journalLoop();
+  // Destroys the records the writer has stored, on the calling worker (see written_).
+  void releaseWritten();
   bool journalIdle();
   store::ResourceState persisted(const Entry& entry) const;
   void stateChanged();
@@ -257,6 +259,11 @@ class Scheduler {
   std::unordered_map<std::string, std::size_t> journalStarts_;  // action id → its queued insert
   bool journalWriting_ = false;
   bool journalStop_ = false;
+  // The batches the writer has stored, whose memory a worker gives back (releaseWritten) before
+  // its next handler call: the workers made the records, and memory freed by another thread goes
+  // back to its maker through a list that the maker's next allocations walk, a cache miss a block
+  // (7% of the workers' samples in the scheduler bench with 4 agents).
+  std::vector<std::vector<store::JournalWrite>> written_;
   std::thread journalThread_;
 };
 
