@@ -199,42 +199,47 @@ void Progress::setTotal(std::size_t total) { total_ = total; }
 
 void Progress::onRun(scheduler::RunReport&& report) {
   if (report.dryRun) return;
+  agent::RunResult& result = report.result;
+  Finished run;
+  run.error = result.firstError();
+  if (run.error.empty() && result.status == "skipped")
+    for (const handlers::LogLine& line : result.logs)
+      if (line.level == "INFO" && line.msg.find(" skipped ") != std::string::npos) run.error = line.msg;
+  run.resource_id = std::move(report.resource_id);
+  run.status = std::move(result.status);
+  run.change = result.change;
+  run.stale = report.stale;
+  if (!run.stale) run.changes = std::move(result.changes);
   std::lock_guard<std::mutex> lock(mutex_);
-  handedOver_.push_back(std::move(report));
+  handedOver_.push_back(std::move(run));
 }
 
 void Progress::takeIn() {
-  std::vector<scheduler::RunReport> reports;
+  std::vector<Finished> runs;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    reports.swap(handedOver_);
+    runs.swap(handedOver_);
   }
-  for (const scheduler::RunReport& report : reports) record(report);
+  for (Finished& run : runs) record(run);
 }
 
-void Progress::record(const scheduler::RunReport& report) {
-  const agent::RunResult& result = report.result;
-  if (!report.stale) {
-    LastRun& last = results_[report.resource_id];
-    last.change = result.change;
-    last.changes = result.changes;
-    last.error = result.firstError();
-    if (last.error.empty() && result.status == "skipped")
-      for (const handlers::LogLine& line : result.logs)
-        if (line.level == "INFO" && line.msg.find(" skipped ") != std::string::npos) last.error = line.msg;
+void Progress::record(Finished& run) {
+  if (!run.stale) {
+    LastRun& last = results_[run.resource_id];
+    last.change = run.change;
+    last.changes = std::move(run.changes);
+    last.error = run.error;
   }
-  done_.insert(report.resource_id);
-  ++counts_[result.status];
+  done_.insert(run.resource_id);
+  ++counts_[run.status];
   if (bar_) {
     drawBar();
     return;
   }
-  out_ << "[" << done_.size() << "/" << total_ << "] " << report.resource_id << " "
-       << paint(result.status, result.status, color_) << " (" << handlers::changeName(result.change) << ")\n";
-  if (result.status == "failed" || result.status == "unavailable") {
-    std::string error = result.firstError();
-    if (!error.empty()) out_ << "    " << error << "\n";
-  }
+  out_ << "[" << done_.size() << "/" << total_ << "] " << run.resource_id << " "
+       << paint(run.status, run.status, color_) << " (" << handlers::changeName(run.change) << ")\n";
+  if ((run.status == "failed" || run.status == "unavailable") && !run.error.empty())
+    out_ << "    " << run.error << "\n";
 }
 
 void Progress::flush() {

@@ -90,12 +90,24 @@ class Progress {
   std::unordered_map<std::string, LastRun> takeResults();
 
  private:
+  // What the deploy's thread keeps of a run. onRun takes it out of the report on the worker,
+  // which then gives the rest (the run's log lines above all) back itself: memory freed by another
+  // thread goes back to the one that made it through a list that its next allocations walk, one
+  // cache miss a block (a seventh of the worker's time in a re-run of 10,000 files).
+  struct Finished {
+    std::string resource_id;
+    std::string status;
+    handlers::Change change = handlers::Change::nochange;
+    bool stale = false;
+    nlohmann::json changes;  // (not kept for a stale run)
+    std::string error;       // as LastRun's
+  };
   void takeIn();
-  void record(const scheduler::RunReport& report);
+  void record(Finished& run);
   void drawBar();
 
   std::mutex mutex_;  // guards handedOver_
-  std::vector<scheduler::RunReport> handedOver_;
+  std::vector<Finished> handedOver_;
   std::ostream& out_;
   bool bar_;
   bool color_;
