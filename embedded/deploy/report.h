@@ -72,9 +72,10 @@ struct LastRun {
 
 // The progress of the runs as they finish: one line per run (`[3/6] <rid> deployed (updated)` and
 // the error of a failure indented below), or one live line of counts on a terminal.
-// The workers only hand their reports over (onRun); the deploy's own thread, which otherwise waits,
-// takes them in (flush, every few milliseconds), keeps what the report needs and writes the lines:
-// that work, a tenth of a run's on the one worker of an agent, is off the runs' way.
+// The workers only hand over what is kept of each run (onRun: moved out of the report, the first
+// error line found); the deploy's own thread, which otherwise waits, takes the runs in (flush,
+// every few milliseconds), records them and writes the lines: that work, a tenth of a run's on the
+// one worker of an agent, is off the runs' way.
 class Progress {
  public:
   Progress(std::ostream& out, bool bar, bool color) : out_(out), bar_(bar), color_(color) {}
