@@ -1119,8 +1119,7 @@ void Scheduler::journalLoop() {
     journal_.reserve(std::min(kJournalBatch, 2 * batch.size()));
     journalStarts_.clear();
     journalWriting_ = true;
-    // (at most the last two batches wait for a worker to give them back: the records of the runs
-    // before the workers went idle are not kept long after)
+    // (at most the last two batches wait for a worker to give them back)
     std::vector<store::JournalWrite> older;
     if (written_.size() >= 2) {
       older = std::move(written_.front());
@@ -1137,9 +1136,17 @@ void Scheduler::journalLoop() {
     stateChanged();
     lock.lock();
     written_.push_back(std::move(batch));
+    // no record came meanwhile: the runs are over for now, and no worker comes for these soon
+    std::vector<std::vector<store::JournalWrite>> idle;
+    if (journal_.empty()) idle.swap(written_);
     journalWriting_ = false;
     journalChanged_.notify_all();
     changed_.notify_all();
+    if (!idle.empty()) {
+      lock.unlock();
+      idle.clear();
+      lock.lock();
+    }
   }
 }
 

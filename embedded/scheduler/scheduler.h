@@ -262,7 +262,8 @@ class Scheduler {
   // The batches the writer has stored, whose memory a worker gives back (releaseWritten) before
   // its next handler call: the workers made the records, and memory freed by another thread goes
   // back to its maker through a list that the maker's next allocations walk, a cache miss a block
-  // (7% of the workers' samples in the scheduler bench with 4 agents).
+  // (7% of the workers' samples in the scheduler bench with 4 agents). The writer frees them
+  // itself when no record came while it wrote (the runs are over for now).
   std::vector<std::vector<store::JournalWrite>> written_;
   std::thread journalThread_;
 };
