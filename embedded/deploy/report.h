@@ -94,7 +94,8 @@ class Progress {
   // What the deploy's thread keeps of a run. onRun takes it out of the report on the worker,
   // which then gives the rest (the run's log lines above all) back itself: memory freed by another
   // thread goes back to the one that made it through a list that its next allocations walk, one
-  // cache miss a block (a seventh of the worker's time in a re-run of 10,000 files).
+  // cache miss a block (with the scheduler's records, Scheduler::written_, a seventh of the
+  // worker's samples in a re-run of 10,000 files).
   struct Finished {
     std::string resource_id;
     std::string status;

@@ -1156,7 +1156,8 @@ void Scheduler::releaseWritten() {
     std::lock_guard<std::mutex> lock(journalMutex_);
     done.swap(written_);
   }
-}  // (here, outside the lock)
+  // (`done` goes here, outside the lock)
+}
 
 bool Scheduler::journalIdle() {
   std::lock_guard<std::mutex> lock(journalMutex_);
