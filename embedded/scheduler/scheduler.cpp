@@ -898,6 +898,7 @@ void Scheduler::runDryRun(Lock& lock, Lane& lane, Task task) {
   request.deployId = store::newUuid();
   Timestamp started = clock_.now();
   lock.unlock();
+  releaseWritten();
   agent::RunResult result = executor_.run(request);
   json changes = result.changes;
   if (result.status == "unavailable") {
