@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <future>
+#include <iterator>
 #include <unordered_map>
 
 #include <pthread.h>
@@ -1120,14 +1121,7 @@ void Scheduler::journalLoop() {
     journal_.reserve(std::min(kJournalBatch, 2 * batch.size()));
     journalStarts_.clear();
     journalWriting_ = true;
-    // (at most the last two batches wait for a worker to give them back)
-    std::vector<store::JournalWrite> older;
-    if (written_.size() >= 2) {
-      older = std::move(written_.front());
-      written_.erase(written_.begin());
-    }
     lock.unlock();
-    older.clear();
     try {
       store_.writeJournal(env_, batch);
     } catch (const std::exception& error) {
@@ -1137,15 +1131,21 @@ void Scheduler::journalLoop() {
     stateChanged();
     lock.lock();
     written_.push_back(std::move(batch));
-    // no record came meanwhile: the runs are over for now, and no worker comes for these soon
-    std::vector<std::vector<store::JournalWrite>> idle;
-    if (journal_.empty()) idle.swap(written_);
+    // the batches no worker comes for soon are freed here: all of them when no record came while
+    // this one was written (the runs are over for now), else all but the last two
+    std::size_t waiting = journal_.empty() ? 0 : 2;
+    std::vector<std::vector<store::JournalWrite>> unclaimed;
+    if (written_.size() > waiting) {
+      auto end = written_.end() - static_cast<std::ptrdiff_t>(waiting);
+      unclaimed.assign(std::make_move_iterator(written_.begin()), std::make_move_iterator(end));
+      written_.erase(written_.begin(), end);
+    }
     journalWriting_ = false;
     journalChanged_.notify_all();
     changed_.notify_all();
-    if (!idle.empty()) {
+    if (!unclaimed.empty()) {
       lock.unlock();
-      idle.clear();
+      unclaimed.clear();
       lock.lock();
     }
   }

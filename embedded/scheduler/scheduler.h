@@ -263,7 +263,8 @@ class Scheduler {
   // its next handler call: the workers made the records, and memory freed by another thread goes
   // back to its maker through a list that the maker's next allocations walk, a cache miss a block
   // (7% of the workers' samples in the scheduler bench with 4 agents). The writer frees them
-  // itself when no record came while it wrote (the runs are over for now).
+  // itself when no record came while it wrote (the runs are over for now), and all but the last
+  // two batches otherwise.
   std::vector<std::vector<store::JournalWrite>> written_;
   std::thread journalThread_;
 };
