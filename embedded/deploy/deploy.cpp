@@ -379,6 +379,11 @@ int run(const server::ServerLaunch& launch, const server::DeployLaunch& d) {
   }
   dispatcher.beginShutdown();
   http.stop();
+  try {
+    store->flushUploads();  // a handler's uploads during the runs (else the next open moves them)
+  } catch (const std::exception& e) {
+    spdlog::warn("storing the uploaded files failed: {}", e.what());
+  }
   // Everything the deploy did is committed (the schedulers' journals are flushed, the WAL holds
   // the last commits, which the next open of the store reads) and reported: the process ends here,
   // without taking apart the model, the intents, the store's caches and the rest one object at a

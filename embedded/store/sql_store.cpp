@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "embedded/store/upload_log.h"
 #include "util/json_text.h"
 
 namespace inmanta::store::sql {
@@ -314,11 +315,28 @@ class FileCache {
 
 class SqlStore : public Store {
  public:
-  SqlStore(std::unique_ptr<Database> db, std::shared_ptr<void> guard, int schema)
-      : db_(std::move(db)), guard_(std::move(guard)), schema_(schema) {}
+  SqlStore(std::unique_ptr<Database> db, std::shared_ptr<void> guard, int schema, const std::string& uploadLog)
+      : db_(std::move(db)), guard_(std::move(guard)), schema_(schema) {
+    if (uploadLog.empty()) return;
+    uploads_ = std::make_unique<UploadLog>(uploadLog);
+    // what a process that ended without moving its uploads into the database left
+    std::vector<UploadLog::Record> recovered = uploads_->takeRecovered();
+    if (recovered.empty()) return;
+    insertFiles(recovered);
+    uploads_->clear();
+  }
 
-  // The pool goes first: its connections close before the single-server lock is let go.
-  ~SqlStore() override { db_.reset(); }
+  // The uploads kept in the log go into the database; then the pool goes, its connections closed
+  // before the single-server lock is let go.
+  ~SqlStore() override {
+    try {
+      std::lock_guard<std::mutex> lock(uploadsMutex_);
+      flushPending();
+    } catch (const std::exception&) {
+      // they stay in the log, which the next open reads
+    }
+    db_.reset();
+  }
 
   int schemaVersion() override { return schema_; }
 
@@ -523,6 +541,15 @@ class SqlStore : public Store {
   // --- files ------------------------------------------------------------------------------------
 
   void putFile(const std::string& hash, const std::string& content) override {
+    if (uploads_ && content.size() <= kLogged) {
+      std::lock_guard<std::mutex> lock(uploadsMutex_);
+      if (pending_.count(hash) != 0 || files_.has(hash)) return;
+      uploads_->append(hash, content);  // the upload is kept from here on
+      pendingBytes_ += content.size();
+      pending_.emplace(hash, content);
+      if (pending_.size() >= kPendingFiles || pendingBytes_ >= kPendingBytes) flushPending();
+      return;
+    }
     db_->write([&](Connection& c) {
       c.exec("INSERT INTO file (content_hash, content) VALUES ($1, $2) ON CONFLICT (content_hash) DO NOTHING",
              {hash, Param::blob(content)});
@@ -531,13 +558,14 @@ class SqlStore : public Store {
   }
 
   bool hasFile(const std::string& hash) override {
-    if (files_.has(hash)) return true;
+    if (files_.has(hash) || pendingFile(hash)) return true;
     return db_->read(
         [&](Connection& c) { return c.scalar("SELECT 1 FROM file WHERE content_hash = $1", {hash}).has_value(); });
   }
 
   std::optional<std::string> getFile(const std::string& hash) override {
     if (std::optional<std::string> cached = files_.get(hash)) return cached;
+    if (std::optional<std::string> pending = pendingFile(hash)) return pending;
     std::optional<std::string> content = db_->read([&](Connection& c) -> std::optional<std::string> {
       Rows rows = c.query("SELECT content FROM file WHERE content_hash = $1", {hash});
       if (rows.empty()) return std::nullopt;
@@ -551,8 +579,11 @@ class SqlStore : public Store {
     // the hashes asked for many per statement, in forEachChunk's sizes (an export asks for all of
     // its files at once: 10,000 statements of one row each took 20 ms)
     std::vector<const std::string*> unknown;  // not among the contents kept in memory
-    for (const auto& hash : hashes)
-      if (!files_.has(hash)) unknown.push_back(&hash);
+    {
+      std::lock_guard<std::mutex> lock(uploadsMutex_);
+      for (const auto& hash : hashes)
+        if (!files_.has(hash) && pending_.count(hash) == 0) unknown.push_back(&hash);
+    }
     std::unordered_set<std::string> stored;
     db_->read([&](Connection& c) {
       forEachChunk(unknown.size(), [&](std::size_t start, std::size_t chunk) {
@@ -567,6 +598,11 @@ class SqlStore : public Store {
     for (const std::string* hash : unknown)
       if (!stored.count(*hash)) missing.push_back(*hash);
     return missing;
+  }
+
+  void flushUploads() override {
+    std::lock_guard<std::mutex> lock(uploadsMutex_);
+    flushPending();
   }
 
   // --- versions ---------------------------------------------------------------------------------
@@ -601,6 +637,12 @@ class SqlStore : public Store {
 
   std::int64_t putVersion(const NewVersion& v) override {
     if (v.version < 0) throw Invalid("The version number used (" + std::to_string(v.version) + ") is not positive");
+    {
+      // the uploads that came before the version go into the database before it (they would
+      // otherwise wait for the next thousands of uploads, or the next open)
+      std::lock_guard<std::mutex> lock(uploadsMutex_);
+      flushPending();
+    }
     return db_->write([&](Connection& c) {
       std::int64_t number = v.version;
       auto last = lockEnvironment(c, v.environment, number == 0);
@@ -1537,18 +1579,67 @@ class SqlStore : public Store {
     return taken;
   }
 
+  // --- the upload log (upload_log.h) --------------------------------------------------------------
+
+  // Contents up to this size go through the log; a larger one is written in a transaction of its
+  // own, which it outweighs.
+  static constexpr std::size_t kLogged = FileCache::kLargest;
+  // The log's contents move into the database once there are this many (or at the next version).
+  static constexpr std::size_t kPendingFiles = 4096;
+  static constexpr std::size_t kPendingBytes = std::size_t{8} << 20;
+
+  void insertFiles(const std::vector<UploadLog::Record>& files) {
+    db_->write([&](Connection& c) {
+      std::vector<Params> rows;
+      rows.reserve(files.size());
+      for (const auto& [hash, content] : files) rows.push_back({hash, Param::blob(content)});
+      insertMany(c, "INSERT INTO file (content_hash, content)", 2, std::move(rows),
+                 " ON CONFLICT (content_hash) DO NOTHING");
+    });
+  }
+
+  // With uploadsMutex_ held: the pending uploads into the database in one transaction, then the log
+  // emptied (the uploads wait meanwhile: a few milliseconds per thousands of small contents).
+  void flushPending() {
+    if (pending_.empty()) return;
+    std::vector<UploadLog::Record> files(std::make_move_iterator(pending_.begin()),
+                                         std::make_move_iterator(pending_.end()));
+    pending_.clear();
+    pendingBytes_ = 0;
+    try {
+      insertFiles(files);
+    } catch (...) {
+      for (auto& file : files) pendingBytes_ += file.second.size(), pending_.insert(std::move(file));
+      throw;
+    }
+    for (const auto& [hash, content] : files) files_.put(hash, content);
+    uploads_->clear();
+  }
+
+  std::optional<std::string> pendingFile(const std::string& hash) {
+    std::lock_guard<std::mutex> lock(uploadsMutex_);
+    auto found = pending_.find(hash);
+    if (found == pending_.end()) return std::nullopt;
+    return found->second;
+  }
+
   std::unique_ptr<Database> db_;
   std::mutex lastPutMutex_;
   std::optional<LastPut> lastPut_;
   std::shared_ptr<void> guard_;
   int schema_;
   FileCache files_;
+  std::unique_ptr<UploadLog> uploads_;  // (SQLite's engine only)
+  std::mutex uploadsMutex_;             // held by putFile and flushPending: the log's appends and pending_
+  std::unordered_map<std::string, std::string> pending_;  // logged, not in the database yet
+  std::size_t pendingBytes_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Store> makeSqlStore(std::unique_ptr<Database> db, std::shared_ptr<void> guard, int schema_version) {
-  return std::make_unique<SqlStore>(std::move(db), std::move(guard), schema_version);
+std::unique_ptr<Store> makeSqlStore(std::unique_ptr<Database> db, std::shared_ptr<void> guard, int schema_version,
+                                    const std::string& uploadLog) {
+  return std::make_unique<SqlStore>(std::move(db), std::move(guard), schema_version, uploadLog);
 }
 
 }  // namespace inmanta::store::sql

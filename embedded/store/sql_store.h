@@ -10,6 +10,9 @@
 namespace inmanta::store::sql {
 
 // `db` is migrated already; `guard` holds the single-server lock for as long as the store lives.
-std::unique_ptr<Store> makeSqlStore(std::unique_ptr<Database> db, std::shared_ptr<void> guard, int schema_version);
+// `uploadLog`, when given, is the file where uploads are kept until they go into the database many
+// at a time (upload_log.h): only for a database that this process alone writes.
+std::unique_ptr<Store> makeSqlStore(std::unique_ptr<Database> db, std::shared_ptr<void> guard, int schema_version,
+                                    const std::string& uploadLog = {});
 
 }  // namespace inmanta::store::sql

@@ -355,7 +355,7 @@ std::unique_ptr<Store> openSqliteStore(const StoreConfig& config) {
       [file, checkpointer] { return std::make_unique<SqliteConnection>(file, checkpointer); }, 8);
   db->setSerializeWriters(true);
   int schema = sql::migrate(*db, file);
-  return sql::makeSqlStore(std::move(db), std::move(guard), schema);
+  return sql::makeSqlStore(std::move(db), std::move(guard), schema, file + "-uploads");
 }
 
 }  // namespace inmanta::store

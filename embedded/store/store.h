@@ -344,6 +344,10 @@ class Store {
   virtual std::optional<std::string> getFile(const std::string& hash) = 0;
   // the hashes of `hashes` not stored, in the given order
   virtual std::vector<std::string> missingFiles(const std::vector<std::string>& hashes) = 0;
+  // The uploads an engine keeps aside (SQLite's upload log) go into the database now, as they do
+  // before a version is stored and when the store closes: for a process that ends without closing
+  // it. (They are kept either way: the next open moves what it finds in the log.)
+  virtual void flushUploads() {}
 
   // --- versions -------------------------------------------------------------------------------
   // The environment's counter + 1, persisted; concurrent callers get distinct increasing numbers.

@@ -19,6 +19,7 @@
 #include "embedded/store/sqlite_store.h"
 #include "embedded/store/store.h"
 #include "embedded/store/test_engines.h"
+#include "embedded/store/upload_log.h"
 
 namespace inmanta::store {
 namespace {
@@ -1142,6 +1143,37 @@ TYPED_TEST(StoreTest, MigratesAStoreOfTheFirstSchema) {
   EXPECT_EQ(store->versionResources(env, 2).size(), 1u);
 }
 
+// An upload is answered once putFile returns: a server killed right after still has it (SQLite
+// keeps small ones in its upload log until thousands come or a version, upload_log.h).
+TYPED_TEST(StoreTest, AcknowledgedUploadsSurviveKill) {
+  this->store_.reset();  // the child is the one server
+  const std::string bytes("a\0b\xff\x01", 5);
+  int ack[2];
+  ASSERT_EQ(pipe(ack), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    close(ack[0]);
+    auto store = Store::open(this->engine_.config());
+    for (int i = 0; i < 50; ++i) store->putFile("kept-" + std::to_string(i), bytes + std::to_string(i));
+    store->putFile("large", std::string(std::size_t{2} << 20, 'L'));
+    char byte = 'k';
+    if (write(ack[1], &byte, 1) != 1) _exit(3);
+    for (;;) pause();  // killed here, the store still open
+  }
+  close(ack[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ack[0], &byte, 1), 1);
+  close(ack[0]);
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  auto reopened = Store::open(this->engine_.config());
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(reopened->getFile("kept-" + std::to_string(i)), bytes + std::to_string(i));
+  EXPECT_EQ(reopened->getFile("large"), std::string(std::size_t{2} << 20, 'L'));
+  EXPECT_EQ(reopened->missingFiles({"kept-0", "kept-49", "never"}), std::vector<std::string>{"never"});
+}
+
 TYPED_TEST(StoreTest, AcknowledgedWritesSurviveKill) {
   auto env = this->environment();
   this->store_.reset();  // the child is the one server
@@ -1173,6 +1205,87 @@ TYPED_TEST(StoreTest, AcknowledgedWritesSurviveKill) {
   EXPECT_EQ(reopened->latestReleasedVersion(env), 1);
   EXPECT_EQ(reopened->versionResources(env, 1).size(), 100u);
   EXPECT_EQ(reopened->reserveVersion(env), 2);
+}
+
+// Small uploads wait in the upload log (upload_log.h) and are found there; they go into the database
+// all at once before the next version, or once 4,096 are waiting; a large one goes in at once.
+TEST(SqliteStore, UploadsGoIntoTheDatabaseManyAtATime) {
+  SqliteEngine engine;
+  const std::string log = engine.config().sqlite_path + "-uploads";
+  auto store = Store::open(engine.config());
+  std::string env = store->createEnvironment({std::nullopt, store->createProject("p").id, "e", "", "", "", ""}).id;
+  for (int i = 0; i < 10; ++i) store->putFile("small-" + std::to_string(i), "content " + std::to_string(i));
+  store->putFile("small-3", "content 3");  // again: nothing more
+  EXPECT_EQ(engine.rawCount("SELECT count(*) FROM file"), 0);
+  EXPECT_GT(std::filesystem::file_size(log), 10u * std::string("content 0").size());
+  EXPECT_TRUE(store->hasFile("small-9"));
+  EXPECT_EQ(store->getFile("small-4"), "content 4");
+  EXPECT_EQ(store->missingFiles({"small-0", "other", "small-9"}), std::vector<std::string>{"other"});
+  store->putFile("large", std::string(std::size_t{2} << 20, 'L'));
+  EXPECT_EQ(engine.rawCount("SELECT count(*) FROM file"), 1);
+  NewVersion v;
+  v.environment = env;
+  v.version = store->reserveVersion(env);
+  store->putVersion(v);
+  EXPECT_EQ(engine.rawCount("SELECT count(*) FROM file"), 11);
+  EXPECT_EQ(std::filesystem::file_size(log), 0u);
+  EXPECT_EQ(store->getFile("small-4"), "content 4");
+  for (int i = 0; i < 5000; ++i) store->putFile("many-" + std::to_string(i), std::to_string(i));
+  EXPECT_EQ(engine.rawCount("SELECT count(*) FROM file"), 11 + 4096);
+  EXPECT_EQ(store->getFile("many-4999"), "4999");
+  EXPECT_EQ(store->getFile("many-0"), "0");
+  store.reset();  // a store that closes puts the rest in
+  EXPECT_EQ(engine.rawCount("SELECT count(*) FROM file"), 11 + 5000);
+  EXPECT_EQ(std::filesystem::file_size(log), 0u);
+}
+
+// What the next open reads of a log: the whole records; a record cut short by a crash or damaged
+// ends it, and the file is cut back to the last whole record, after which new records go.
+TEST(UploadLog, ReadsTheWholeRecordsAndCutsBackTheRest) {
+  SqliteEngine engine;  // (for its temporary folder)
+  std::filesystem::create_directories(std::filesystem::path(engine.config().sqlite_path).parent_path());
+  const std::string path = engine.config().sqlite_path + "-uploads";
+  const std::string nul("x\0y", 3);
+  std::uint64_t whole = 0;
+  {
+    UploadLog log(path);
+    EXPECT_TRUE(log.takeRecovered().empty());
+    log.append("h1", "one");
+    log.append("h2", nul);
+    log.append("h3", "");
+    whole = log.size();
+    log.append("h4", "four");
+  }
+  EXPECT_EQ(std::filesystem::file_size(path), whole + 24 + 2 + 4);
+  std::filesystem::resize_file(path, whole + 24 + 2 + 2);  // the last record cut short
+  {
+    UploadLog log(path);
+    auto records = log.takeRecovered();
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_EQ(records[0], (UploadLog::Record{"h1", "one"}));
+    EXPECT_EQ(records[1], (UploadLog::Record{"h2", nul}));
+    EXPECT_EQ(records[2], (UploadLog::Record{"h3", ""}));
+    EXPECT_EQ(std::filesystem::file_size(path), whole);
+    log.append("h5", "five");
+  }
+  {
+    // a damaged byte in the second record's content: only the first is read
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(24 + 2 + 3 + 24 + 2 + 1));
+    file.put('Y');
+  }
+  {
+    UploadLog log(path);
+    auto records = log.takeRecovered();
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_EQ(records[0], (UploadLog::Record{"h1", "one"}));
+    log.clear();
+    EXPECT_EQ(std::filesystem::file_size(path), 0u);
+  }
+  std::ofstream(path, std::ios::binary) << "not a log at all";
+  UploadLog log(path);
+  EXPECT_TRUE(log.takeRecovered().empty());
+  EXPECT_EQ(std::filesystem::file_size(path), 0u);
 }
 
 // Checkpoints run beside the writers (sqlite_store.cpp, Checkpointer): a long run of commits still
@@ -1223,7 +1336,7 @@ TEST(SqliteStore, TheWalIsCutBackAfterALargeTransaction) {
   // small commits, while the checkpoints copy the log into the database, until one starts it over
   std::uintmax_t size = 0;
   for (int i = 0; i < 200; ++i) {
-    store->putFile("small-" + std::to_string(i), std::to_string(i));
+    store->reserveVersion(env);
     size = std::filesystem::file_size(wal);
     if (size <= std::uintmax_t(kSqliteWalSizeLimit)) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
