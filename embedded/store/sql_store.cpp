@@ -330,8 +330,7 @@ class SqlStore : public Store {
   // before the single-server lock is let go.
   ~SqlStore() override {
     try {
-      std::lock_guard<std::mutex> lock(uploadsMutex_);
-      flushPending();
+      flushUploads();
     } catch (const std::exception&) {
       // they stay in the log, which the next open reads
     }
@@ -542,12 +541,17 @@ class SqlStore : public Store {
 
   void putFile(const std::string& hash, const std::string& content) override {
     if (uploads_ && content.size() <= kLogged) {
-      std::lock_guard<std::mutex> lock(uploadsMutex_);
-      if (pending_.count(hash) != 0 || files_.has(hash)) return;
+      std::lock_guard<std::mutex> log(logMutex_);
+      if (isPending(hash) || files_.has(hash)) return;
       uploads_->append(hash, content);  // the upload is kept from here on
-      pendingBytes_ += content.size();
-      pending_.emplace(hash, content);
-      if (pending_.size() >= kPendingFiles || pendingBytes_ >= kPendingBytes) flushPending();
+      bool full = false;
+      {
+        std::lock_guard<std::mutex> lock(pendingMutex_);
+        pendingBytes_ += content.size();
+        pending_.emplace(hash, content);
+        full = pending_.size() >= kPendingFiles || pendingBytes_ >= kPendingBytes;
+      }
+      if (full) flushPending();
       return;
     }
     db_->write([&](Connection& c) {
@@ -558,7 +562,7 @@ class SqlStore : public Store {
   }
 
   bool hasFile(const std::string& hash) override {
-    if (files_.has(hash) || pendingFile(hash)) return true;
+    if (files_.has(hash) || isPending(hash)) return true;
     return db_->read(
         [&](Connection& c) { return c.scalar("SELECT 1 FROM file WHERE content_hash = $1", {hash}).has_value(); });
   }
@@ -580,9 +584,9 @@ class SqlStore : public Store {
     // its files at once: 10,000 statements of one row each took 20 ms)
     std::vector<const std::string*> unknown;  // not among the contents kept in memory
     {
-      std::lock_guard<std::mutex> lock(uploadsMutex_);
+      std::lock_guard<std::mutex> lock(pendingMutex_);
       for (const auto& hash : hashes)
-        if (!files_.has(hash) && pending_.count(hash) == 0) unknown.push_back(&hash);
+        if (pending_.count(hash) == 0 && !files_.has(hash)) unknown.push_back(&hash);
     }
     std::unordered_set<std::string> stored;
     db_->read([&](Connection& c) {
@@ -601,7 +605,7 @@ class SqlStore : public Store {
   }
 
   void flushUploads() override {
-    std::lock_guard<std::mutex> lock(uploadsMutex_);
+    std::lock_guard<std::mutex> log(logMutex_);
     flushPending();
   }
 
@@ -637,12 +641,9 @@ class SqlStore : public Store {
 
   std::int64_t putVersion(const NewVersion& v) override {
     if (v.version < 0) throw Invalid("The version number used (" + std::to_string(v.version) + ") is not positive");
-    {
-      // the uploads that came before the version go into the database before it (they would
-      // otherwise wait for the next thousands of uploads, or the next open)
-      std::lock_guard<std::mutex> lock(uploadsMutex_);
-      flushPending();
-    }
+    // the uploads that came before the version go into the database before it (they would
+    // otherwise wait for the next thousands of uploads, or the next open)
+    flushUploads();
     return db_->write([&](Connection& c) {
       std::int64_t number = v.version;
       auto last = lockEnvironment(c, v.environment, number == 0);
@@ -1598,26 +1599,34 @@ class SqlStore : public Store {
     });
   }
 
-  // With uploadsMutex_ held: the pending uploads into the database in one transaction, then the log
-  // emptied (the uploads wait meanwhile: a few milliseconds per thousands of small contents).
+  // With logMutex_ held: the pending uploads into the database in one transaction, then the log
+  // emptied. New uploads wait meanwhile (a few milliseconds per thousands of small contents, or as
+  // long as another write holds the database); the reads find the contents in pending_ until they
+  // are in the database and the memory cache.
   void flushPending() {
-    if (pending_.empty()) return;
-    std::vector<UploadLog::Record> files(std::make_move_iterator(pending_.begin()),
-                                         std::make_move_iterator(pending_.end()));
-    pending_.clear();
-    pendingBytes_ = 0;
-    try {
-      insertFiles(files);
-    } catch (...) {
-      for (auto& file : files) pendingBytes_ += file.second.size(), pending_.insert(std::move(file));
-      throw;
+    std::vector<UploadLog::Record> files;
+    {
+      std::lock_guard<std::mutex> lock(pendingMutex_);
+      files.assign(pending_.begin(), pending_.end());
     }
+    if (files.empty()) return;
+    insertFiles(files);
     for (const auto& [hash, content] : files) files_.put(hash, content);
+    {
+      std::lock_guard<std::mutex> lock(pendingMutex_);
+      pending_.clear();  // (nothing came meanwhile: the uploads wait for logMutex_)
+      pendingBytes_ = 0;
+    }
     uploads_->clear();
   }
 
+  bool isPending(const std::string& hash) {
+    std::lock_guard<std::mutex> lock(pendingMutex_);
+    return pending_.count(hash) != 0;
+  }
+
   std::optional<std::string> pendingFile(const std::string& hash) {
-    std::lock_guard<std::mutex> lock(uploadsMutex_);
+    std::lock_guard<std::mutex> lock(pendingMutex_);
     auto found = pending_.find(hash);
     if (found == pending_.end()) return std::nullopt;
     return found->second;
@@ -1629,8 +1638,9 @@ class SqlStore : public Store {
   std::shared_ptr<void> guard_;
   int schema_;
   FileCache files_;
-  std::unique_ptr<UploadLog> uploads_;  // (SQLite's engine only)
-  std::mutex uploadsMutex_;             // held by putFile and flushPending: the log's appends and pending_
+  std::unique_ptr<UploadLog> uploads_;                    // (SQLite's engine only)
+  std::mutex logMutex_;                                   // held through an upload's append and through a flush
+  std::mutex pendingMutex_;                               // held briefly, for pending_ and pendingBytes_
   std::unordered_map<std::string, std::string> pending_;  // logged, not in the database yet
   std::size_t pendingBytes_ = 0;
 };

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -1237,6 +1238,30 @@ TEST(SqliteStore, UploadsGoIntoTheDatabaseManyAtATime) {
   store.reset();  // a store that closes puts the rest in
   EXPECT_EQ(engine.rawCount("SELECT count(*) FROM file"), 11 + 5000);
   EXPECT_EQ(std::filesystem::file_size(log), 0u);
+}
+
+// A flush that waits for the database (another connection holds its write lock here) keeps
+// nobody from reading the waiting uploads.
+TEST(SqliteStore, AFlushWaitingForTheDatabaseDoesNotBlockReads) {
+  SqliteEngine engine;
+  auto store = Store::open(engine.config());
+  store->putFile("waiting", "content");
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(engine.config().sqlite_path.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::thread flush([&] { store->flushUploads(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the flush is waiting by now
+  auto read = std::async(std::launch::async, [&] { return store->getFile("waiting"); });
+  auto has = std::async(std::launch::async, [&] { return store->missingFiles({"waiting", "other"}); });
+  EXPECT_EQ(read.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(has.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(engine.rawCount("SELECT count(*) FROM file"), 0);
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  flush.join();
+  EXPECT_EQ(read.get(), "content");
+  EXPECT_EQ(has.get(), std::vector<std::string>{"other"});
+  EXPECT_EQ(engine.rawCount("SELECT count(*) FROM file"), 1);
 }
 
 // What the next open reads of a log: the whole records; a record cut short by a crash or damaged
