@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <set>
 #include <thread>
@@ -41,6 +42,33 @@ class StoreTest : public ::testing::Test {
   std::string environment(const std::string& name = "dev") {
     auto project = store_->createProject("p-" + name + "-" + newUuid());
     return store_->createEnvironment({std::nullopt, project.id, name, "", "", "", ""}).id;
+  }
+
+  // A forked process opens the store as the one server, runs `work` and is killed with SIGKILL
+  // once `work` returned, its store still open; then this one opens the store again (store_ stays
+  // empty when that fails).
+  void killedAfter(const std::function<void(Store&)>& work) {
+    store_.reset();
+    int ack[2];
+    ASSERT_EQ(pipe(ack), 0);
+    pid_t child = fork();
+    if (child == 0) {
+      close(ack[0]);
+      auto store = Store::open(engine_.config());
+      work(*store);
+      char byte = 'k';
+      if (write(ack[1], &byte, 1) != 1) _exit(3);
+      for (;;) pause();  // killed here
+    }
+    close(ack[1]);
+    char byte = 0;
+    ASSERT_EQ(read(ack[0], &byte, 1), 1);
+    close(ack[0]);
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    store_ = Store::open(engine_.config());
   }
 
   // A journal record that inserts the action `action` (a fresh id, started now) of one resource.
@@ -1147,29 +1175,13 @@ TYPED_TEST(StoreTest, MigratesAStoreOfTheFirstSchema) {
 // An upload is answered once putFile returns: a server killed right after still has it (SQLite
 // keeps small ones in its upload log until thousands come or a version, upload_log.h).
 TYPED_TEST(StoreTest, AcknowledgedUploadsSurviveKill) {
-  this->store_.reset();  // the child is the one server
   const std::string bytes("a\0b\xff\x01", 5);
-  int ack[2];
-  ASSERT_EQ(pipe(ack), 0);
-  pid_t child = fork();
-  if (child == 0) {
-    close(ack[0]);
-    auto store = Store::open(this->engine_.config());
-    for (int i = 0; i < 50; ++i) store->putFile("kept-" + std::to_string(i), bytes + std::to_string(i));
-    store->putFile("large", std::string(std::size_t{2} << 20, 'L'));
-    char byte = 'k';
-    if (write(ack[1], &byte, 1) != 1) _exit(3);
-    for (;;) pause();  // killed here, the store still open
-  }
-  close(ack[1]);
-  char byte = 0;
-  ASSERT_EQ(read(ack[0], &byte, 1), 1);
-  close(ack[0]);
-  kill(child, SIGKILL);
-  int status = 0;
-  waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status));
-  auto reopened = Store::open(this->engine_.config());
+  this->killedAfter([&](Store& store) {
+    for (int i = 0; i < 50; ++i) store.putFile("kept-" + std::to_string(i), bytes + std::to_string(i));
+    store.putFile("large", std::string(std::size_t{2} << 20, 'L'));
+  });
+  ASSERT_NE(this->store_, nullptr);  // (killedAfter's assertions end only it)
+  Store* reopened = this->store_.get();
   for (int i = 0; i < 50; ++i) EXPECT_EQ(reopened->getFile("kept-" + std::to_string(i)), bytes + std::to_string(i));
   EXPECT_EQ(reopened->getFile("large"), std::string(std::size_t{2} << 20, 'L'));
   EXPECT_EQ(reopened->missingFiles({"kept-0", "kept-49", "never"}), std::vector<std::string>{"never"});
@@ -1177,32 +1189,16 @@ TYPED_TEST(StoreTest, AcknowledgedUploadsSurviveKill) {
 
 TYPED_TEST(StoreTest, AcknowledgedWritesSurviveKill) {
   auto env = this->environment();
-  this->store_.reset();  // the child is the one server
-  int ack[2];
-  ASSERT_EQ(pipe(ack), 0);
-  pid_t child = fork();
-  if (child == 0) {
-    close(ack[0]);
-    auto store = Store::open(this->engine_.config());
+  this->killedAfter([&](Store& store) {
     NewVersion v;
     v.environment = env;
-    v.version = store->reserveVersion(env);
+    v.version = store.reserveVersion(env);
     for (int i = 0; i < 100; ++i) v.resources.push_back(TestFixture::resource("/k" + std::to_string(i)));
-    store->putVersion(v);
-    store->releaseVersion(env, v.version);
-    char byte = 'k';
-    if (write(ack[1], &byte, 1) != 1) _exit(3);
-    for (;;) pause();  // killed here, the store still open
-  }
-  close(ack[1]);
-  char byte = 0;
-  ASSERT_EQ(read(ack[0], &byte, 1), 1);
-  close(ack[0]);
-  kill(child, SIGKILL);
-  int status = 0;
-  waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status));
-  auto reopened = Store::open(this->engine_.config());
+    store.putVersion(v);
+    store.releaseVersion(env, v.version);
+  });
+  ASSERT_NE(this->store_, nullptr);  // (killedAfter's assertions end only it)
+  Store* reopened = this->store_.get();
   EXPECT_EQ(reopened->latestReleasedVersion(env), 1);
   EXPECT_EQ(reopened->versionResources(env, 1).size(), 100u);
   EXPECT_EQ(reopened->reserveVersion(env), 2);
