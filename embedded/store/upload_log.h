@@ -38,13 +38,12 @@ class UploadLog {
   // Empties the file (every record is in the database).
   void clear();
 
-  const std::string& path() const { return path_; }
-  std::uint64_t size() const { return size_; }
+  std::uint64_t size() const { return size_; }  // the end of the last whole record
 
  private:
   std::string path_;
   int fd_ = -1;
-  std::uint64_t size_ = 0;  // the end of the last whole record
+  std::uint64_t size_ = 0;
   std::vector<Record> recovered_;
 };
 
